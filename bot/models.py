@@ -1,0 +1,272 @@
+"""The value models every part of prhub shares.
+
+Shapes only, no behaviour beyond small derived properties. All models are
+pydantic v2 and frozen, so they can be cached, hashed into keys and passed
+between the core, the renderers and the platforms without defensive copies.
+``Model.model_validate_json(m.model_dump_json())`` gives back an equal model
+(datetimes keep their UTC offsets).
+
+Model tree::
+
+    PullRequest ─ files: FileChange*          (from a source: snapshot, GitHub, git)
+    Analysis ─ risks: Risk*, recommendation: Recommendation, coverage: Coverage
+    Digest ─ window: Window, stats: DigestStats, prs: DigestPR* (each with Analysis | None),
+             trends: LabelTrend*, risk_rollup: RiskRollup*, label_view: LabelGroup*
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+Language = Literal["zh", "en"]
+"""Language of every human-readable text the bot writes."""
+
+FileStatus = Literal["added", "modified", "removed", "renamed", "copied"]
+ChangeType = Literal["feat", "fix", "refactor", "perf", "doc", "ci", "chore", "test", "revert"]
+RecommendationLevel = Literal["close_read", "skim", "skip"]
+AnalysisStatus = Literal["llm", "heuristic", "pending"]
+
+
+class _Value(BaseModel):
+    """Base of all value models: frozen, unknown fields ignored on input."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class FileChange(_Value):
+    """One file of a pull request, as git or the GitHub API reports it.
+
+    ``additions``/``deletions`` are ``None`` for binary files. ``patch`` is the
+    unified diff of this file when the source had it (the snapshot data has none).
+    """
+
+    path: str
+    status: FileStatus
+    additions: int | None = Field(default=None, ge=0)
+    deletions: int | None = Field(default=None, ge=0)
+    previous_path: str | None = None
+    patch: str | None = None
+
+    @property
+    def changed_lines(self) -> int:
+        """Added plus deleted lines; 0 for binary files."""
+        return (self.additions or 0) + (self.deletions or 0)
+
+
+class PullRequest(_Value):
+    """A merged pull request, the input of the analysis.
+
+    Source: a snapshot line (``../shared/data/README.md`` format), the GitHub
+    API or a git clone. ``merged_at`` is always timezone-aware. ``labels`` are
+    the labels the *source* gave (GitHub labels); the digest's labels add title
+    modules and path rules on top.
+    """
+
+    repo: str = Field(pattern=r"^[^/\s]+/[^/\s]+$")
+    number: int = Field(ge=1)
+    title: str
+    body: str = ""
+    author: str = ""
+    merged_at: AwareDatetime
+    authored_at: AwareDatetime | None = None
+    merge_commit_sha: str | None = None
+    additions: int = Field(default=0, ge=0)
+    deletions: int = Field(default=0, ge=0)
+    changed_files: int = Field(default=0, ge=0)
+    files: tuple[FileChange, ...] = ()
+    url: str | None = None
+    labels: tuple[str, ...] = ()
+    reviews: int | None = None
+    comments: int | None = None
+
+
+class Risk(_Value):
+    """One risk of a PR.
+
+    ``kind`` is a stable id (``missing_tests``, ``core_path_change``,
+    ``config_contract_change``, ``dependency_upgrade``, ``large_change``,
+    ``revert``, ``breaking_change``, …); ``title`` is shown to people in the
+    analysis language; ``evidence`` lists the files or facts behind it.
+    """
+
+    kind: str
+    title: str
+    detail: str = ""
+    evidence: tuple[str, ...] = ()
+
+
+class Recommendation(_Value):
+    """Whether to read a PR closely, skim it or skip it, and where to start.
+
+    ``minutes`` is the estimated reading time; ``focus`` is ordered, most
+    important first (file paths and design points of the description).
+    """
+
+    level: RecommendationLevel
+    minutes: int = Field(ge=0)
+    reason: str
+    focus: tuple[str, ...] = ()
+
+
+class LeftOutFile(_Value):
+    """A file the analysis did not read, and why (``generated``, ``binary``,
+    ``lock_file``, ``too_large``, ``token_budget``, ``no_patch``)."""
+
+    path: str
+    reason: str
+
+
+class Coverage(_Value):
+    """What the analysis actually saw versus the PR's totals (files and changed lines)."""
+
+    files_seen: int = Field(ge=0)
+    files_total: int = Field(ge=0)
+    lines_seen: int = Field(ge=0)
+    lines_total: int = Field(ge=0)
+    left_out: tuple[LeftOutFile, ...] = ()
+
+
+class Analysis(_Value):
+    """The per-PR result of an analyzer.
+
+    ``importance`` and ``insight`` are 1–10. ``status`` says who wrote it:
+    ``llm`` (the model), ``heuristic`` (the embedded analyzer, or the fallback
+    after a model failure — then ``fallback_reason`` is set). A PR whose
+    analysis is not available yet has no ``Analysis`` at all in a digest
+    (``DigestPR.analysis is None``), and is listed in ``Digest.pending``.
+    """
+
+    summary: str
+    change_type: ChangeType
+    breaking: bool = False
+    importance: int = Field(ge=1, le=10)
+    insight: int = Field(ge=1, le=10)
+    risks: tuple[Risk, ...] = ()
+    recommendation: Recommendation
+    key_points: tuple[str, ...] = ()
+    coverage: Coverage
+    status: AnalysisStatus
+    fallback_reason: str | None = None
+    reverts: int | None = None
+    analyzer: str = ""
+    language: Language = "zh"
+
+
+class Window(_Value):
+    """A half-open time window ``[start, end)``.
+
+    ``start`` and ``end`` are aware datetimes in ``timezone`` (an IANA name
+    such as ``Asia/Shanghai``); ``name`` is ``2026-W16`` for an ISO week or
+    ``2026-04-13..2026-04-19`` (inclusive calendar dates) otherwise.
+    """
+
+    start: AwareDatetime
+    end: AwareDatetime
+    timezone: str
+    name: str
+
+
+class DigestStats(_Value):
+    """Computed counts of a digest; averages are over analysed PRs (``None`` when none)."""
+
+    pr_count: int
+    key_pr_count: int
+    avg_importance: float | None
+    avg_insight: float | None
+    additions: int = 0
+    deletions: int = 0
+    pending_count: int = 0
+    key_pr_bar: int = 6
+
+
+class DigestPR(_Value):
+    """One PR as the digest shows it: the record's facts, its labels and its analysis
+    (``None`` while pending)."""
+
+    number: int
+    title: str
+    url: str
+    author: str
+    labels: tuple[str, ...]
+    merged_at: AwareDatetime
+    additions: int
+    deletions: int
+    changed_files: int
+    analysis: Analysis | None
+
+
+class HotFile(_Value):
+    """A file touched by several PRs of one label (``pr_count`` PRs)."""
+
+    path: str
+    pr_count: int
+
+
+class LabelTrend(_Value):
+    """Activity of one label in the window: how many PRs, which, the hot files and a note."""
+
+    label: str
+    count: int
+    pr_numbers: tuple[int, ...]
+    hot_files: tuple[HotFile, ...] = ()
+    note: str = ""
+
+
+class RiskRollup(_Value):
+    """One risk kind over the window: its title, how many PRs carry it and which."""
+
+    kind: str
+    title: str
+    count: int
+    pr_numbers: tuple[int, ...]
+    note: str = ""
+
+
+class LabelGroup(_Value):
+    """The per-label view: the PRs of one label, most important first."""
+
+    label: str
+    pr_numbers: tuple[int, ...]
+
+
+class Digest(_Value):
+    """The report for one repository and one window; what every renderer draws.
+
+    Numbers come from code; the narrative fields (``headline``,
+    ``executive_summary``, ``highlights``, ``key_changes``, ``suggestions`` and
+    the notes) are written by the heuristic or by the LLM (``narrative_source``).
+    ``prs`` is in merge order; ``key_prs`` lists the key PR numbers by importance
+    (highest first); ``pending`` the PRs without an analysis yet.
+    """
+
+    repo: str
+    window: Window
+    language: Language
+    generated_at: AwareDatetime
+    analyzer: str
+    narrative_source: Literal["heuristic", "llm"] = "heuristic"
+    stats: DigestStats
+    prs: tuple[DigestPR, ...]
+    key_prs: tuple[int, ...]
+    headline: str
+    executive_summary: str
+    highlights: tuple[str, ...]
+    key_changes: tuple[str, ...]
+    trends: tuple[LabelTrend, ...]
+    risk_rollup: tuple[RiskRollup, ...]
+    suggestions: tuple[str, ...]
+    label_view: tuple[LabelGroup, ...]
+    pending: tuple[int, ...]
+
+    def pr(self, number: int) -> DigestPR:
+        """The digest's entry for PR ``number``.
+
+        Raises:
+            KeyError: the PR is not in this digest.
+        """
+        for item in self.prs:
+            if item.number == number:
+                return item
+        raise KeyError(number)
