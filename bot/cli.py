@@ -1,0 +1,170 @@
+"""The ``prhub`` command line (typer).
+
+``prhub digest`` builds the weekly digest of one repository from a PR source and
+prints it as Markdown, JSON, Slack Block Kit messages or Feishu cards. Output goes
+to stdout (or ``--out``); progress and errors go to stderr; any
+:class:`~bot.errors.PrhubError` ends the command with one line and exit code 1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from bot import __version__
+from bot.config import load_settings
+from bot.digest.service import build_digest
+from bot.digest.window import resolve_window, zone
+from bot.errors import PrhubError, SourceError
+from bot.models import Digest, Language
+from bot.sources.base import open_source
+
+app = typer.Typer(
+    name="prhub",
+    help="prhub: weekly digests of a repository's merged pull requests, for Slack, Feishu and Markdown.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+_stderr = Console(stderr=True)
+
+
+class OutputFormat(StrEnum):
+    """What ``prhub digest`` writes."""
+
+    markdown = "markdown"
+    json = "json"
+    slack = "slack"
+    feishu = "feishu"
+
+
+def _render(digest: Digest, fmt: OutputFormat) -> str:
+    # Renderers are imported lazily: a JSON digest needs none of them.
+    if fmt is OutputFormat.json:
+        return digest.model_dump_json(indent=2) + "\n"
+    if fmt is OutputFormat.markdown:
+        from bot.cards.markdown import render_markdown
+
+        return render_markdown(digest)
+    if fmt is OutputFormat.slack:
+        from bot.cards.slack import render_slack
+
+        return json.dumps(render_slack(digest), ensure_ascii=False, indent=2) + "\n"
+    from bot.cards.feishu import render_feishu
+
+    return json.dumps(render_feishu(digest), ensure_ascii=False, indent=2) + "\n"
+
+
+@contextmanager
+def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr (drawn only when stderr is a terminal)."""
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=_stderr, transient=True, disable=not _stderr.is_terminal,
+    ) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def _fail(exc: PrhubError) -> typer.Exit:
+    _stderr.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+    return typer.Exit(code=1)
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    """prhub: weekly digests of a repository's merged pull requests."""
+    if version:
+        typer.echo(f"prhub {__version__}")
+        raise typer.Exit()
+
+
+@app.command()
+def digest(
+    source: Annotated[
+        str | None,
+        typer.Option(help="Where PRs come from: jsonl:PATH (a snapshot file, plain or .gz)."),
+    ] = None,
+    repo: Annotated[
+        str | None,
+        typer.Option(help="Repository owner/name; may be left out when the source holds only one."),
+    ] = None,
+    week: Annotated[
+        str | None,
+        typer.Option(help="ISO week such as 2026-W16, or 'this' / 'last' (default: last complete week)."),
+    ] = None,
+    since: Annotated[
+        datetime | None,
+        typer.Option(formats=["%Y-%m-%d"], help="First day, inclusive (YYYY-MM-DD); instead of --week."),
+    ] = None,
+    until: Annotated[
+        datetime | None,
+        typer.Option(formats=["%Y-%m-%d"], help="Last day, inclusive (YYYY-MM-DD); instead of --week."),
+    ] = None,
+    tz: Annotated[
+        str | None, typer.Option(help="IANA time zone of the window (default from config: Asia/Shanghai).")
+    ] = None,
+    lang: Annotated[Language | None, typer.Option(help="Language of the digest: zh or en.")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.markdown,
+    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Build the digest of the PRs merged in one window.
+
+    Example: prhub digest --source jsonl:examples/verl-2026-W16.jsonl --repo verl-project/verl --week 2026-W16
+    """
+    try:
+        settings = load_settings(timezone=tz, language=lang)
+        zone(settings.timezone)
+        if source is None:
+            raise SourceError("--source is required for now: jsonl:PATH (a snapshot file)")
+        pr_source = open_source(source)
+        window = resolve_window(
+            week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
+        )
+        if repo is None:
+            repos = pr_source.repos()
+            if len(repos) != 1:
+                raise SourceError(f"--repo is required: the source holds {len(repos)} repositories "
+                                  f"({', '.join(repos[:5])})")
+            repo = repos[0]
+        with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else _nullcontext():
+            prs = pr_source.merged_prs(repo, window)
+        with _progress(f"analysing {len(prs)} PRs") as progress:
+            result = build_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
+        text = _render(result, fmt)
+    except PrhubError as exc:
+        raise _fail(exc) from exc
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            _stderr.print(f"[bold red]error:[/] cannot write {out}: {exc.strerror}", highlight=False)
+            raise typer.Exit(code=1) from exc
+        _stderr.print(f"wrote {out} ({result.stats.pr_count} PRs, {result.window.name})", highlight=False)
+
+
+def _date(value: datetime | None) -> date | None:
+    return value.date() if value is not None else None
+
+
+@contextmanager
+def _nullcontext() -> Iterator[None]:
+    yield

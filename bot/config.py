@@ -1,0 +1,181 @@
+"""Configuration: one pydantic-settings ``Settings``, built once at start-up and passed down.
+
+Sources, highest priority first:
+
+1. keyword arguments to :func:`load_settings` (the CLI's flags);
+2. environment variables ``PRHUB_*`` (``PRHUB_TIMEZONE``, ``PRHUB_LANGUAGE``,
+   ``PRHUB_REDIS_URL``, …);
+3. the TOML file ``PRHUB_CONFIG``, else ``prhub.toml`` in the working directory
+   (a missing ``prhub.toml`` is fine, a missing ``PRHUB_CONFIG`` is an error);
+4. defaults, including the label rules shipped in ``bot/defaults/labels.toml``.
+
+TOML layout (every key optional)::
+
+    timezone = "Asia/Shanghai"
+    language = "zh"
+
+    [repositories."verl-project/verl"]
+    key_pr_bar = 6                                  # importance at or above -> key PR
+    core_paths = ["verl/trainer/**"]                # globs; changes here are a risk
+    pr_url_template = "https://github.com/{repo}/pull/{number}"
+    aliases = { ascend = "npu", docs = "doc" }      # label -> canonical label
+    [[repositories."verl-project/verl".label_rules]]
+    label = "fully_async"
+    paths = ["**/fully_async*/**"]                  # path globs (** crosses folders)
+    tokens = ["fully_async"]                        # words of a path (split on / . - _ and case)
+    keywords = []                                   # words of the title
+
+A repository's rules are added to the default rules; its aliases override the
+default aliases.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from bot.errors import ConfigError
+from bot.models import Language
+
+DEFAULT_PR_URL_TEMPLATE = "https://github.com/{repo}/pull/{number}"
+
+
+class LabelRule(BaseModel):
+    """Assigns ``label`` to a PR when any file path matches one of ``paths`` (globs),
+    any path contains one of ``tokens`` as a word, or the title contains one of
+    ``keywords`` as a word. Matching is case-insensitive for tokens and keywords."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: str
+    paths: tuple[str, ...] = ()
+    tokens: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+
+
+class RepoConfig(BaseModel):
+    """The team's setup for one repository (or the defaults for any repository)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key_pr_bar: int = Field(default=6, ge=1, le=10)
+    core_paths: tuple[str, ...] = ()
+    pr_url_template: str = DEFAULT_PR_URL_TEMPLATE
+    aliases: dict[str, str] = Field(default_factory=dict)
+    label_rules: tuple[LabelRule, ...] = ()
+    label_min_share: float = Field(default=0.25, gt=0, le=1)
+    generated_paths: tuple[str, ...] = ()
+
+    def pr_url(self, repo: str, number: int) -> str:
+        """The web address of PR ``number`` of ``repo`` from ``pr_url_template``."""
+        return self.pr_url_template.format(repo=repo, number=number)
+
+
+class _Defaults(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    aliases: dict[str, str] = Field(default_factory=dict)
+    label_rules: tuple[LabelRule, ...] = ()
+    generated_paths: tuple[str, ...] = ()
+
+
+@cache
+def default_rules() -> _Defaults:
+    """The label rules, aliases and generated-file globs shipped with the package.
+
+    Source: ``bot/defaults/labels.toml``.
+    """
+    text = resources.files("bot").joinpath("defaults/labels.toml").read_text(encoding="utf-8")
+    return _Defaults.model_validate(tomllib.loads(text))
+
+
+class Settings(BaseSettings):
+    """Everything configurable; see the module docstring for sources and layout."""
+
+    model_config = SettingsConfigDict(env_prefix="PRHUB_", extra="ignore", frozen=True)
+
+    timezone: str = "Asia/Shanghai"
+    language: Language = "zh"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    repositories: dict[str, RepoConfig] = Field(default_factory=dict)
+    defaults: RepoConfig = Field(default_factory=RepoConfig)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_path()))
+
+    def repo(self, name: str) -> RepoConfig:
+        """The effective configuration of repository ``owner/name``: the shipped default
+        rules, then ``[defaults]`` of the file, then the repository's own section."""
+        own = self.repositories.get(name, self.defaults)
+        shipped = default_rules()
+        return own.model_copy(
+            update={
+                "aliases": {**shipped.aliases, **self.defaults.aliases, **own.aliases},
+                "label_rules": _merge_rules(shipped.label_rules, self.defaults.label_rules, own.label_rules),
+                "generated_paths": tuple(
+                    dict.fromkeys(
+                        (*shipped.generated_paths, *self.defaults.generated_paths, *own.generated_paths)
+                    )
+                ),
+            }
+        )
+
+
+def _merge_rules(*groups: tuple[LabelRule, ...]) -> tuple[LabelRule, ...]:
+    seen: dict[LabelRule, None] = {}
+    for group in groups:
+        for rule in group:
+            seen.setdefault(rule, None)
+    return tuple(seen)
+
+
+def _config_path() -> Path | None:
+    explicit = os.environ.get("PRHUB_CONFIG")
+    if explicit:
+        return Path(explicit)
+    local = Path("prhub.toml")
+    return local if local.is_file() else None
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build the settings once, at start-up.
+
+    Args:
+        **overrides: values that win over the environment and the file (CLI flags);
+            ``None`` values are ignored.
+
+    Raises:
+        ConfigError: ``PRHUB_CONFIG`` names a missing file, the TOML does not parse,
+            or a value is invalid (the message names the field).
+    """
+    path = _config_path()
+    if path is not None and not path.is_file():
+        raise ConfigError(f"config file not found: {path} (from PRHUB_CONFIG)")
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{path or 'settings'}: {where}: {first['msg']}") from exc

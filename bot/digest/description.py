@@ -1,0 +1,191 @@
+"""Reading a PR description: the first real paragraph and the design points.
+
+PR descriptions mix the author's words with the repository's template
+(``### What does this PR do?``, ``> Add **concise** overview …`` hints,
+checklists, images, HTML comments). The description is parsed as CommonMark
+with markdown-it-py; template parts are recognised by their shape, not by one
+repository's wording:
+
+- headings are section names, never content;
+- block quotes are template hints; check-list items (``- [x] …``) are chores;
+- code blocks, HTML blocks and images carry no prose;
+- a paragraph counts as prose when it has at least ``MIN_PROSE_CHARS``
+  letters and is not a placeholder (``As title``, ``N/A``, ``TBD``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+MIN_PROSE_CHARS = 12
+"""Fewer letters than this make a paragraph a placeholder, not a summary."""
+
+SUMMARY_MAX_CHARS = 320
+"""A summary longer than this is cut at a sentence end (or a word) and marked with …"""
+
+_PLACEHOLDER = re.compile(
+    r"^(?:as\s+(?:the\s+)?title\.?|see\s+title\.?|n/?a\.?|none\.?|tbd\.?|todo\.?|same\s+as\s+title\.?|如题。?|同标题。?)$",
+    re.IGNORECASE,
+)
+_DESIGN_HEADING = re.compile(r"design|change|implementation|approach|how|方案|设计|改动|实现", re.IGNORECASE)
+_TEST_HEADING = re.compile(r"\btest|benchmark|result|experiment|验证|测试|实验", re.IGNORECASE)
+_CHORE_HEADING = re.compile(r"checklist|check list|before submitting|contribut|todo|清单", re.IGNORECASE)
+_CHECKBOX = re.compile(r"^\s*\[[ xX]\]")
+_IMAGE_ONLY = re.compile(r"^\s*(?:!\[[^\]]*\]\([^)]*\)\s*)+$")
+_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\u4e00-\u9fff])|(?<=[。！？])")
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+@dataclass(frozen=True)
+class Description:
+    """What a PR description says, separated from its template.
+
+    Attributes:
+        paragraphs: prose paragraphs in order, with inline Markdown kept.
+        design_points: list items and paragraphs under design/changes headings.
+        has_test_notes: the description reports how the change was tested
+            (prose under a test/benchmark heading, or a results image/table there).
+        prose_chars: letters of prose in total (a measure of how much it explains).
+        sections: heading texts, in order.
+    """
+
+    paragraphs: tuple[str, ...] = ()
+    design_points: tuple[str, ...] = ()
+    has_test_notes: bool = False
+    prose_chars: int = 0
+    sections: tuple[str, ...] = field(default=())
+
+    @property
+    def first_paragraph(self) -> str | None:
+        """The first real paragraph, or ``None`` when the description has no prose."""
+        return self.paragraphs[0] if self.paragraphs else None
+
+
+def _letters(text: str) -> int:
+    return len(_LETTER.findall(text))
+
+
+def _is_prose(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped or _PLACEHOLDER.match(stripped) or _IMAGE_ONLY.match(stripped):
+        return False
+    if _CHECKBOX.match(stripped):
+        return False
+    return _letters(stripped) >= MIN_PROSE_CHARS
+
+
+def _clean_inline(text: str) -> str:
+    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)  # images
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)
+    text = re.sub(r"<[^>\n]+>", "", text)  # inline HTML tags such as <img …/>
+    return re.sub(r"\s*\n\s*", " ", text).strip()
+
+
+def parse_description(body: str) -> Description:
+    """Split a PR description into prose, design points and test notes.
+
+    Args:
+        body: the description as written (Markdown, may hold HTML; may be empty).
+
+    Returns:
+        A :class:`Description`; empty fields when the body is empty or all template.
+    """
+    if not body.strip():
+        return Description()
+    blocks, sections, has_test_notes = _blocks(re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL))
+    paragraphs: list[str] = []
+    design: list[str] = []
+    for index, (heading, is_item, text) in enumerate(blocks):
+        if _DESIGN_HEADING.search(heading) and len(design) < 8:
+            design.append(text)
+        if _TEST_HEADING.search(heading):
+            continue
+        if not is_item:
+            paragraphs.append(_with_following_items(text, blocks[index + 1 :]))
+        elif not paragraphs and not any(not b[1] for b in blocks):
+            paragraphs.append(text)  # a description that is only a bullet list
+    return Description(
+        paragraphs=tuple(paragraphs),
+        design_points=tuple(design),
+        has_test_notes=has_test_notes,
+        prose_chars=sum(_letters(p) for p in paragraphs),
+        sections=tuple(sections),
+    )
+
+
+def _with_following_items(text: str, rest: list[tuple[str, bool, str]]) -> str:
+    """A paragraph that announces a list ("Fixes three issues:") takes the list along."""
+    if not text.endswith((":", "：")):
+        return text
+    items: list[str] = []
+    for _, is_item, item in rest:
+        if not is_item or len(items) == 3:
+            break
+        items.append(item.rstrip("."))
+    if not items and rest:
+        items.append(rest[0][2])
+    return f"{text} {'; '.join(items)}" if items else text
+
+
+def _blocks(body: str) -> tuple[list[tuple[str, bool, str]], list[str], bool]:
+    """Prose blocks as ``(heading, is_list_item, text)``, the headings, and whether
+    the description holds test notes. Template parts are dropped here."""
+    tokens = _parser().parse(body)
+    blocks: list[tuple[str, bool, str]] = []
+    sections: list[str] = []
+    heading = ""
+    quote_depth = list_depth = 0
+    has_test_notes = False
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            heading = _clean_inline(_inline_text(tokens, i))
+            sections.append(heading)
+        elif tok.type == "blockquote_open":
+            quote_depth += 1
+        elif tok.type == "blockquote_close":
+            quote_depth -= 1
+        elif tok.type in ("bullet_list_open", "ordered_list_open"):
+            list_depth += 1
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            list_depth -= 1
+        elif _TEST_HEADING.search(heading) and tok.type in ("fence", "code_block", "table_open"):
+            has_test_notes = True
+        elif tok.type == "paragraph_open" and quote_depth == 0 and not _CHORE_HEADING.search(heading):
+            raw = _inline_text(tokens, i)
+            text = _clean_inline(raw)
+            if _TEST_HEADING.search(heading) and (_is_prose(text) or "![" in raw or "<img" in raw):
+                has_test_notes = True
+            if _is_prose(text):
+                blocks.append((heading, list_depth > 0, text))
+    return blocks, sections, has_test_notes
+
+
+def _inline_text(tokens: list[Token], open_index: int) -> str:
+    nxt = tokens[open_index + 1] if open_index + 1 < len(tokens) else None
+    return nxt.content if nxt is not None and nxt.type == "inline" else ""
+
+
+def shorten(text: str, limit: int = SUMMARY_MAX_CHARS) -> str:
+    """``text`` if it fits in ``limit`` characters, else its longest run of whole
+    sentences that fits, else its words up to the limit — ending with ``…``."""
+    if len(text) <= limit:
+        return text
+    out = ""
+    for sentence in _SENTENCE_END.split(text):
+        candidate = f"{out} {sentence}".strip()
+        if len(candidate) > limit - 1:
+            break
+        out = candidate
+    if not out:
+        out = text[: limit - 1].rsplit(" ", 1)[0] if " " in text[: limit - 1] else text[: limit - 1]
+    return out.rstrip() + "…"

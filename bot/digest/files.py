@@ -1,0 +1,92 @@
+"""What kind of file a changed path is: source, test, doc, CI, config, dependency manifest, …
+
+Classification is by path only (the snapshot has no diff text). The rules are
+product decisions; they are written as data below so they are easy to read and
+to change. The first kind that matches wins, in the order of :class:`FileKind`.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from functools import cache
+
+from wcmatch import glob
+
+_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.BRACE | glob.IGNORECASE
+
+
+class FileKind(StrEnum):
+    """Kinds of changed files, in the order they are tried."""
+
+    GENERATED = "generated"  # written by tools (configured globs): read last, not timed
+    DEPENDENCY = "dependency"  # manifests that pin what the project installs
+    TEST = "test"
+    CI = "ci"
+    DOC = "doc"
+    DOCKER = "docker"
+    CONFIG = "config"
+    EXAMPLE = "example"  # example scripts and recipes users copy
+    SCRIPT = "script"
+    SOURCE = "source"
+    OTHER = "other"
+
+
+_RULES: dict[FileKind, tuple[str, ...]] = {
+    FileKind.DEPENDENCY: (
+        "**/requirements*.txt",
+        "**/requirements/*.txt",
+        "**/setup.py",
+        "**/setup.cfg",
+        "**/pyproject.toml",
+        "**/environment*.yml",
+        "**/package.json",
+        "**/Cargo.toml",
+        "**/go.mod",
+        "**/Pipfile",
+    ),
+    FileKind.TEST: ("tests/**", "test/**", "**/tests/**", "**/test_*.py", "**/*_test.py", "**/*_test.go",
+                    "**/*.test.{js,ts,tsx}", "**/*.spec.{js,ts,tsx}", "**/conftest.py"),
+    FileKind.CI: (".github/**", ".gitlab-ci.yml", ".gitlab/**", ".circleci/**", ".buildkite/**",
+                  "**/Jenkinsfile", ".pre-commit-config.yaml"),
+    FileKind.DOC: ("docs/**", "doc/**", "**/*.md", "**/*.rst", "**/*.mdx", "**/*.txt", "LICENSE*"),
+    FileKind.DOCKER: ("**/Dockerfile*", "**/*.dockerfile", "docker/**", "**/docker-compose*.y*ml"),
+    FileKind.CONFIG: ("**/*.{yaml,yml,toml,ini,cfg,json,conf}", "**/config/**", "**/configs/**"),
+    FileKind.EXAMPLE: ("examples/**", "example/**", "recipe/**", "recipes/**", "**/shell/**"),
+    FileKind.SCRIPT: ("**/*.{sh,bash,zsh,ps1,bat}", "scripts/**"),
+    FileKind.SOURCE: ("**/*.{py,pyx,pyi,c,cc,cpp,cxx,h,hpp,cu,cuh,rs,go,java,kt,scala,js,jsx,ts,tsx,rb,swift,m,mm,"
+                      "cs,php,lua,jl,r,triton}",),
+}
+
+_CONFIG_SOURCE = re.compile(r"(?:^|/)(?:config|configs|conf|settings)(?:/|\.py$)|_config\.py$|(?:^|/)config_\w+\.py$")
+
+
+@cache
+def _matcher(patterns: tuple[str, ...]) -> glob.WcMatcher:
+    return glob.compile(list(patterns), flags=_FLAGS)
+
+
+def classify(path: str, generated: tuple[str, ...] = ()) -> FileKind:
+    """The :class:`FileKind` of ``path`` (a repository-relative POSIX path).
+
+    Args:
+        path: e.g. ``verl/trainer/ppo/core_algos.py``.
+        generated: globs of generated files (from the repository's config).
+    """
+    if generated and _matcher(generated).match(path):
+        return FileKind.GENERATED
+    for kind, patterns in _RULES.items():
+        if _matcher(patterns).match(path):
+            return kind
+    return FileKind.OTHER
+
+
+def is_config_schema(path: str) -> bool:
+    """Whether a source file defines configuration users write (``…/config/*.py``,
+    ``*_config.py``): changing it can break their config files."""
+    return bool(_CONFIG_SOURCE.search(path))
+
+
+def matches_any(path: str, patterns: tuple[str, ...]) -> bool:
+    """Whether ``path`` matches one of the globs (``**`` crosses folders)."""
+    return bool(patterns) and bool(_matcher(patterns).match(path))

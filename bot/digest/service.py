@@ -1,0 +1,122 @@
+"""The digest service: the one entry point every door (CLI, Slack, Feishu, scheduler) calls.
+
+``build_digest(prs, repo=…, window=…, settings=…)`` -> :class:`~bot.models.Digest`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Protocol
+
+from bot.config import Settings
+from bot.digest import aggregate, texts
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, hot_files
+from bot.digest.labels import Labeler
+from bot.digest.window import contains, last_day
+from bot.models import Analysis, Digest, DigestPR, Language, PullRequest, Window
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` after each PR is analysed."""
+
+
+class Analyzer(Protocol):
+    """Anything that turns one PR into an analysis.
+
+    ``analyze`` returns ``None`` when the analysis is not available yet (the PR is
+    then shown as pending); it raises only for programming errors.
+    """
+
+    name: str
+
+    def analyze(self, pr: PullRequest, context: AnalysisContext) -> Analysis | None: ...
+
+
+def build_digest(
+    prs: Sequence[PullRequest],
+    *,
+    repo: str,
+    window: Window,
+    settings: Settings,
+    language: Language | None = None,
+    analyzer: Analyzer | None = None,
+    now: datetime | None = None,
+    progress: Progress | None = None,
+) -> Digest:
+    """Build the digest of ``repo`` for ``window``.
+
+    Args:
+        prs: merged PRs from any source; those of other repositories or merged
+            outside ``window`` (half-open, compared as aware instants) are ignored.
+        repo: ``owner/name``.
+        window: the time window (see :mod:`bot.digest.window`).
+        settings: configuration; ``settings.repo(repo)`` gives labels, core paths,
+            key-PR bar and the PR URL template.
+        language: ``zh`` or ``en`` for every text written; default ``settings.language``.
+        analyzer: the per-PR analyzer; default the embedded :class:`HeuristicAnalyzer`.
+        now: the generation instant (aware); default the current UTC time.
+        progress: optional callback ``(done, total)``.
+
+    Returns:
+        A frozen :class:`Digest`; an empty window gives a short digest with
+        ``stats.pr_count == 0``, not an error.
+    """
+    lang: Language = language or settings.language
+    config = settings.repo(repo)
+    analyzer = analyzer or HeuristicAnalyzer()
+    selected = sorted(
+        (p for p in prs if p.repo.lower() == repo.lower() and contains(window, p.merged_at)),
+        key=lambda p: (p.merged_at, p.number),
+    )
+    context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(selected, config))
+    labeler = Labeler(config)
+    items: list[DigestPR] = []
+    for done, pr in enumerate(selected, start=1):
+        items.append(
+            DigestPR(
+                number=pr.number, title=pr.title, url=pr.url or config.pr_url(repo, pr.number), author=pr.author,
+                labels=labeler.labels(pr), merged_at=pr.merged_at, additions=pr.additions,
+                deletions=pr.deletions, changed_files=pr.changed_files or len(pr.files),
+                analysis=analyzer.analyze(pr, context),
+            )
+        )
+        if progress is not None:
+            progress(done, len(selected))
+    files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
+    return _assemble(repo, window, lang, items, files, config.key_pr_bar, analyzer.name,
+                     now or datetime.now(UTC))
+
+
+def _assemble(
+    repo: str, window: Window, lang: Language, items: list[DigestPR], files: dict[int, tuple[str, ...]],
+    bar: int, analyzer_name: str, now: datetime,
+) -> Digest:
+    t = texts.DIGEST[lang]
+    s = aggregate.stats(items, bar)
+    pending = tuple(p.number for p in items if p.analysis is None)
+    common = {
+        "repo": repo, "window": window, "language": lang, "generated_at": now, "analyzer": analyzer_name,
+        "stats": s, "prs": tuple(items), "pending": pending,
+    }
+    if not items:
+        fmt = {"repo": repo, "start": window.start.date().isoformat(), "end": last_day(window).isoformat()}
+        return Digest(
+            **common, key_prs=(), headline=t.empty_headline, executive_summary=t.empty_summary.format(**fmt),
+            highlights=(), key_changes=(), trends=(), risk_rollup=(), suggestions=(), label_view=(),
+        )
+    period = t.period_week if "-W" in window.name else t.period_other
+    trend = aggregate.trends(items, files, t)
+    risks = aggregate.risk_rollup(items, t)
+    key_prs = tuple(p.number for p in aggregate.by_importance(items) if p.analysis and p.analysis.importance >= bar)
+    return Digest(
+        **common,
+        key_prs=key_prs,
+        headline=aggregate.headline(items, s, trend, period, t),
+        executive_summary=aggregate.executive_summary(items, s, trend, risks, period, t),
+        highlights=aggregate.highlights(items, files, trend, bar, t),
+        key_changes=aggregate.key_changes(items, bar, t),
+        trends=trend,
+        risk_rollup=risks,
+        suggestions=aggregate.suggestions(risks, pending, t),
+        label_view=aggregate.label_view(items),
+    )

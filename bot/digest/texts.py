@@ -1,0 +1,191 @@
+"""The words the heuristic analyzer and the digest narrative write, in Chinese and English.
+
+Templates use ``str.format`` fields; numbers passed in are always computed ones.
+Section titles of the rendered report live with the renderers (``bot/cards/i18n.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.models import Language
+
+
+@dataclass(frozen=True)
+class AnalysisTexts:
+    """Per-PR texts of the heuristic analyzer."""
+
+    breaking_title: str
+    breaking_detail: str
+    revert_title: str
+    revert_detail: str
+    core_title: str
+    core_detail: str
+    tests_title: str
+    tests_detail: str
+    contract_title: str
+    contract_detail: str
+    dependency_title: str
+    dependency_detail: str
+    large_title: str
+    large_detail: str
+    reason_importance: str
+    reason_sep: str
+    summary_from_title: str
+    point_scope: str
+    point_added: str
+    point_removed: str
+    point_tests: str
+    point_no_tests: str
+
+
+ANALYSIS: dict[Language, AnalysisTexts] = {
+    "zh": AnalysisTexts(
+        breaking_title="破坏性变更",
+        breaking_detail="标题或描述声明了不兼容变更，升级前需检查调用方与配置。",
+        revert_title="回滚",
+        revert_detail="回滚了 {target}，需确认被回滚功能的后续计划。",
+        core_title="核心路径变更",
+        core_detail="修改了 {n} 个核心或本周高频改动的文件，可能影响训练稳定性，需回归验证。",
+        tests_title="缺少测试覆盖",
+        tests_detail="修改了 {lines} 行源码，但没有改动任何测试文件。",
+        contract_title="配置契约变更",
+        contract_detail="{n} 个配置文件删除或改名了字段，已有配置可能失效。",
+        dependency_title="依赖升级",
+        dependency_detail="依赖版本或清单有变化，需关注兼容性与环境一致性。",
+        large_title="大规模变更",
+        large_detail="涉及 {files} 个文件、{lines} 行可审阅改动，建议分模块审阅。",
+        reason_importance="重要性 {importance}/10，洞察度 {insight}/10",
+        reason_sep="；",
+        summary_from_title="{subject}。共修改 {files} 个文件（+{additions}/-{deletions}），主要位于 {where}。",
+        point_scope="改动 {files} 个文件（+{additions}/-{deletions}），集中在 {where}",
+        point_added="新增 {first} 等 {n} 个源码文件",
+        point_removed="删除 {first} 等 {n} 个文件",
+        point_tests="附带 {n} 个测试文件改动",
+        point_no_tests="未改动测试",
+    ),
+    "en": AnalysisTexts(
+        breaking_title="Breaking change",
+        breaking_detail="The title or description declares an incompatible change; check callers and configs.",
+        revert_title="Revert",
+        revert_detail="Reverts {target}; confirm what happens to the reverted work.",
+        core_title="Core path change",
+        core_detail="Touches {n} core or frequently changed files; may affect training stability.",
+        tests_title="Missing tests",
+        tests_detail="Changes {lines} lines of source code without touching any test file.",
+        contract_title="Config contract change",
+        contract_detail="{n} config files lose or rename fields; existing configs may break.",
+        dependency_title="Dependency upgrade",
+        dependency_detail="Dependency versions or manifests change; watch compatibility.",
+        large_title="Large change",
+        large_detail="{files} files and {lines} reviewable lines; review it module by module.",
+        reason_importance="importance {importance}/10, insight {insight}/10",
+        reason_sep="; ",
+        summary_from_title="{subject}. Changes {files} files (+{additions}/-{deletions}), mostly in {where}.",
+        point_scope="{files} files changed (+{additions}/-{deletions}), mostly in {where}",
+        point_added="adds {first} and {n} source file(s) in all",
+        point_removed="removes {first} and {n} file(s) in all",
+        point_tests="touches {n} test file(s)",
+        point_no_tests="no test changes",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class DigestTexts:
+    """Narrative texts of a digest written without an LLM."""
+
+    empty_headline: str
+    empty_summary: str
+    headline: str
+    label_count: str
+    list_sep: str
+    highlight_label: str
+    highlight_pr: str
+    highlight_related: str
+    summary: str
+    change_types: str
+    type_names: dict[str, str]
+    key_change: str
+    trend_note: str
+    risk_note: str
+    risk_where: str
+    period_week: str
+    period_other: str
+    suggestions: dict[str, str]
+    suggestion_default: str
+    pending_note: str
+
+
+DIGEST: dict[Language, DigestTexts] = {
+    "zh": DigestTexts(
+        empty_headline="本周期没有合并的 PR。",
+        empty_summary="{repo} 在 {start} 至 {end} 之间没有合并任何 PR。",
+        headline="{period}合并 {count} 个 PR，重点 PR {key} 个；活动集中在 {labels}。",
+        label_count="{label}（{count}）",
+        list_sep="、",
+        highlight_label="{label} 模块最活跃：{count} 个 PR，重点包括 {prs}。",
+        highlight_pr="#{number} {title}：{summary}",
+        highlight_related="{prs} 都修改了 {path}，建议放在一起阅读。",
+        summary=(
+            "{period}仓库共合并 {count} 个 PR，其中 {key} 个为重点 PR（重要性 ≥ {bar}），"
+            "平均重要性 {avg_importance}，平均洞察度 {avg_insight}。"
+            "改动类型：{types}。最活跃的标签是 {labels}。{risks}"
+        ),
+        change_types="{name} {count} 个",
+        type_names={"feat": "新功能", "fix": "修复", "refactor": "重构", "perf": "性能", "doc": "文档",
+                    "ci": "CI", "chore": "杂项", "test": "测试", "revert": "回滚"},
+        key_change="#{number} {title}（{labels}，重要性 {importance}/10）：{summary}",
+        trend_note="{count} 个 PR，以{main_type}为主（{main_count} 个）",
+        risk_note="主要风险：{risks}。",
+        risk_where="主要涉及 {labels}",
+        period_week="本周",
+        period_other="本期",
+        suggestions={
+            "missing_tests": "为 {prs} 补充单元测试或集成测试，优先覆盖核心路径上的改动。",
+            "core_path_change": "对 {prs} 涉及的核心路径做回归验证，关注训练稳定性与性能指标。",
+            "config_contract_change": "检查 {prs} 删除或改名的配置字段，同步更新示例与文档并告知使用者。",
+            "dependency_upgrade": "在 CI 与目标硬件上验证 {prs} 的依赖升级，确认版本约束一致。",
+            "large_change": "{prs} 改动较大，建议按模块拆分审阅并关注后续修复。",
+            "revert": "确认 {prs} 回滚的功能何时、以何种方式重新合入。",
+            "breaking_change": "{prs} 含破坏性变更，发布说明中需写明迁移方式。",
+        },
+        suggestion_default="本周期没有突出的风险，保持常规审阅即可。",
+        pending_note="{count} 个 PR 的分析结果尚未生成：{prs}。",
+    ),
+    "en": DigestTexts(
+        empty_headline="No PRs were merged in this window.",
+        empty_summary="{repo} merged no pull requests between {start} and {end}.",
+        headline="{count} PRs merged {period}, {key} of them key PRs; most activity in {labels}.",
+        label_count="{label} ({count})",
+        list_sep=", ",
+        highlight_label="{label} was the busiest area: {count} PRs, notably {prs}.",
+        highlight_pr="#{number} {title}: {summary}",
+        highlight_related="{prs} all change {path}; read them together.",
+        summary=(
+            "{count} PRs were merged {period}, {key} of them key PRs (importance ≥ {bar}); "
+            "average importance {avg_importance}, average insight {avg_insight}. "
+            "Change types: {types}. Busiest labels: {labels}. {risks}"
+        ),
+        change_types="{count} {name}",
+        type_names={"feat": "features", "fix": "fixes", "refactor": "refactors", "perf": "performance",
+                     "doc": "docs", "ci": "CI", "chore": "chores", "test": "tests", "revert": "reverts"},
+        key_change="#{number} {title} ({labels}, importance {importance}/10): {summary}",
+        trend_note="{count} PRs, mostly {main_type} ({main_count})",
+        risk_note="Main risks: {risks}.",
+        risk_where="mostly in {labels}",
+        period_week="this week",
+        period_other="in this window",
+        suggestions={
+            "missing_tests": "Add unit or integration tests for {prs}, core-path changes first.",
+            "core_path_change": "Run regression checks on the core paths touched by {prs}.",
+            "config_contract_change": "Check the config fields removed or renamed by {prs}; update examples and docs.",
+            "dependency_upgrade": "Verify the dependency upgrades of {prs} in CI and on the target hardware.",
+            "large_change": "{prs} are large; review them module by module and watch for follow-up fixes.",
+            "revert": "Decide when and how the work reverted by {prs} comes back.",
+            "breaking_change": "{prs} break compatibility; document the migration in the release notes.",
+        },
+        suggestion_default="No notable risks in this window; the usual review is enough.",
+        pending_note="{count} PRs have no analysis yet: {prs}.",
+    ),
+}
