@@ -1,0 +1,29 @@
+# syntax=docker/dockerfile:1
+# prhub bot image. The install steps are the README's: the hashed lock file, then the
+# project with --no-deps (tests/test_install.py repeats them in a fresh venv and checks
+# that this file uses the same lock file as the README).
+
+FROM python:3.11-slim AS builder
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PYTHONDONTWRITEBYTECODE=1
+WORKDIR /src
+RUN python3 -m venv /opt/venv
+COPY requirements.lock ./
+RUN /opt/venv/bin/pip install --require-hashes -r requirements.lock
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+RUN /opt/venv/bin/pip install --no-deps .
+
+FROM python:3.11-slim
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
+RUN useradd --create-home --uid 10001 --user-group prhub
+COPY --from=builder /opt/venv /opt/venv
+WORKDIR /app
+COPY examples ./examples
+USER prhub
+# `prhub serve` (the chat bot) becomes the default command once it exists.
+ENTRYPOINT ["prhub"]
+CMD ["digest", "--source", "jsonl:examples/verl-2026-W16.jsonl", "--repo", "verl-project/verl", "--week", "2026-W16"]
