@@ -22,7 +22,10 @@ ENV PATH=/opt/venv/bin:$PATH \
 RUN useradd --create-home --uid 10001 --user-group prhub
 COPY --from=builder /opt/venv /opt/venv
 WORKDIR /app
+# The example snapshot and the team configuration the README's digest command reads
+# (prhub.toml in the working directory), so the default command prints the same digest.
 COPY examples ./examples
+COPY prhub.toml ./
 USER prhub
 # `prhub serve` (the chat bot) becomes the default command once it exists.
 ENTRYPOINT ["prhub"]

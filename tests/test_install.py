@@ -98,12 +98,19 @@ def test_dockerfile_repeats_the_readme_install() -> None:
     readme_installs = [args for step in readme_steps() if (args := pip_install_args(step)) is not None]
     assert installs[0] == readme_installs[0], "the image must install the README's lock file, with hashes"
     # The image installs the project non-editable; everything else must match.
-    assert [arg for arg in installs[1] if arg != "-e"] == [
-        arg for arg in readme_installs[1] if arg != "-e"
-    ]
+    assert [arg for arg in installs[1] if arg != "-e"] == [arg for arg in readme_installs[1] if arg != "-e"]
     assert len(installs) == 2, f"unexpected extra pip installs in the Dockerfile: {installs[2:]}"
     assert ("COPY", "requirements.lock ./") in instructions
     assert any(kind == "RUN" and cmd.startswith("python3 -m venv ") for kind, cmd in instructions)
+
+
+def test_dockerfile_copies_only_files_that_exist() -> None:
+    for kind, args in dockerfile_instructions():
+        if kind != "COPY" or args.startswith("--from="):
+            continue
+        *sources, _destination = args.split()
+        for source in sources:
+            assert (ROOT / source).exists(), f"the Dockerfile copies {source}, which is not in the repository"
 
 
 def test_dockerfile_default_command_is_the_readme_digest() -> None:
