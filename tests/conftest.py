@@ -77,4 +77,4 @@ def no_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]
     for name in ("PRHUB_CONFIG", "PRHUB_TIMEZONE", "PRHUB_LANGUAGE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
-    yield tmp_path
+    return tmp_path

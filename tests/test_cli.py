@@ -36,7 +36,8 @@ def test_markdown_digest_of_the_example() -> None:
     assert "来源 PR：39" in out
     for section in ("本周亮点", "风险观察", "执行摘要", "模块与主题趋势", "重点 PR 速览", "后续建议"):
         assert section in out
-    assert "#6046" in out and "#6029" in out
+    assert "#6046" in out
+    assert "#6029" in out
 
 
 def test_full_file_gives_the_same_week(tmp_path: Path) -> None:
@@ -49,13 +50,17 @@ def test_full_file_gives_the_same_week(tmp_path: Path) -> None:
 
 def test_json_slack_feishu_formats() -> None:
     code, out, _ = run("digest", *W16, "--format", "json")
-    assert code == 0 and json.loads(out)["stats"]["pr_count"] == 39
+    assert code == 0
+    assert json.loads(out)["stats"]["pr_count"] == 39
     code, out, _ = run("digest", *W16, "--format", "slack")
     messages = json.loads(out)
-    assert code == 0 and messages and all(m["text"] and len(m["blocks"]) <= 50 for m in messages)
+    assert code == 0
+    assert messages
+    assert all(m["text"] and len(m["blocks"]) <= 50 for m in messages)
     code, out, _ = run("digest", *W16, "--format", "feishu")
     cards = json.loads(out)
-    assert code == 0 and all(c["schema"] == "2.0" for c in cards)
+    assert code == 0
+    assert all(c["schema"] == "2.0" for c in cards)
 
 
 def test_english_and_date_range() -> None:
@@ -63,14 +68,16 @@ def test_english_and_date_range() -> None:
                        "--lang", "en", "--format", "json")
     assert code == 0
     data = json.loads(out)
-    assert data["window"]["name"] == "2026-04-13..2026-04-19" and data["language"] == "en"
+    assert data["window"]["name"] == "2026-04-13..2026-04-19"
+    assert data["language"] == "en"
     assert data["stats"]["pr_count"] == 39
 
 
 def test_out_file(tmp_path: Path) -> None:
     target = tmp_path / "w16.md"
     code, out, err = run("digest", *W16, "--out", str(target))
-    assert code == 0 and out == ""
+    assert code == 0
+    assert out == ""
     assert "来源 PR：39" in target.read_text(encoding="utf-8")
     assert "wrote" in err
 
@@ -92,7 +99,8 @@ def test_errors_are_one_line_and_exit_1(args: list[str], message: str) -> None:
     assert code == 1
     assert out == ""
     assert message in err
-    assert err.startswith("error:") and err.count("\n") == 1
+    assert err.startswith("error:")
+    assert err.count("\n") == 1
 
 
 def test_malformed_line_is_reported_with_its_number(tmp_path: Path) -> None:
@@ -101,7 +109,8 @@ def test_malformed_line_is_reported_with_its_number(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
     code, _, err = run("digest", "--source", f"jsonl:{bad}", "--week", "2026-W16")
-    assert code == 1 and f"{bad}:3:" in err
+    assert code == 1
+    assert f"{bad}:3:" in err
 
 
 def test_console_script_keeps_stdout_clean() -> None:

@@ -38,7 +38,8 @@ def test_stats_are_computed_from_the_analyses(w16_digest: Digest) -> None:
     assert s.avg_importance == round(sum(a.importance for a in done) / 39, 2)
     assert s.avg_insight == round(sum(a.insight for a in done) / 39, 2)
     assert s.additions == sum(p.additions for p in w16_digest.prs)
-    assert s.pending_count == 0 and w16_digest.pending == ()
+    assert s.pending_count == 0
+    assert w16_digest.pending == ()
     importances = [w16_digest.pr(n).analysis.importance for n in w16_digest.key_prs]  # type: ignore[union-attr]
     assert importances == sorted(importances, reverse=True)
 
@@ -52,16 +53,21 @@ def test_numbers_in_the_text_are_the_computed_ones(w16_digest: Digest) -> None:
         assert trend.count == len(trend.pr_numbers)
         assert trend.count == sum(trend.label in p.labels for p in w16_digest.prs)
     for rollup in w16_digest.risk_rollup:
-        carriers = {p.number for p in w16_digest.prs if p.analysis and rollup.kind in {r.kind for r in p.analysis.risks}}
-        assert set(rollup.pr_numbers) == carriers and rollup.count == len(carriers)
+        carriers = {
+            p.number for p in w16_digest.prs if p.analysis and rollup.kind in {r.kind for r in p.analysis.risks}
+        }
+        assert set(rollup.pr_numbers) == carriers
+        assert rollup.count == len(carriers)
 
 
 def test_highlights_name_prs_and_what_they_change(w16_digest: Digest) -> None:
     text = "\n".join(w16_digest.highlights)
-    assert "#5951" in text and "flowgrpo trainer" in text
+    assert "#5951" in text
+    assert "flowgrpo trainer" in text
     # PRs that change the same file are pointed out together
     assert any("main_ppo_sync.py" in h for h in w16_digest.highlights)
-    assert w16_digest.key_changes and all(k.startswith("#") for k in w16_digest.key_changes)
+    assert w16_digest.key_changes
+    assert all(k.startswith("#") for k in w16_digest.key_changes)
     assert any("#6046" in s or "#6029" in s for s in w16_digest.suggestions) or any(
         6046 in r.pr_numbers for r in w16_digest.risk_rollup)
 
@@ -101,7 +107,9 @@ def test_empty_window_is_a_short_digest(real_source: SnapshotSource, verl_settin
     window = week_window(2024, 2, "Asia/Shanghai")  # before verl's first PR
     d = build_digest(real_source.merged_prs(REPO, window), repo=REPO, window=window, settings=verl_settings,
                      now=FIXED_NOW)
-    assert d.stats.pr_count == 0 and d.prs == () and d.key_prs == ()
+    assert d.stats.pr_count == 0
+    assert d.prs == ()
+    assert d.key_prs == ()
     assert d.stats.avg_importance is None
     assert "没有合并" in d.headline
 
@@ -128,7 +136,8 @@ def test_pending_prs_are_listed_not_dropped(real_source: SnapshotSource, verl_se
     d = build_digest(real_source.merged_prs(REPO, window), repo=REPO, window=window, settings=verl_settings,
                      analyzer=HalfReady(), now=FIXED_NOW)
     assert set(d.pending) == {6046, 6029}
-    assert d.stats.pr_count == 39 and d.stats.pending_count == 2
+    assert d.stats.pr_count == 39
+    assert d.stats.pending_count == 2
     assert d.pr(6046).analysis is None
     assert 6046 not in d.key_prs
     assert any("尚未生成" in s and "#6046" in s for s in d.suggestions)
@@ -139,4 +148,5 @@ def test_progress_is_reported(real_source: SnapshotSource, verl_settings: Settin
     calls: list[tuple[int, int]] = []
     build_digest(real_source.merged_prs(REPO, window), repo=REPO, window=window, settings=verl_settings,
                  progress=lambda done, total: calls.append((done, total)), now=datetime(2026, 4, 20, tzinfo=UTC))
-    assert calls[0] == (1, 39) and calls[-1] == (39, 39)
+    assert calls[0] == (1, 39)
+    assert calls[-1] == (39, 39)

@@ -103,7 +103,8 @@ def test_every_real_pr_gets_a_valid_analysis(analyze, all_prs) -> None:  # type:
     empty = 0
     for pr in all_prs:
         a = analyze(pr)
-        assert 1 <= a.importance <= 10 and 1 <= a.insight <= 10
+        assert 1 <= a.importance <= 10
+        assert 1 <= a.insight <= 10
         assert a.summary.strip()
         assert not re.match(r"#+\s", a.summary), (pr.number, a.summary)  # never a template heading
         assert a.recommendation.minutes >= 1
@@ -115,7 +116,8 @@ def test_every_real_pr_gets_a_valid_analysis(analyze, all_prs) -> None:  # type:
 def test_empty_description_gets_a_sentence_from_title_and_files(analyze, all_prs) -> None:  # type: ignore[no-untyped-def]
     pr = next(p for p in all_prs if not p.body.strip() and p.files)
     zh = analyze(pr)
-    assert "个文件" in zh.summary and f"+{pr.additions}/-{pr.deletions}" in zh.summary
+    assert "个文件" in zh.summary
+    assert f"+{pr.additions}/-{pr.deletions}" in zh.summary
     en = analyze(pr, "en")
     assert f"Changes {len(pr.files)} files" in en.summary
     assert en.risks == () or en.risks[0].title.isascii()

@@ -62,7 +62,7 @@ _CONFIG_SOURCE = re.compile(r"(?:^|/)(?:config|configs|conf|settings)(?:/|\.py$)
 
 
 @cache
-def _matcher(patterns: tuple[str, ...]) -> glob.WcMatcher:
+def _matcher(patterns: tuple[str, ...]) -> glob.WcMatcher[str]:
     return glob.compile(list(patterns), flags=_FLAGS)
 
 

@@ -67,7 +67,7 @@ def _contains_run(haystack: list[str], needle: list[str]) -> bool:
 @dataclass(frozen=True)
 class _CompiledRule:
     label: str
-    matcher: glob.WcMatcher | None
+    matcher: glob.WcMatcher[str] | None
     tokens: tuple[tuple[str, ...], ...]
     keywords: tuple[tuple[str, ...], ...]
 

@@ -94,23 +94,20 @@ def _assemble(
     t = texts.DIGEST[lang]
     s = aggregate.stats(items, bar)
     pending = tuple(p.number for p in items if p.analysis is None)
-    common = {
-        "repo": repo, "window": window, "language": lang, "generated_at": now, "analyzer": analyzer_name,
-        "stats": s, "prs": tuple(items), "pending": pending,
-    }
     if not items:
         fmt = {"repo": repo, "start": window.start.date().isoformat(), "end": last_day(window).isoformat()}
         return Digest(
-            **common, key_prs=(), headline=t.empty_headline, executive_summary=t.empty_summary.format(**fmt),
+            repo=repo, window=window, language=lang, generated_at=now, analyzer=analyzer_name, stats=s, prs=(),
+            pending=(), key_prs=(), headline=t.empty_headline, executive_summary=t.empty_summary.format(**fmt),
             highlights=(), key_changes=(), trends=(), risk_rollup=(), suggestions=(), label_view=(),
         )
     period = t.period_week if "-W" in window.name else t.period_other
     trend = aggregate.trends(items, files, t)
     risks = aggregate.risk_rollup(items, t)
-    key_prs = tuple(p.number for p in aggregate.by_importance(items) if p.analysis and p.analysis.importance >= bar)
     return Digest(
-        **common,
-        key_prs=key_prs,
+        repo=repo, window=window, language=lang, generated_at=now, analyzer=analyzer_name, stats=s,
+        prs=tuple(items), pending=pending,
+        key_prs=tuple(p.number for p in aggregate.by_importance(items) if p.analysis and p.analysis.importance >= bar),
         headline=aggregate.headline(items, s, trend, period, t),
         executive_summary=aggregate.executive_summary(items, s, trend, risks, period, t),
         highlights=aggregate.highlights(items, files, trend, bar, t),
