@@ -1,0 +1,221 @@
+"""Escaping of PR-originated text and safe splitting of long text.
+
+Text that comes from pull requests (titles, labels, analysis written about
+them) is untrusted. Each output format gets its own escaper:
+
+* Slack ``mrkdwn`` (:func:`slack_text`): ``&``, ``<`` and ``>`` become
+  ``&amp;``, ``&lt;`` and ``&gt;``, as Slack asks, so ``<!channel>``,
+  ``<@U123>`` and ``<https://x|label>`` from a PR stay inert text.
+* Feishu card ``markdown`` (:func:`feishu_text`): the JSON 2.0 rich-text
+  component reads HTML-like tags (``<at>``, ``<font>``, ``<link>``, …) and
+  documents HTML character references ``&#60;`` / ``&#62;`` for showing ``<``
+  and ``>`` literally. ``<`` and ``>`` are replaced by those, and an ``&`` that
+  would start a character reference becomes ``&#38;`` so that a PR cannot
+  smuggle an entity-encoded tag in either. Markdown itself passes through
+  unchanged (no backslash escaping).
+* The Markdown report (:func:`md_text`, :func:`md_cell`): a ``<`` that could
+  open raw HTML (a tag, a comment, an autolink) becomes ``&lt;``; table cells
+  also escape ``|`` and fold line breaks, so a title cannot add a column or
+  end the table; :func:`md_line` and :func:`md_paragraphs` keep a line from
+  opening a code fence, heading or quote.
+
+:func:`split_text` cuts long text into chunks of at most ``limit`` units at
+paragraph, line or word boundaries, never inside an atomic span (a character
+reference such as ``&amp;``, a Slack link ``<url|#1>``, a Markdown link) nor
+between the code points of one user-perceived character (emoji sequences,
+combining marks, regional-indicator flags).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from urllib.parse import quote, urlsplit
+
+ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+"""A character reference (``&amp;``, ``&#60;``, ``&#x3C;``)."""
+
+_LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+_BLOCK_OPENER = re.compile(r"```|~~~|#|>")
+_HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
+_FEISHU_ENTITY_AMP = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break (and the blanks around it) folded into one space."""
+    return _LINE_BREAKS.sub(" ", text).strip()
+
+
+def slack_text(text: str) -> str:
+    """Escape ``text`` for Slack ``mrkdwn`` and ``plain_text``.
+
+    ``&`` → ``&amp;``, ``<`` → ``&lt;``, ``>`` → ``&gt;``; nothing else.
+    """
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def feishu_text(text: str) -> str:
+    """Escape ``text`` for a Feishu JSON 2.0 ``markdown`` element.
+
+    ``<`` → ``&#60;``, ``>`` → ``&#62;``, and ``&`` → ``&#38;`` where it would
+    begin a character reference; everything else (Markdown included) is kept.
+    """
+    text = _FEISHU_ENTITY_AMP.sub("&#38;", text)
+    return text.replace("<", "&#60;").replace(">", "&#62;")
+
+
+def md_text(text: str) -> str:
+    """Make ``text`` unable to open raw HTML in the Markdown report (``<tag`` → ``&lt;tag``)."""
+    return _HTML_OPENER.sub("&lt;", text)
+
+
+def md_line(text: str) -> str:
+    """``text`` as one line of the Markdown report that cannot start a block of its own.
+
+    Line breaks are folded, raw HTML is defused (:func:`md_text`), and a leading
+    code fence, ``#`` or ``>`` is backslash-escaped, so the line cannot open a
+    code block that would swallow the rest of the report, nor a heading or quote.
+    """
+    line = md_text(one_line(text))
+    if _BLOCK_OPENER.match(line):
+        line = "\\" + line
+    return line
+
+
+def md_paragraphs(text: str) -> str:
+    """``text`` as Markdown paragraphs: blank-line separated, each one safe :func:`md_line`."""
+    paragraphs = (md_line(p) for p in _PARAGRAPH_BREAK.split(text.strip()))
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def md_cell(text: str) -> str:
+    """``text`` for one Markdown table cell: one line, ``|`` escaped, no raw HTML."""
+    return md_line(text).replace("|", "\\|")
+
+
+def safe_url(url: str) -> str | None:
+    """``url`` fit for a Slack ``<url|…>`` or Markdown ``[…](url)`` link, or ``None``.
+
+    Only ``http``/``https`` URLs are linked; characters that would end the link
+    (``|``, ``<``, ``>``, parentheses, blanks) are percent-encoded.
+    """
+    url = url.strip()
+    if urlsplit(url).scheme.lower() not in ("http", "https"):
+        return None
+    return quote(url, safe="/:?#[]@!$&'*+,;=%~-._")
+
+
+def utf16_len(text: str) -> int:
+    """Length of ``text`` in UTF-16 code units (how JavaScript-based APIs count)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def split_text(
+    text: str,
+    limit: int,
+    *,
+    measure: Callable[[str], int] = len,
+    atomic: re.Pattern[str] = ENTITY,
+) -> list[str]:
+    """Split ``text`` into chunks of at most ``limit`` units each.
+
+    A chunk ends, in order of preference, at a paragraph break (blank line), a
+    line break or a space (that separator is dropped), else anywhere that does
+    not cut an ``atomic`` span or a user-perceived character. Nothing else is
+    lost: the chunks hold all non-blank characters of ``text`` in order.
+
+    Args:
+        text: the text to split.
+        limit: the maximum size of a chunk, in the units of ``measure``; at least 8.
+        measure: size of a string (``len`` counts code points, :func:`utf16_len`
+            UTF-16 units).
+        atomic: spans never cut (unless a single span is longer than ``limit``).
+
+    Returns:
+        The non-empty chunks; ``[]`` for blank ``text``.
+
+    Raises:
+        ValueError: ``limit`` is below 8.
+    """
+    if limit < 8:
+        raise ValueError(f"limit must be at least 8, got {limit}")
+    chunks: list[str] = []
+    rest = text.strip()
+    while rest and measure(rest) > limit:
+        end = _fit(rest, limit, measure)
+        spans = list(_spans_to(atomic, rest, end))
+        cut, skip = _cut(rest, end, spans)
+        chunks.append(rest[:cut].rstrip())
+        rest = rest[cut + skip :].lstrip()
+    if rest:
+        chunks.append(rest)
+    return [chunk for chunk in chunks if chunk]
+
+
+def _spans_to(atomic: re.Pattern[str], text: str, end: int) -> Iterator[tuple[int, int]]:
+    """The ``atomic`` spans of ``text`` that start before ``end``."""
+    for match in atomic.finditer(text):
+        if match.start() >= end:
+            return
+        yield match.start(), match.end()
+
+
+def _fit(text: str, limit: int, measure: Callable[[str], int]) -> int:
+    """Largest ``end`` with ``measure(text[:end]) <= limit`` (binary search; measure is monotone)."""
+    low, high = 0, min(len(text), limit)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if measure(text[:mid]) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _cut(text: str, end: int, spans: list[tuple[int, int]]) -> tuple[int, int]:
+    """Where to cut ``text`` at or before ``end``: (position, separator length to drop)."""
+
+    def inside(pos: int) -> int | None:
+        for start, stop in spans:
+            if start < pos < stop:
+                return start
+        return None
+
+    for separator in ("\n\n", "\n", " "):
+        pos = text.rfind(separator, 0, end)
+        while pos > 0 and inside(pos) is not None:
+            pos = text.rfind(separator, 0, pos)
+        if pos > 0:
+            return pos, len(separator)
+    pos = end
+    span_start = inside(pos)
+    if span_start is not None and span_start > 0:
+        pos = span_start
+    while pos > 1 and not _can_break(text, pos):
+        pos -= 1
+    return max(pos, 1), 0
+
+
+def _can_break(text: str, pos: int) -> bool:
+    """Whether ``text[:pos]`` / ``text[pos:]`` keeps every user-perceived character whole."""
+    before, after = text[pos - 1], text[pos]
+    if "\ud800" <= before <= "\udbff":  # lone high surrogate (only in malformed input)
+        return False
+    if before == "\u200d" or after in "\u200d\u20e3" or "\ufe00" <= after <= "\ufe0f":
+        return False
+    if "\U0001f3fb" <= after <= "\U0001f3ff" or "\U000e0020" <= after <= "\U000e007f":
+        return False
+    if unicodedata.combining(after):
+        return False
+    if _is_regional(after) and _is_regional(before):
+        run = 0
+        while pos - 1 - run >= 0 and _is_regional(text[pos - 1 - run]):
+            run += 1
+        return run % 2 == 0
+    return True
+
+
+def _is_regional(char: str) -> bool:
+    return "\U0001f1e6" <= char <= "\U0001f1ff"
