@@ -217,9 +217,7 @@ def digest_title(digest: Digest) -> str:
     first_text, last_text = first.strftime(pattern), last.strftime(pattern)
     week = _WEEK_NAME.match(digest.window.name)
     if week:
-        return words.week_title.format(
-            year=week["year"], week=int(week["week"]), first=first_text, last=last_text
-        )
+        return words.week_title.format(year=week["year"], week=int(week["week"]), first=first_text, last=last_text)
     return words.range_title.format(first=first_text, last=last_text)
 
 

@@ -1,0 +1,286 @@
+"""The digest as an ordered outline of sections, in one markup (Slack, Feishu, Markdown).
+
+Each renderer picks a :class:`Markup` (how to escape PR text, make a link,
+bold text, break a line) and turns the :class:`Section` list into its own
+shapes: Slack blocks, Feishu elements or Markdown headings and lists. So the
+three outputs carry the same content in the same order, and PR text is escaped
+in exactly one place per format.
+
+Two outlines:
+
+* :func:`card_outline` — what the first message/card shows: headline,
+  highlights, risk observations, the top key PRs;
+* :func:`report_outline` — the full report (sections 1–6), the label view and
+  the pending list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.cards import _view
+from bot.cards.escape import (
+    ENTITY,
+    feishu_text,
+    md_paragraphs,
+    md_text,
+    one_line,
+    safe_url,
+    slack_text,
+)
+from bot.cards.i18n import n_prs, phrases
+from bot.models import Digest, DigestPR
+
+Style = Literal["bullets", "numbered", "paragraphs", "entries"]
+
+_PARAGRAPHS = re.compile(r"\n[ \t]*\n\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Markup:
+    """How one output format writes text.
+
+    ``text``, ``code`` and ``paragraphs`` take raw (untrusted) text and return
+    it escaped; ``bold``, ``italic`` and ``link`` take text that is already safe.
+    """
+
+    text: Callable[[str], str]
+    """One line of PR text, escaped (line breaks folded)."""
+    paragraphs: Callable[[str], str]
+    """Multi-paragraph text, escaped, paragraphs separated by a blank line."""
+    code: Callable[[str], str]
+    """Inline code (file paths), escaped."""
+    bold: Callable[[str], str]
+    italic: Callable[[str], str]
+    link: Callable[[str, str], str]
+    """``(url, label)`` → link; ``url`` comes from :func:`~bot.cards.escape.safe_url`."""
+    br: str
+    """Line break inside one list item."""
+    atomic: re.Pattern[str]
+    """Spans a splitter must keep whole (links, entities, tags of ours)."""
+
+
+def _folded_paragraphs(escape: Callable[[str], str]) -> Callable[[str], str]:
+    def paragraphs(text: str) -> str:
+        parts = (escape(one_line(p)) for p in _PARAGRAPHS.split(text.strip()))
+        return "\n\n".join(p for p in parts if p)
+
+    return paragraphs
+
+
+SLACK = Markup(
+    text=lambda t: slack_text(one_line(t)),
+    paragraphs=_folded_paragraphs(slack_text),
+    code=lambda t: f"`{slack_text(one_line(t))}`",
+    bold=lambda t: f"*{t}*",
+    italic=lambda t: f"_{t}_",
+    link=lambda url, label: f"<{url}|{label}>",
+    br="\n",
+    atomic=re.compile(rf"<[^<>\n]*>|{ENTITY.pattern}"),
+)
+
+
+def _feishu_code(text: str) -> str:
+    """A code span, unless the text holds characters a span would show as entities or end on."""
+    text = one_line(text)
+    return feishu_text(text) if any(c in text for c in "<>&`") else f"`{text}`"
+
+
+FEISHU = Markup(
+    text=lambda t: feishu_text(one_line(t)),
+    paragraphs=_folded_paragraphs(feishu_text),
+    code=_feishu_code,
+    bold=lambda t: f"**{t}**",
+    italic=lambda t: f"*{t}*",
+    link=lambda url, label: f"[{label}]({url})",
+    br="<br>",
+    atomic=re.compile(rf"\[[^\[\]\n]*\]\([^()\s]*\)|<br>|{ENTITY.pattern}"),
+)
+
+
+def _md_code(text: str) -> str:
+    """Inline code span with a fence longer than any backtick run inside."""
+    text = one_line(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+MARKDOWN = Markup(
+    text=lambda t: md_text(one_line(t)),
+    paragraphs=md_paragraphs,
+    code=_md_code,
+    bold=lambda t: f"**{t}**",
+    italic=lambda t: f"*{t}*",
+    link=lambda url, label: f"[{label}]({url})",
+    br="\n  ",
+    atomic=re.compile(rf"\[[^\[\]\n]*\]\([^()\s]*\)|{ENTITY.pattern}"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One titled part of the outline.
+
+    ``title`` and ``items`` are already escaped and marked up. ``level`` 1 is
+    a part heading (完整周报, 标签视图 — no items; the pending list), 2 a
+    section, 3 a label group. ``prs`` is set for ``entries`` sections (one PR per item), so a
+    renderer can attach per-PR buttons. ``key`` names the section for renderers
+    that draw one differently (the Markdown key-PR table).
+    """
+
+    key: str
+    title: str
+    items: tuple[str, ...]
+    style: Style = "bullets"
+    level: int = 2
+    prs: tuple[DigestPR, ...] = ()
+
+
+def pr_number(pr: DigestPR, m: Markup) -> str:
+    """The PR number, linked to the PR when its URL is http(s): ``<url|#6046>``."""
+    url = safe_url(pr.url)
+    return m.link(url, f"#{pr.number}") if url else f"#{pr.number}"
+
+
+def pr_ref(pr: DigestPR, m: Markup) -> str:
+    """Linked PR number and title: ``<url|#6046> title``."""
+    return f"{pr_number(pr, m)} {m.text(pr.title)}"
+
+
+def card_outline(digest: Digest, m: Markup) -> list[Section]:
+    """Headline, highlights, risk observations and the top key PRs (≤ ``TOP_KEY_PRS``)."""
+    words = phrases(digest.language)
+    sections = [
+        Section("headline", "", _kept((m.paragraphs(digest.headline),)), "paragraphs"),
+        Section("highlights", words.highlights, tuple(m.text(h) for h in _kept(digest.highlights))),
+        Section("risks", words.risks, risk_lines(digest, m)),
+    ]
+    key = _view.key_prs(digest)
+    if key:
+        shown = tuple(key[: _view.TOP_KEY_PRS])
+        title = words.top_key_prs.format(shown=len(shown), total=len(key))
+        entries = tuple(_key_pr_entry(pr, digest, m) for pr in shown)
+        sections.append(Section("top_key_prs", title, entries, "entries", prs=shown))
+    return sections
+
+
+def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False) -> list[Section]:
+    """The full report: sections 1–6, then the label view and the pending list.
+
+    A PR listed under several labels shows its reason the first time only,
+    unless ``repeat_reasons`` (the Markdown report, which has no size limit).
+    """
+    words = phrases(digest.language)
+    key = _view.key_prs(digest)
+    sections = [
+        Section("full_report", words.full_report, (), level=1),
+        Section(
+            "executive_summary",
+            f"1. {words.executive_summary}",
+            _kept((m.paragraphs(digest.executive_summary),)),
+            "paragraphs",
+        ),
+        Section(
+            "key_changes",
+            f"2. {words.key_changes}",
+            _kept(tuple(m.paragraphs(c) for c in digest.key_changes)),
+            "paragraphs",
+        ),
+        Section("trends", f"3. {words.trends}", trend_lines(digest, m)),
+        Section("risks", f"4. {words.risks}", risk_lines(digest, m), "numbered"),
+        Section(
+            "key_pr_table",
+            f"5. {words.key_pr_table}",
+            tuple(_key_pr_line(pr, digest, m) for pr in key),
+            prs=tuple(key),
+        ),
+        Section(
+            "suggestions",
+            f"6. {words.suggestions}",
+            tuple(m.text(s) for s in _kept(digest.suggestions)),
+            "numbered",
+        ),
+        Section("label_view", words.label_view, (), level=1),
+    ]
+    seen: set[int] = set()
+    for group in _view.label_groups(digest):
+        title = words.group_title.format(label=m.text(group.label), count=len(group.prs))
+        items = []
+        for pr in group.prs:
+            first = pr.number not in seen
+            items.append(_label_item(pr, digest, m, with_reason=first or repeat_reasons))
+            seen.add(pr.number)
+        sections.append(Section("label", title, tuple(items), level=3, prs=group.prs))
+    pending = _view.pending_prs(digest)
+    if pending:
+        lines = tuple(pr_ref(pr, m) for pr in pending)
+        sections.append(Section("pending", words.pending_title, lines, level=1, prs=tuple(pending)))
+    return sections
+
+
+def _kept(items: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(item for item in items if item.strip())
+
+
+def risk_lines(digest: Digest, m: Markup) -> tuple[str, ...]:
+    """``缺少测试覆盖：9 个 PR（#6046、…） — note`` for each risk kind of the roll-up."""
+    words = phrases(digest.language)
+    lines = []
+    for risk in digest.risk_rollup:
+        text = words.risk_item.format(
+            title=m.text(risk.title),
+            n_prs=n_prs(risk.count, digest.language),
+            prs=_view.pr_numbers(risk.pr_numbers, digest),
+        )
+        if risk.note.strip():
+            text += f" — {m.text(risk.note)}"
+        lines.append(text)
+    return tuple(lines)
+
+
+def trend_lines(digest: Digest, m: Markup) -> tuple[str, ...]:
+    """``trainer：18 个 PR、热点文件 a.py（3 个 PR） — note`` for each label trend."""
+    words = phrases(digest.language)
+    lines = []
+    for trend in digest.trends:
+        text = words.trend_item.format(label=m.bold(m.text(trend.label)), n_prs=n_prs(trend.count, digest.language))
+        if trend.hot_files:
+            files = words.list_sep.join(
+                words.hot_file.format(path=m.code(f.path), n_prs=n_prs(f.pr_count, digest.language))
+                for f in trend.hot_files
+            )
+            text += words.list_sep + words.hot_files.format(files=files)
+        if trend.note.strip():
+            text += f" — {m.text(trend.note)}"
+        lines.append(text)
+    return tuple(lines)
+
+
+def _key_pr_entry(pr: DigestPR, digest: Digest, m: Markup) -> str:
+    """Three lines: linked title; scores and badges; risks."""
+    words = phrases(digest.language)
+    badges = _view.pr_badges(pr, digest)
+    status = f"{_view.pr_scores(pr, digest)} · {badges}" if pr.analysis is not None else badges
+    risks = words.risks_prefix + m.text(_view.risk_titles(pr, digest))
+    return f"{m.bold(pr_number(pr, m))} {m.text(pr.title)}{m.br}{m.text(status)}{m.br}{risks}"
+
+
+def _key_pr_line(pr: DigestPR, digest: Digest, m: Markup) -> str:
+    words = phrases(digest.language)
+    return (
+        f"{pr_ref(pr, m)} — {m.text(_view.pr_scores(pr, digest))}"
+        f" · {words.risks_prefix}{m.text(_view.risk_titles(pr, digest))}"
+    )
+
+
+def _label_item(pr: DigestPR, digest: Digest, m: Markup, *, with_reason: bool) -> str:
+    """Linked title with level, minutes and source; the reason the first time the PR is listed."""
+    line = f"{pr_ref(pr, m)} — {m.italic(m.text(_view.pr_badges(pr, digest)))}"
+    if with_reason and pr.analysis is not None and pr.analysis.recommendation.reason.strip():
+        line += m.br + m.text(pr.analysis.recommendation.reason)
+    return line

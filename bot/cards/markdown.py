@@ -1,0 +1,84 @@
+"""The full digest as one Markdown document (the report behind "完整报告").
+
+Layout, after the reference weekly report::
+
+    # <title>
+    <headline>
+    <meta line>
+    <analysis sources: how many PRs the LLM / the heuristic analysed, pending>
+    ## 本周亮点            highlights
+    ## 风险观察            risk roll-up: title, count, every PR number, note
+    ## 完整周报
+    ### 1. 执行摘要 … ### 6. 后续建议   (5. is a table of ALL key PRs by importance)
+    ## 标签视图            per label: each PR with level, minutes, source and reason
+    ### <label>（n）
+    ## 分析尚未完成的 PR    only when some analysis is pending
+
+Text from PRs cannot open raw HTML, a code block, a heading or a quote, and
+table cells are single lines with ``|`` escaped (:mod:`bot.cards.escape`). An
+empty digest renders a short report saying nothing was merged.
+"""
+
+from __future__ import annotations
+
+from bot.cards import _view
+from bot.cards._outline import MARKDOWN, Section, card_outline, pr_number, report_outline
+from bot.cards.escape import md_cell, md_line
+from bot.cards.i18n import analysis_line, digest_title, meta_line, phrases
+from bot.models import Digest
+
+_HEADING = {1: "##", 2: "###", 3: "###"}
+
+
+def render_markdown(digest: Digest) -> str:
+    """Render ``digest`` as a Markdown report in ``digest.language``.
+
+    Args:
+        digest: the digest to render; not modified.
+
+    Returns:
+        The report, ending with one newline. Sections appear in the fixed order
+        of the module docstring; a section without items says so.
+    """
+    words = phrases(digest.language)
+    card = {section.key: section for section in card_outline(digest, MARKDOWN)}
+    parts = [f"# {digest_title(digest)}", *card["headline"].items, md_line(meta_line(digest))]
+    if not digest.prs:
+        parts.append(words.empty_report)
+        return "\n\n".join(parts) + "\n"
+    parts.append(md_line(analysis_line(digest)))
+    sections = [card["highlights"], card["risks"], *report_outline(digest, MARKDOWN, repeat_reasons=True)]
+    for section in sections:
+        level = 1 if section in (card["highlights"], card["risks"]) else section.level
+        parts.append(f"{_HEADING[level]} {section.title}")
+        if section.key == "key_pr_table":
+            parts.append(_key_pr_table(digest))
+        elif section.items or section.level > 1:
+            parts.append(_body(section) or words.nothing)
+    return "\n\n".join(parts) + "\n"
+
+
+def _body(section: Section) -> str:
+    if section.style == "paragraphs":
+        return "\n\n".join(section.items)
+    if section.style == "numbered":
+        return "\n".join(f"{i}. {item}" for i, item in enumerate(section.items, 1))
+    return "\n".join(f"- {item}" for item in section.items)
+
+
+def _key_pr_table(digest: Digest) -> str:
+    """All key PRs by importance: PR (linked) | title | key points | risks."""
+    words = phrases(digest.language)
+    prs = _view.key_prs(digest)
+    if not prs:
+        return words.nothing
+    rows = ["| " + " | ".join(words.table_header) + " |", "|---|---|---|---|"]
+    for pr in prs:
+        cells = (
+            pr_number(pr, MARKDOWN),
+            md_cell(pr.title),
+            md_cell(_view.key_points(pr, digest)),
+            md_cell(_view.risk_titles(pr, digest)),
+        )
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
