@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 
 from wcmatch import glob
 
@@ -66,6 +66,7 @@ def _matcher(patterns: tuple[str, ...]) -> glob.WcMatcher[str]:
     return glob.compile(list(patterns), flags=_FLAGS)
 
 
+@lru_cache(maxsize=65536)
 def classify(path: str, generated: tuple[str, ...] = ()) -> FileKind:
     """The :class:`FileKind` of ``path`` (a repository-relative POSIX path).
 

@@ -71,26 +71,31 @@ class _CompiledRule:
     tokens: tuple[tuple[str, ...], ...]
     keywords: tuple[tuple[str, ...], ...]
 
-    def matches(self, pr: PullRequest, title_words: list[str], min_share: float) -> bool:
+    def matches(self, files: list[_File], title_words: list[str], min_share: float) -> bool:
         """Title keyword, or path matches covering at least ``min_share`` of the PR's
         files or of its changed lines (a rename touching 100 files does not make every
         topic of those files a topic of the PR)."""
         if any(_contains_run(title_words, list(k)) for k in self.keywords):
             return True
-        if not pr.files:
-            return False
-        hits = [f for f in pr.files if self._path_hit(f.path) or (f.previous_path and self._path_hit(f.previous_path))]
+        hits = [f for f in files if any(self._path_hit(p, w) for p, w in f.paths)]
         if not hits:
             return False
-        total_lines = sum(f.changed_lines for f in pr.files)
-        hit_lines = sum(f.changed_lines for f in hits)
-        return len(hits) >= min_share * len(pr.files) or (total_lines > 0 and hit_lines >= min_share * total_lines)
+        total_lines = sum(f.lines for f in files)
+        hit_lines = sum(f.lines for f in hits)
+        return len(hits) >= min_share * len(files) or (total_lines > 0 and hit_lines >= min_share * total_lines)
 
-    def _path_hit(self, path: str) -> bool:
-        path_words = words(path)
+    def _path_hit(self, path: str, path_words: list[str]) -> bool:
         if any(_contains_run(path_words, list(t)) for t in self.tokens):
             return True
         return self.matcher is not None and bool(self.matcher.match(path))
+
+
+@dataclass(frozen=True)
+class _File:
+    """A changed file split into words once: its path(s) with their words, and its changed lines."""
+
+    paths: tuple[tuple[str, list[str]], ...]
+    lines: int
 
 
 class Labeler:
@@ -128,7 +133,11 @@ class Labeler:
         duplicates; ``("other",)`` when none applies."""
         found: list[str] = [self.canonical(x) for x in (*pr.labels, *title_modules(pr.title))]
         title_words = words(_strip_prefix(pr.title))
-        found.extend(rule.label for rule in self._compiled if rule.matches(pr, title_words, self._min_share))
+        files = [
+            _File(paths=tuple((p, words(p)) for p in (f.path, f.previous_path) if p), lines=f.changed_lines)
+            for f in pr.files
+        ]
+        found.extend(rule.label for rule in self._compiled if rule.matches(files, title_words, self._min_share))
         unique = [label for label in dict.fromkeys(found) if label]
         return tuple(unique) or (OTHER,)
 
