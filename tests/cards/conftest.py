@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from card_digests import make_digest
 
 from bot.models import Digest
+from cards.card_digests import make_digest
 
 
 @pytest.fixture

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from card_checks import check_feishu, feishu_texts
-from card_digests import ALL_DIGESTS, make_digest
 
 from bot.cards import feishu
 from bot.cards._outline import FEISHU
 from bot.cards.feishu import render_feishu
 from bot.models import Digest
+from cards.card_checks import check_feishu, feishu_texts
+from cards.card_digests import ALL_DIGESTS, make_digest
 
 
 @pytest.mark.parametrize("fixture", ALL_DIGESTS)

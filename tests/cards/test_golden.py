@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from card_digests import make_digest
 
 from bot.cards.feishu import render_feishu
 from bot.cards.markdown import render_markdown
 from bot.cards.slack import render_slack
 from bot.models import Digest
+from cards.card_digests import make_digest
 
 GOLDEN = Path(__file__).parent / "golden"
 

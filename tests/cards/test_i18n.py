@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
-from card_digests import W16, make_digest
 
 from bot.cards.i18n import (
     analysis_line,
@@ -18,6 +17,7 @@ from bot.cards.i18n import (
     window_days,
 )
 from bot.models import Window
+from cards.card_digests import W16, make_digest
 
 SHANGHAI = timezone(timedelta(hours=8))
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from card_digests import HOSTILE, make_digest
 
 from bot.cards.markdown import render_markdown
 from bot.models import Digest
+from cards.card_digests import HOSTILE, make_digest
 
 ZH_HEADINGS = [
     "# 2026 第 16 周 · 04-13 至 04-19 周报",

@@ -6,13 +6,13 @@ import re
 from typing import Any
 
 import pytest
-from card_checks import check_slack, slack_texts
-from card_digests import ALL_DIGESTS, make_digest
 
 from bot.cards import slack
 from bot.cards._outline import SLACK
 from bot.cards.slack import render_slack
 from bot.models import Digest
+from cards.card_checks import check_slack, slack_texts
+from cards.card_digests import ALL_DIGESTS, make_digest
 
 
 @pytest.mark.parametrize("fixture", ALL_DIGESTS)

@@ -1,0 +1,1 @@
+"""Tests of the renderers in ``bot.cards`` (a package, so its conftest does not shadow ``tests/conftest.py``)."""
