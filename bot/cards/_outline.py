@@ -271,11 +271,15 @@ def _key_pr_entry(pr: DigestPR, digest: Digest, m: Markup) -> str:
 
 
 def _key_pr_line(pr: DigestPR, digest: Digest, m: Markup) -> str:
+    """Linked title, scores and risks; then the key points (the columns of the report's table)."""
     words = phrases(digest.language)
-    return (
+    line = (
         f"{pr_ref(pr, m)} — {m.text(_view.pr_scores(pr, digest))}"
         f" · {words.risks_prefix}{m.text(_view.risk_titles(pr, digest))}"
     )
+    if pr.analysis is not None:
+        line += m.br + m.text(_view.key_points(pr, digest))
+    return line
 
 
 def _label_item(pr: DigestPR, digest: Digest, m: Markup, *, with_reason: bool) -> str:

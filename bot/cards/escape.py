@@ -38,7 +38,7 @@ ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,3
 
 _LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
-_BLOCK_OPENER = re.compile(r"```|~~~|#|>")
+_BLOCK_OPENER = re.compile(r"```|~~~|#{1,6}(?:[ \t]|$)|>")
 _HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
 _FEISHU_ENTITY_AMP = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
@@ -75,8 +75,9 @@ def md_line(text: str) -> str:
     """``text`` as one line of the Markdown report that cannot start a block of its own.
 
     Line breaks are folded, raw HTML is defused (:func:`md_text`), and a leading
-    code fence, ``#`` or ``>`` is backslash-escaped, so the line cannot open a
-    code block that would swallow the rest of the report, nor a heading or quote.
+    code fence, heading marker (``#`` … ``######`` and a blank) or ``>`` is
+    backslash-escaped, so the line cannot open a code block that would swallow
+    the rest of the report, nor a heading or quote. (``#6046`` stays as it is.)
     """
     line = md_text(one_line(text))
     if _BLOCK_OPENER.match(line):

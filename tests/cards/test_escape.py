@@ -70,6 +70,8 @@ def test_markdown_text_cannot_open_html_or_blocks() -> None:
     assert md_text("a < b and 3<4") == "a < b and 3<4"
     assert md_line("```python\nimport os") == "\\```python import os"
     assert md_line("# heading") == "\\# heading"
+    assert md_line("###### six") == "\\###### six"
+    assert md_line("#6046 is a PR") == "#6046 is a PR"
     assert md_line("> quote") == "\\> quote"
     assert md_paragraphs("one\nline\n\n```\n\n# two") == "one line\n\n\\```\n\n\\# two"
 
