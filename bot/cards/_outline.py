@@ -128,9 +128,10 @@ class Section:
 
     ``title`` and ``items`` are already escaped and marked up. ``level`` 1 is
     a part heading (完整周报, 标签视图 — no items; the pending list), 2 a
-    section, 3 a label group. ``prs`` is set for ``entries`` sections (one PR per item), so a
-    renderer can attach per-PR buttons. ``key`` names the section for renderers
-    that draw one differently (the Markdown key-PR table).
+    section, 3 a label group. When the items are PRs, ``prs`` holds the PR of
+    each item in item order (so a renderer can attach per-PR buttons to
+    ``entries``). ``key`` names the section for renderers that draw one
+    differently (the Markdown key-PR table).
     """
 
     key: str
