@@ -91,7 +91,7 @@ def make_digest(
     prs: list[DigestPR] = []
     for i in range(n_prs):
         number = 5900 + 4 * i
-        own = (labels[i % len(labels)], labels[(i * 3 + 1) % len(labels)])
+        own: tuple[str, ...] = (labels[i % len(labels)], labels[(i * 3 + 1) % len(labels)])
         own = tuple(dict.fromkeys(own))
         title = f"[{', '.join(own)}] fix: improve part {i} of the pipeline"
         if hostile:
