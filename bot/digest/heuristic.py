@@ -371,7 +371,7 @@ def _key_points(facts: _Facts, t: texts.AnalysisTexts) -> tuple[str, ...]:
     pr = facts.pr
     points = [t.point_scope.format(files=len(pr.files), additions=pr.additions, deletions=pr.deletions,
                                    where=_main_dir(list(pr.files)) or "-")]
-    added = [f.path for f in facts.files(FileKind.SOURCE) if f.status == "added"]
+    added = _top([f for f in facts.files(FileKind.SOURCE) if f.status == "added"], len(pr.files))
     removed = [f.path for f in facts.pr.files if f.status == "removed"]
     if added:
         points.append(t.point_added.format(first=PurePosixPath(added[0]).name, n=len(added)))
