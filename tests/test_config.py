@@ -1,0 +1,62 @@
+"""Settings: defaults with no file, the TOML layout of the README, env overrides and clear errors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from bot.config import DEFAULT_PR_URL_TEMPLATE, load_settings
+from bot.errors import ConfigError
+
+
+def test_defaults_without_any_file(no_config: Path) -> None:
+    settings = load_settings()
+    assert settings.timezone == "Asia/Shanghai"
+    assert settings.language == "zh"
+    repo = settings.repo("any/repo")
+    assert repo.key_pr_bar == 6
+    assert repo.pr_url("any/repo", 7) == "https://github.com/any/repo/pull/7"
+    assert {r.label for r in repo.label_rules} >= {"doc", "ci", "docker", "npu"}
+    assert repo.aliases["ascend"] == "npu"
+
+
+def test_readme_example_is_valid(no_config: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", readme, re.DOTALL) if "[repositories." in b)
+    (no_config / "prhub.toml").write_text(block, encoding="utf-8")
+    repo = load_settings().repo("owner/name")
+    assert repo.pr_url("owner/name", 3) == "https://gitlab.example.com/owner/name/-/merge_requests/3"
+    assert repo.label_min_share == 0.25
+    assert any(r.label == "fully_async" for r in repo.label_rules)
+    assert load_settings().repo("other/repo").pr_url_template == DEFAULT_PR_URL_TEMPLATE
+
+
+def test_environment_and_arguments_override_the_file(no_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (no_config / "prhub.toml").write_text('timezone = "UTC"\nlanguage = "en"\n', encoding="utf-8")
+    assert load_settings().timezone == "UTC"
+    monkeypatch.setenv("PRHUB_TIMEZONE", "Europe/London")
+    assert load_settings().timezone == "Europe/London"
+    assert load_settings(timezone="America/New_York").timezone == "America/New_York"
+    assert load_settings(timezone=None).language == "en"
+
+
+def test_missing_explicit_file(no_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRHUB_CONFIG", str(no_config / "nope.toml"))
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_settings()
+
+
+def test_invalid_toml_and_bad_values_are_named(no_config: Path) -> None:
+    path = no_config / "prhub.toml"
+    path.write_text("timezone = \n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings()
+    path.write_text('[repositories."o/r"]\nkey_pr_bar = 11\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"repositories\.o/r\.key_pr_bar"):
+        load_settings()
+    path.write_text('[repositories."o/r"]\nkey_pr_barr = 5\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="key_pr_barr"):
+        load_settings()
