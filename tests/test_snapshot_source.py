@@ -14,27 +14,26 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from conftest import EXAMPLE, REAL_DATA, REPO, SHANGHAI
 
 from bot.digest.window import date_window, week_window
 from bot.errors import PRNotFoundError, SnapshotFormatError, SourceError, UnknownRepoError
 from bot.models import PullRequest
 from bot.sources import PRSource, SnapshotSource, open_source
 
-ROOT = Path(__file__).resolve().parents[1]
-REAL = ROOT / "tests" / "data" / "verl-prs.jsonl.gz"
-EXAMPLE = ROOT / "examples" / "verl-2026-W16.jsonl"
-REPO = "verl-project/verl"
-SH = "Asia/Shanghai"
+REAL = REAL_DATA
+SH = SHANGHAI
 
 
 @pytest.fixture(scope="module")
-def real() -> SnapshotSource:
-    return SnapshotSource(REAL)
+def real(real_source: SnapshotSource) -> SnapshotSource:
+    """The shared session source of tests/conftest.py (the full verl history)."""
+    return real_source
 
 
 @pytest.fixture(scope="module")
-def everything(real: SnapshotSource) -> list[PullRequest]:
-    return real.merged_prs(REPO, date_window(date(2000, 1, 1), date(2100, 12, 31), "UTC"))
+def everything(all_prs: list[PullRequest]) -> list[PullRequest]:
+    return all_prs
 
 
 def record(number: Any = 2, **changes: Any) -> dict[str, Any]:
