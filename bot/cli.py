@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot import __version__
-from bot.config import load_settings
+from bot.config import load_settings, settings_source
 from bot.digest.service import build_digest
 from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError, SourceError
@@ -85,14 +85,20 @@ def _fail(exc: PrhubError) -> typer.Exit:
     return typer.Exit(code=1)
 
 
-@app.callback()
-def main(
-    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
-) -> None:
-    """prhub: weekly digests of a repository's merged pull requests."""
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         typer.echo(f"prhub {__version__}")
         raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
+    """prhub: weekly digests of a repository's merged pull requests."""
 
 
 @app.command()
@@ -137,12 +143,7 @@ def digest(
         window = resolve_window(
             week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
         )
-        if repo is None:
-            repos = pr_source.repos()
-            if len(repos) != 1:
-                raise SourceError(f"--repo is required: the source holds {len(repos)} repositories "
-                                  f"({', '.join(repos[:5])})")
-            repo = repos[0]
+        repo = _canonical_repo(repo, pr_source.repos())
         with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else _nullcontext():
             prs = pr_source.merged_prs(repo, window)
         with _progress(f"analysing {len(prs)} PRs") as progress:
@@ -150,15 +151,34 @@ def digest(
         text = _render(result, fmt)
     except PrhubError as exc:
         raise _fail(exc) from exc
+    config = settings_source()
+    summary = (f"{result.repo} {result.window.name}: {result.stats.pr_count} PRs, "
+               f"{result.stats.key_pr_count} key · config {config}")
     if out is None:
         sys.stdout.write(text)
+        _stderr.print(summary, highlight=False, soft_wrap=True)
     else:
         try:
             out.write_text(text, encoding="utf-8")
         except OSError as exc:
             _stderr.print(f"[bold red]error:[/] cannot write {out}: {exc.strerror}", highlight=False)
             raise typer.Exit(code=1) from exc
-        _stderr.print(f"wrote {out} ({result.stats.pr_count} PRs, {result.window.name})", highlight=False)
+        _stderr.print(f"wrote {out} · {summary}", highlight=False, soft_wrap=True)
+
+
+def _canonical_repo(requested: str | None, held: list[str]) -> str:
+    """The source's own spelling of ``requested`` (GitHub names ignore case and stray
+    spaces are dropped); with no ``--repo``, the source's only repository.
+
+    Raises:
+        SourceError: no ``--repo`` and the source holds several repositories or none.
+    """
+    if requested is None:
+        if len(held) != 1:
+            raise SourceError(f"--repo is required: the source holds {len(held)} repositories ({', '.join(held[:5])})")
+        return held[0]
+    wanted = requested.strip()
+    return next((name for name in held if name.lower() == wanted.lower()), wanted)
 
 
 def _date(value: datetime | None) -> date | None:

@@ -126,7 +126,8 @@ class Settings(BaseSettings):
     def repo(self, name: str) -> RepoConfig:
         """The effective configuration of repository ``owner/name``: the shipped default
         rules, then ``[defaults]`` of the file, then the repository's own section."""
-        own = self.repositories.get(name, self.defaults)
+        wanted = name.strip().lower()
+        own = next((cfg for key, cfg in self.repositories.items() if key.lower() == wanted), self.defaults)
         shipped = default_rules()
         return own.model_copy(
             update={
@@ -139,6 +140,10 @@ class Settings(BaseSettings):
                 ),
             }
         )
+
+
+def _env_names() -> set[str]:
+    return {k[len("PRHUB_") :] for k in os.environ if k.startswith("PRHUB_")}
 
 
 def _merge_rules(*groups: tuple[LabelRule, ...]) -> tuple[LabelRule, ...]:
@@ -155,6 +160,12 @@ def _config_path() -> Path | None:
         return Path(explicit)
     local = Path("prhub.toml")
     return local if local.is_file() else None
+
+
+def settings_source() -> str:
+    """Where the settings come from, for people: the config file's path, or that there is none."""
+    path = _config_path()
+    return str(path) if path is not None else "none (built-in defaults; no ./prhub.toml, PRHUB_CONFIG unset)"
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -178,4 +189,6 @@ def load_settings(**overrides: Any) -> Settings:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{path or 'settings'}: {where}: {first['msg']}") from exc
+        origin = f"PRHUB_{where.upper()}" if where.upper().replace(".", "_") in _env_names() else None
+        sources = " or ".join(x for x in (origin, str(path) if path else None) if x) or "settings"
+        raise ConfigError(f"invalid setting {where} (from {sources}): {first['msg']}") from exc

@@ -128,3 +128,29 @@ def test_help_lists_the_options() -> None:
     assert code == 0
     for option in ("--source", "--repo", "--week", "--since", "--until", "--tz", "--lang", "--format", "--out"):
         assert option in out
+
+
+def test_repo_spelling_is_normalised_to_the_source() -> None:
+    code, out, err = run("digest", "--source", f"jsonl:{EXAMPLE}", "--repo", " Verl-Project/VERL ",
+                         "--week", "2026-W16", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["repo"] == "verl-project/verl"
+    assert data["stats"]["pr_count"] == 39
+    assert data["stats"]["key_pr_count"] == 17  # prhub.toml's section applied despite the spelling
+    assert "config " in err
+    assert "prhub.toml" in err
+
+
+def test_summary_line_names_missing_config(no_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PRHUB_CONFIG", raising=False)
+    code, _, err = run("digest", *W16)
+    assert code == 0
+    assert "39 PRs" in err
+    assert "built-in defaults" in err
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("prhub 0.")

@@ -60,3 +60,14 @@ def test_invalid_toml_and_bad_values_are_named(no_config: Path) -> None:
     path.write_text('[repositories."o/r"]\nkey_pr_barr = 5\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="key_pr_barr"):
         load_settings()
+
+
+def test_error_names_the_environment_variable(no_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRHUB_LANGUAGE", "fr")
+    with pytest.raises(ConfigError, match=r"invalid setting language \(from PRHUB_LANGUAGE\)"):
+        load_settings()
+
+
+def test_repository_lookup_ignores_case(no_config: Path) -> None:
+    (no_config / "prhub.toml").write_text('[repositories."Owner/Name"]\nkey_pr_bar = 8\n', encoding="utf-8")
+    assert load_settings().repo("owner/name ").key_pr_bar == 8

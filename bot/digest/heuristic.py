@@ -15,7 +15,7 @@ Risks (each with the files or facts behind it)
                                feat/fix/refactor/perf and no test file touched.
     ``core_path_change``       a non-test file under the repository's ``core_paths``
                                or a hot file (source touched by >= HOT_FILE_MIN_PRS
-                               PRs of the window).
+                               PRs of the window; the HOT_FILE_MAX most touched).
     ``config_contract_change`` lines removed from, or removal/rename of, a config file
                                users write (YAML/TOML/… outside CI, or a ``config``
                                module): existing configs may stop working.
@@ -67,6 +67,7 @@ from bot.models import (
 ANALYZER_NAME = "heuristic-v1"
 
 HOT_FILE_MIN_PRS = 3
+HOT_FILE_MAX = 10  # at most this many hot files, however long the window
 MISSING_TESTS_MIN_LINES = 10
 LARGE_CHANGE_LINES = 1000
 LARGE_CHANGE_FILES = 40
@@ -156,11 +157,14 @@ class _Facts:
 
 
 def hot_files(prs: list[PullRequest], repo: RepoConfig, min_prs: int = HOT_FILE_MIN_PRS) -> frozenset[str]:
-    """Source files touched by at least ``min_prs`` of ``prs`` (the window's most-churned code)."""
+    """Source files touched by at least ``min_prs`` of ``prs`` (the window's most-churned code),
+    at most ``HOT_FILE_MAX`` of them (most PRs first), so a long window does not make every
+    busy file "core"."""
     counts = Counter(
         f.path for pr in prs for f in pr.files if classify(f.path, repo.generated_paths) is FileKind.SOURCE
     )
-    return frozenset(path for path, n in counts.items() if n >= min_prs)
+    ranked = sorted(((n, path) for path, n in counts.items() if n >= min_prs), key=lambda x: (-x[0], x[1]))
+    return frozenset(path for _, path in ranked[:HOT_FILE_MAX])
 
 
 class HeuristicAnalyzer:
