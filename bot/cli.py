@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -144,7 +144,7 @@ def digest(
             week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
         )
         repo = _canonical_repo(repo, pr_source.repos())
-        with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else _nullcontext():
+        with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
             prs = pr_source.merged_prs(repo, window)
         with _progress(f"analysing {len(prs)} PRs") as progress:
             result = build_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
@@ -183,8 +183,3 @@ def _canonical_repo(requested: str | None, held: list[str]) -> str:
 
 def _date(value: datetime | None) -> date | None:
     return value.date() if value is not None else None
-
-
-@contextmanager
-def _nullcontext() -> Iterator[None]:
-    yield

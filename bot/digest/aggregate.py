@@ -124,9 +124,7 @@ def _title(pr: DigestPR) -> str:
     return shorten(subject(pr.title), 80)
 
 
-def headline(
-    prs: Sequence[DigestPR], s: DigestStats, trend: Sequence[LabelTrend], period: str, t: texts.DigestTexts
-) -> str:
+def headline(s: DigestStats, trend: Sequence[LabelTrend], period: str, t: texts.DigestTexts) -> str:
     """One line: counts and the busiest labels."""
     labels = t.list_sep.join(t.label_count.format(label=x.label, count=x.count) for x in trend[:3])
     return t.headline.format(count=s.pr_count, key=s.key_pr_count, labels=labels, period=period)
@@ -142,9 +140,8 @@ def highlights(
     if trend:
         top = trend[0]
         named = [p for p in by_importance(prs) if p.number in top.pr_numbers][:3]
-        out.append(t.highlight_label.format(label=top.label, count=top.count,
-                                            prs=t.list_sep.join(f"#{p.number}（{_title(p)}）" if t.list_sep == "、"
-                                                                else f"#{p.number} ({_title(p)})" for p in named)))
+        refs = t.list_sep.join(t.pr_ref.format(number=p.number, title=_title(p)) for p in named)
+        out.append(t.highlight_label.format(label=top.label, count=top.count, prs=refs))
     related = _related(prs, files)
     for pr in [p for p in by_importance(prs) if _importance(p) >= bar][: MAX_HIGHLIGHTS - 1 - min(1, len(related))]:
         assert pr.analysis is not None

@@ -100,6 +100,7 @@ class DigestTexts:
     headline: str
     label_count: str
     list_sep: str
+    pr_ref: str
     highlight_label: str
     highlight_pr: str
     highlight_related: str
@@ -124,6 +125,7 @@ DIGEST: dict[Language, DigestTexts] = {
         headline="{period}合并 {count} 个 PR，重点 PR {key} 个；活动集中在 {labels}。",
         label_count="{label}（{count}）",
         list_sep="、",
+        pr_ref="#{number}（{title}）",
         highlight_label="{label} 模块最活跃：{count} 个 PR，重点包括 {prs}。",
         highlight_pr="#{number} {title}：{summary}",
         highlight_related="{prs} 都修改了 {path}，建议放在一起阅读。",
@@ -159,6 +161,7 @@ DIGEST: dict[Language, DigestTexts] = {
         headline="{count} PRs merged {period}, {key} of them key PRs; most activity in {labels}.",
         label_count="{label} ({count})",
         list_sep=", ",
+        pr_ref="#{number} ({title})",
         highlight_label="{label} was the busiest area: {count} PRs, notably {prs}.",
         highlight_pr="#{number} {title}: {summary}",
         highlight_related="{prs} all change {path}; read them together.",
