@@ -183,3 +183,7 @@ def _canonical_repo(requested: str | None, held: list[str]) -> str:
 
 def _date(value: datetime | None) -> date | None:
     return value.date() if value is not None else None
+
+
+# Further commands live in their own modules and register themselves on `app` here
+# (one `register(app)` call each), so this module stays the digest command and the wiring.
