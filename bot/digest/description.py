@@ -126,7 +126,8 @@ def parse_description(body: str) -> Description:
 
 
 def _with_following_items(text: str, rest: list[tuple[str, bool, str]]) -> str:
-    """A paragraph that announces a list ("Fixes three issues:") takes the list along."""
+    """A paragraph that announces what follows ("Fixes three issues:", "crashes with:")
+    takes it along: up to three list items, or the first line of a code block."""
     if not text.endswith((":", "：")):
         return text
     items: list[str] = []
@@ -136,7 +137,7 @@ def _with_following_items(text: str, rest: list[tuple[str, bool, str]]) -> str:
         items.append(item.rstrip("."))
     if not items and rest:
         items.append(rest[0][2])
-    return f"{text} {'; '.join(items)}" if items else text
+    return f"{text} {'; '.join(items)}" if items else text.rstrip(":：") + "."
 
 
 def _blocks(body: str) -> tuple[list[tuple[str, bool, str]], list[str], bool]:
@@ -160,7 +161,12 @@ def _blocks(body: str) -> tuple[list[tuple[str, bool, str]], list[str], bool]:
             list_depth += 1
         elif tok.type in ("bullet_list_close", "ordered_list_close"):
             list_depth -= 1
-        elif _TEST_HEADING.search(heading) and tok.type in ("fence", "code_block", "table_open"):
+        elif tok.type in ("fence", "code_block") and quote_depth == 0 and not _CHORE_HEADING.search(heading):
+            has_test_notes = has_test_notes or bool(_TEST_HEADING.search(heading))
+            first = next((ln.strip() for ln in tok.content.splitlines() if ln.strip()), "")
+            if first and blocks and blocks[-1][2].endswith((":", "：")) and not _TEST_HEADING.search(heading):
+                blocks.append((heading, True, f"`{shorten(first.replace('`', ''), 160)}`"))
+        elif _TEST_HEADING.search(heading) and tok.type == "table_open":
             has_test_notes = True
         elif tok.type == "paragraph_open" and quote_depth == 0 and not _CHORE_HEADING.search(heading):
             raw = _inline_text(tokens, i)

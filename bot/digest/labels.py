@@ -73,8 +73,9 @@ class _CompiledRule:
 
     def matches(self, files: list[_File], title_words: list[str], min_share: float) -> bool:
         """Title keyword, or path matches covering at least ``min_share`` of the PR's
-        files or of its changed lines (a rename touching 100 files does not make every
-        topic of those files a topic of the PR)."""
+        changed lines (of its files when no file has line counts): a rename touching
+        100 files, or a version bump that edits five CI workflows by one line each,
+        does not make every topic named in those paths a topic of the PR."""
         if any(_contains_run(title_words, list(k)) for k in self.keywords):
             return True
         hits = [f for f in files if any(self._path_hit(p, w) for p, w in f.paths)]
@@ -82,7 +83,9 @@ class _CompiledRule:
             return False
         total_lines = sum(f.lines for f in files)
         hit_lines = sum(f.lines for f in hits)
-        return len(hits) >= min_share * len(files) or (total_lines > 0 and hit_lines >= min_share * total_lines)
+        if total_lines > 0:
+            return hit_lines >= min_share * total_lines
+        return len(hits) >= min_share * len(files)
 
     def _path_hit(self, path: str, path_words: list[str]) -> bool:
         if any(_contains_run(path_words, list(t)) for t in self.tokens):

@@ -170,9 +170,9 @@ DIGEST: dict[Language, DigestTexts] = {
             "average importance {avg_importance}, average insight {avg_insight}. "
             "Change types: {types}. Busiest labels: {labels}. {risks}"
         ),
-        change_types="{count} {name}",
-        type_names={"feat": "features", "fix": "fixes", "refactor": "refactors", "perf": "performance",
-                     "doc": "docs", "ci": "CI", "chore": "chores", "test": "tests", "revert": "reverts"},
+        change_types="{name} {count}",
+        type_names={"feat": "feature", "fix": "fix", "refactor": "refactor", "perf": "performance",
+                     "doc": "docs", "ci": "CI", "chore": "chore", "test": "test", "revert": "revert"},
         key_change="#{number} {title} ({labels}, importance {importance}/10): {summary}",
         trend_note="mostly {main_type} ({main_count}/{count})",
         risk_note="Main risks: {risks}.",
