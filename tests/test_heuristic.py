@@ -168,3 +168,11 @@ def test_binary_and_generated_files_are_left_out(default_settings) -> None:  # t
         ("assets/logo.png", "binary"), ("verl/trainer/config/_generated_ppo_trainer.yaml", "generated")}
     assert a.recommendation.minutes == 1  # generated lines are not reading time
     assert "verl/trainer/config/_generated_ppo_trainer.yaml" not in a.recommendation.focus
+
+
+def test_mechanical_sweep_is_skimmed(analyze, prs_by_number) -> None:  # type: ignore[no-untyped-def]
+    a = analyze(prs_by_number[6053])  # project rename volcengine -> verl-project over 92 files
+    assert a.recommendation.level == "skim"
+    assert "逐行替换" in a.recommendation.reason
+    assert "core_path_change" in kinds(a)  # the risk stays listed
+    assert a.importance <= 6

@@ -28,6 +28,9 @@ Risks (each with the files or facts behind it)
 Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE when
     no source/config/dependency file changed) + size bucket of source lines
     (SIZE_BUCKETS) + CORE_BONUS + BREAKING_BONUS + 1 per contract/dependency risk.
+    A mechanical sweep (>= MECHANICAL_MIN_FILES files, >= MECHANICAL_SHARE of them
+    replacing as many lines as they remove, e.g. a project rename) gets no size or
+    core bonus and is at most ``skim``: its risks stay listed, but there is little to read.
 Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     design points, + 1 for test notes + source size (INSIGHT_SIZE_BUCKETS)
     + 1 for a new source module + 1 for a core path.
@@ -71,6 +74,8 @@ HOT_FILE_MAX = 10  # at most this many hot files, however long the window
 MISSING_TESTS_MIN_LINES = 10
 LARGE_CHANGE_LINES = 1000
 LARGE_CHANGE_FILES = 40
+MECHANICAL_MIN_FILES = 20
+MECHANICAL_SHARE = 0.8  # of files with as many lines added as deleted: a find-and-replace sweep
 
 TYPE_BASE: dict[ChangeType, int] = {
     "feat": 4, "fix": 4, "perf": 4, "revert": 4, "refactor": 3,
@@ -150,6 +155,12 @@ class _Facts:
     @property
     def reviewable_lines(self) -> int:
         return sum(f.changed_lines for f in self.pr.files if self.kinds[f.path] is not FileKind.GENERATED)
+
+    @property
+    def mechanical(self) -> bool:
+        counted = [f for f in self.pr.files if f.additions is not None]
+        balanced = sum(1 for f in counted if f.additions == f.deletions and f.changed_lines > 0)
+        return len(counted) >= MECHANICAL_MIN_FILES and balanced >= MECHANICAL_SHARE * len(counted)
 
     @property
     def touches_code(self) -> bool:
@@ -306,8 +317,9 @@ def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
     base = TYPE_BASE[facts.change_type]
     if not facts.touches_code:
         base = min(base, NON_CODE_BASE)
-    score = base + _bucket(facts.lines(FileKind.SOURCE), SIZE_BUCKETS)
-    score += CORE_BONUS if "core_path_change" in risk_kinds else 0
+    sweep = facts.mechanical
+    score = base + (0 if sweep else _bucket(facts.lines(FileKind.SOURCE), SIZE_BUCKETS))
+    score += CORE_BONUS if "core_path_change" in risk_kinds and not sweep else 0
     score += BREAKING_BONUS if facts.breaking else 0
     score += len(risk_kinds & {"config_contract_change", "dependency_upgrade"})
     return max(1, min(10, score))
@@ -337,6 +349,8 @@ def _recommendation(
     t: texts.AnalysisTexts,
 ) -> Recommendation:
     level = _level(importance, insight, context.repo.key_pr_bar)
+    if facts.mechanical and level == "close_read":
+        level = "skim"
     words = len(" ".join(facts.description.paragraphs).split())
     minutes = max(1, math.ceil(facts.reviewable_lines / LINES_PER_MINUTE + words / WORDS_PER_MINUTE))
     core = {p for r in risks if r.kind == "core_path_change" for p in r.evidence}
@@ -348,6 +362,8 @@ def _recommendation(
     design = [p for p in facts.description.design_points if not p.endswith((":", "："))]
     focus += [shorten(p, 120) for p in design[:MAX_FOCUS_POINTS]]
     reasons = [t.reason_importance.format(importance=importance, insight=insight)]
+    if facts.mechanical:
+        reasons.append(t.reason_mechanical)
     reasons += [r.title for r in risks[:3]]
     return Recommendation(level=level, minutes=minutes, reason=t.reason_sep.join(reasons), focus=tuple(focus))
 

@@ -31,6 +31,7 @@ class AnalysisTexts:
     large_detail: str
     reason_importance: str
     reason_sep: str
+    reason_mechanical: str
     summary_from_title: str
     point_scope: str
     point_added: str
@@ -57,6 +58,7 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         large_detail="涉及 {files} 个文件、{lines} 行可审阅改动，建议分模块审阅。",
         reason_importance="重要性 {importance}/10，洞察度 {insight}/10",
         reason_sep="；",
+        reason_mechanical="多数文件是逐行替换（批量改名或替换），浏览即可",
         summary_from_title="{subject}。共修改 {files} 个文件（+{additions}/-{deletions}），主要位于 {where}。",
         point_scope="改动 {files} 个文件（+{additions}/-{deletions}），集中在 {where}",
         point_added="新增 {first} 等 {n} 个源码文件",
@@ -81,6 +83,7 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         large_detail="{files} files and {lines} reviewable lines; review it module by module.",
         reason_importance="importance {importance}/10, insight {insight}/10",
         reason_sep="; ",
+        reason_mechanical="mostly line-for-line replacements (a rename or sweep); skimming is enough",
         summary_from_title="{subject}. Changes {files} files (+{additions}/-{deletions}), mostly in {where}.",
         point_scope="{files} files changed (+{additions}/-{deletions}), mostly in {where}",
         point_added="adds {first} and {n} source file(s) in all",
