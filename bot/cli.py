@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot import __version__
+from bot.commands.common import canonical_repo
 from bot.config import load_settings, settings_source
 from bot.digest.service import build_digest
 from bot.digest.window import resolve_window, zone
@@ -143,7 +144,7 @@ def digest(
         window = resolve_window(
             week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
         )
-        repo = _canonical_repo(repo, pr_source.repos())
+        repo = canonical_repo(repo, pr_source.repos())
         with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
             prs = pr_source.merged_prs(repo, window)
         with _progress(f"analysing {len(prs)} PRs") as progress:
@@ -166,24 +167,13 @@ def digest(
         _stderr.print(f"wrote {out} · {summary}", highlight=False, soft_wrap=True)
 
 
-def _canonical_repo(requested: str | None, held: list[str]) -> str:
-    """The source's own spelling of ``requested`` (GitHub names ignore case and stray
-    spaces are dropped); with no ``--repo``, the source's only repository.
-
-    Raises:
-        SourceError: no ``--repo`` and the source holds several repositories or none.
-    """
-    if requested is None:
-        if len(held) != 1:
-            raise SourceError(f"--repo is required: the source holds {len(held)} repositories ({', '.join(held[:5])})")
-        return held[0]
-    wanted = requested.strip()
-    return next((name for name in held if name.lower() == wanted.lower()), wanted)
-
-
 def _date(value: datetime | None) -> date | None:
     return value.date() if value is not None else None
 
 
 # Further commands live in their own modules and register themselves on `app` here
 # (one `register(app)` call each), so this module stays the digest command and the wiring.
+
+from bot.commands import pr as _pr  # noqa: E402  (after `app` exists)
+
+_pr.register(app)

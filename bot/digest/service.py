@@ -1,6 +1,7 @@
 """The digest service: the one entry point every door (CLI, Slack, Feishu, scheduler) calls.
 
-``build_digest(prs, repo=…, window=…, settings=…)`` -> :class:`~bot.models.Digest`.
+``build_digest(prs, repo=…, window=…, settings=…)`` -> :class:`~bot.models.Digest`;
+``analyze_pr(pr, settings=…)`` -> :class:`~bot.models.DigestPR` (one PR, "PR #6046 值得读吗").
 """
 
 from __future__ import annotations
@@ -85,6 +86,45 @@ def build_digest(
     files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
     return _assemble(repo, window, lang, items, files, config.key_pr_bar, analyzer.name,
                      now or datetime.now(UTC))
+
+
+def analyze_pr(
+    pr: PullRequest,
+    *,
+    settings: Settings,
+    language: Language | None = None,
+    analyzer: Analyzer | None = None,
+    window_prs: Sequence[PullRequest] = (),
+) -> DigestPR:
+    """Analyse one PR as a digest shows it: its labels, web address and analysis.
+
+    Args:
+        pr: the merged PR (any source).
+        settings: configuration; ``settings.repo(pr.repo)`` gives labels, core
+            paths and the PR URL template (used when the source has no ``url``).
+        language: ``zh`` or ``en`` for the texts written; default ``settings.language``.
+        analyzer: the per-PR analyzer; default the embedded :class:`HeuristicAnalyzer`.
+        window_prs: PRs merged around ``pr`` (e.g. its ISO week, ``pr`` included or
+            not); the source files several of them touch count as hot files, as in
+            :func:`build_digest`, so the answer matches that week's digest. Empty:
+            only the configured ``core_paths`` are core.
+
+    Returns:
+        A frozen :class:`DigestPR`; ``analysis`` is ``None`` when the analyzer
+        has no result yet (pending).
+    """
+    lang: Language = language or settings.language
+    config = settings.repo(pr.repo)
+    analyzer = analyzer or HeuristicAnalyzer()
+    neighbours = {p.number: p for p in window_prs if p.repo.lower() == pr.repo.lower()}
+    neighbours[pr.number] = pr
+    context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(list(neighbours.values()), config))
+    return DigestPR(
+        number=pr.number, title=pr.title, url=pr.url or config.pr_url(pr.repo, pr.number), author=pr.author,
+        labels=Labeler(config).labels(pr), merged_at=pr.merged_at, additions=pr.additions,
+        deletions=pr.deletions, changed_files=pr.changed_files or len(pr.files),
+        analysis=analyzer.analyze(pr, context),
+    )
 
 
 def _assemble(

@@ -1,0 +1,336 @@
+"""One PR's analysis as an ordered outline of sections, for the renderers in :mod:`bot.cards.pr`.
+
+The outline answers "PR #6046 值得读吗" in a fixed order::
+
+    pr          linked number and title; repository, author, merge time, size
+    verdict     值得精读 / 建议浏览 / 可跳过 with minutes, scores and the reason
+                (a pending PR: 分析结果尚未生成 and when to ask again)
+    summary     what the PR does
+    risks       each risk: title, detail, evidence (files or facts)
+    focus       where to start reading, in the analysis' order
+    key_points  key points
+    labels      the PR's labels
+    analysis    who wrote the analysis (LLM / heuristic, fallback reason),
+                coverage and the files left out
+
+Like :mod:`bot.cards._outline`, titles and items are escaped and marked up for one
+format (a :class:`~bot.cards._outline.Markup`). :class:`Limits` caps the
+length of each free text and of each list so that one Slack message or one
+Feishu card can hold the whole answer; every cut is visible (``…``, "另有 3 项")
+and announced in the analysis section. The Markdown answer is never cut.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.cards._outline import Markup, Section, pr_number
+from bot.cards.escape import split_text
+from bot.cards.i18n import level_name, minutes_text, phrases, status_name
+from bot.models import Analysis, DigestPR, Language
+
+
+@dataclass(frozen=True, slots=True)
+class PRPhrases:
+    """The fixed texts of the one-PR answer in one language (``str.format`` fields in braces)."""
+
+    title: str
+    """``{number}``, ``{verdict}`` (a level name or the pending placeholder)."""
+    facts: str
+    """``{repo}``, ``{author}``, ``{merged}``, ``{files}`` (:attr:`files`), ``{additions}``, ``{deletions}``."""
+    files: tuple[str, str]
+    """A number of files, singular and plural: ``{count}``."""
+    verdict: str
+    """``{level}``, ``{minutes}``."""
+    reason: str
+    """``{reason}``."""
+    summary: str
+    risks: str
+    evidence: str
+    """``{items}`` (the evidence, escaped and joined)."""
+    focus: str
+    key_points: str
+    labels: str
+    analysis: str
+    analyzer: str
+    """``{status}``, ``{analyzer}``."""
+    coverage: str
+    """``{files_seen}``, ``{files_total}``, ``{lines_seen}``, ``{lines_total}``."""
+    left_out: str
+    """``{files}``."""
+    left_out_item: str
+    """``{path}``, ``{reason}``."""
+    left_out_reasons: Mapping[str, str]
+    fallback: str
+    """``{reason}``."""
+    pending_body: str
+    more: str
+    """Marker of list items not shown: ``{count}``."""
+    shortened: str
+    """Note on a shortened answer: ``{number}``."""
+
+
+ZH = PRPhrases(
+    title="PR #{number} · {verdict}",
+    facts="{repo} · 作者 {author} · 合并于 {merged} · {files} +{additions}/-{deletions}",
+    files=("{count} 个文件", "{count} 个文件"),
+    verdict="结论：{level} · {minutes}",
+    reason="理由：{reason}",
+    summary="做了什么",
+    risks="风险",
+    evidence="依据：{items}",
+    focus="从哪里开始读",
+    key_points="关键点",
+    labels="标签",
+    analysis="分析说明",
+    analyzer="{status}（{analyzer}）",
+    coverage="覆盖：文件 {files_seen}/{files_total} · 改动行 {lines_seen}/{lines_total}",
+    left_out="未读文件：{files}",
+    left_out_item="{path}（{reason}）",
+    left_out_reasons={
+        "generated": "生成文件", "binary": "二进制", "lock_file": "锁文件", "too_large": "过大",
+        "token_budget": "超出 token 预算", "no_patch": "无 diff",
+    },
+    fallback="模型分析失败，改用启发式分析：{reason}",
+    pending_body="这个 PR 的分析还没有完成（仍在分析，或模型暂时不可用），稍后再问一次即可。",
+    more="……另有 {count} 项",
+    shortened="内容较长，这里有所缩略；完整分析见 Markdown 版本（prhub pr {number}）。",
+)
+
+EN = PRPhrases(
+    title="PR #{number} · {verdict}",
+    facts="{repo} · by {author} · merged {merged} · {files} +{additions}/-{deletions}",
+    files=("{count} file", "{count} files"),
+    verdict="Verdict: {level} · {minutes}",
+    reason="Why: {reason}",
+    summary="What it does",
+    risks="Risks",
+    evidence="Evidence: {items}",
+    focus="Where to start",
+    key_points="Key points",
+    labels="Labels",
+    analysis="About this analysis",
+    analyzer="{status} ({analyzer})",
+    coverage="Coverage: files {files_seen}/{files_total} · changed lines {lines_seen}/{lines_total}",
+    left_out="Not read: {files}",
+    left_out_item="{path} ({reason})",
+    left_out_reasons={
+        "generated": "generated", "binary": "binary", "lock_file": "lock file", "too_large": "too large",
+        "token_budget": "over the token budget", "no_patch": "no diff",
+    },
+    fallback="the model failed, heuristic analysis instead: {reason}",
+    pending_body="The analysis of this PR is not ready yet (still running, or the model is unavailable); "
+    "ask again in a while.",
+    more="… and {count} more",
+    shortened="Long content was shortened here; the full analysis is in the Markdown version (prhub pr {number}).",
+)
+
+_PR_PHRASES: dict[Language, PRPhrases] = {"zh": ZH, "en": EN}
+
+_PATH_LIKE = re.compile(r"^[\w.@+~-]*[/.][\w./@+~-]*$")
+"""A focus or evidence item shown as code: one token with a slash or a dot (``verl/a.py``)."""
+
+
+def pr_phrases(language: Language) -> PRPhrases:
+    """The one-PR phrase set of ``language``."""
+    return _PR_PHRASES[language]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much of the analysis one answer shows.
+
+    ``text`` caps each free text (characters; ``None`` = no cap), ``items``
+    each list (``None`` = all); ``minimal`` keeps only the PR, the verdict
+    and the note that the rest is in the full answer.
+    """
+
+    text: int | None = None
+    items: int | None = None
+    minimal: bool = False
+
+
+FULL = Limits()
+STEPS: tuple[Limits, ...] = (
+    FULL,
+    Limits(text=1500, items=12),
+    Limits(text=600, items=8),
+    Limits(text=300, items=5),
+    Limits(text=120, items=3),
+    Limits(text=60, items=2),
+    Limits(text=60, items=0, minimal=True),
+)
+"""Ever tighter limits; a renderer uses the first whose output fits its platform.
+The last one fits any PR: it holds a clipped title and texts of our own only."""
+
+
+def title(pr: DigestPR, language: Language) -> str:
+    """``PR #6046 · 值得精读`` (our words and a number only: safe as plain text anywhere)."""
+    verdict = (
+        phrases(language).pending_placeholder
+        if pr.analysis is None
+        else level_name(pr.analysis.recommendation.level, language)
+    )
+    return pr_phrases(language).title.format(number=pr.number, verdict=verdict)
+
+
+def pr_outline(
+    pr: DigestPR, *, repo: str, language: Language, timezone: str, m: Markup, limits: Limits = FULL
+) -> list[Section]:
+    """The sections of the answer about ``pr`` (see the module docstring), escaped for ``m``.
+
+    Args:
+        pr: the PR and its analysis (``None`` while pending).
+        repo: ``owner/name`` shown in the facts line.
+        language: language of our words (the analysis texts stay as written).
+        timezone: IANA zone the merge time is shown in.
+        m: the output format's markup.
+        limits: caps on texts and lists (:data:`FULL` shows everything).
+
+    Returns:
+        Sections in the fixed order; the pending PR has no summary, risks,
+        focus or key points, but its labels and a note.
+    """
+    words, our = phrases(language), pr_phrases(language)
+    clip = _Clipper(limits, our, m)
+    count = pr.changed_files
+    facts = our.facts.format(
+        repo=clip.raw(repo), author=clip.raw(pr.author or "-"), merged=_when(pr.merged_at, timezone),
+        files=our.files[0 if count == 1 else 1].format(count=count), additions=pr.additions, deletions=pr.deletions,
+    )
+    head = (f"{m.bold(pr_number(pr, m))} {clip.text(pr.title)}", m.text(facts))
+    sections = [Section("pr", "", head, "paragraphs")]
+    analysis = pr.analysis
+    if analysis is None:
+        pending = (m.text(our.pending_body),)
+        sections.append(Section("verdict", m.text(words.pending_placeholder), pending, "paragraphs"))
+    else:
+        sections.append(_verdict(analysis, language, clip))
+    if analysis is not None and not limits.minimal:
+        sections += _body(analysis, language, clip)
+    if not limits.minimal:
+        labels = words.list_sep.join(clip.items([m.text(label) for label in pr.labels]))
+        sections.append(Section("labels", m.text(our.labels), (labels or words.nothing,), "paragraphs"))
+    notes = _analysis_notes(analysis, language, clip)
+    if clip.cut or limits.minimal:
+        notes.append(m.text(our.shortened.format(number=pr.number)))
+    if notes:
+        sections.append(Section("analysis", m.text(our.analysis), tuple(notes)))
+    return sections
+
+
+def _verdict(analysis: Analysis, language: Language, clip: _Clipper) -> Section:
+    words, our, m = phrases(language), pr_phrases(language), clip.m
+    rec = analysis.recommendation
+    heading = our.verdict.format(level=level_name(rec.level, language), minutes=minutes_text(rec.minutes, language))
+    lines = [m.text(words.pr_scores.format(importance=analysis.importance, insight=analysis.insight))]
+    if rec.reason.strip():
+        lines.append(m.text(our.reason.format(reason=clip.raw(rec.reason))))
+    return Section("verdict", m.text(heading), tuple(lines), "paragraphs")
+
+
+def _body(analysis: Analysis, language: Language, clip: _Clipper) -> list[Section]:
+    """Summary, risks, focus and key points."""
+    words, our, m = phrases(language), pr_phrases(language), clip.m
+    summary = m.paragraphs(clip.raw(analysis.summary)) if analysis.summary.strip() else words.nothing
+    risks = []
+    for risk in analysis.risks:
+        line = m.bold(clip.text(risk.title))
+        if risk.detail.strip():
+            line += f" — {clip.text(risk.detail)}"
+        evidence = clip.items([_item(e, clip) for e in risk.evidence])
+        if evidence:
+            line += m.br + our.evidence.format(items=words.list_sep.join(evidence))
+        risks.append(line)
+    focus = clip.items([_item(f, clip) for f in analysis.recommendation.focus if f.strip()])
+    points = clip.items([clip.text(p) for p in analysis.key_points if p.strip()])
+    return [
+        Section("summary", m.text(our.summary), (summary,), "paragraphs"),
+        Section("risks", m.text(our.risks), tuple(clip.items(risks)) or (m.text(words.no_risks),)),
+        Section("focus", m.text(our.focus), tuple(focus) or (words.nothing,), "numbered" if focus else "paragraphs"),
+        Section("key_points", m.text(our.key_points), tuple(points) or (words.nothing,),
+                "bullets" if points else "paragraphs"),
+    ]
+
+
+def _analysis_notes(analysis: Analysis | None, language: Language, clip: _Clipper) -> list[str]:
+    """Who wrote the analysis, its fallback reason, coverage and the files left out."""
+    if analysis is None:
+        return []
+    our, m = pr_phrases(language), clip.m
+    status = our.analyzer.format(status=status_name(analysis.status, language), analyzer=analysis.analyzer or "-")
+    notes = [m.text(status)]
+    if analysis.fallback_reason:
+        notes.append(m.text(our.fallback.format(reason=clip.raw(analysis.fallback_reason))))
+    c = analysis.coverage
+    notes.append(m.text(our.coverage.format(
+        files_seen=c.files_seen, files_total=c.files_total, lines_seen=c.lines_seen, lines_total=c.lines_total,
+    )))
+    left = clip.items([
+        our.left_out_item.format(path=clip.code(f.path), reason=m.text(our.left_out_reasons.get(f.reason, f.reason)))
+        for f in c.left_out
+    ])
+    if left:
+        notes.append(our.left_out.format(files=phrases(language).list_sep.join(left)))
+    return notes
+
+
+class _Clipper:
+    """Applies :class:`Limits` to texts and lists and remembers whether it cut anything."""
+
+    def __init__(self, limits: Limits, our: PRPhrases, m: Markup) -> None:
+        self.limits, self.our, self.m = limits, our, m
+        self.cut = False
+
+    def raw(self, text: str) -> str:
+        """``text`` (unescaped) clipped to ``limits.text`` characters with a visible ``…``."""
+        cap = self.limits.text
+        if cap is None or len(text) <= cap:
+            return text
+        self.cut = True
+        return _prefix(text, max(cap - 1, 8)) + "…"
+
+    def text(self, text: str) -> str:
+        """One line of PR text, clipped and escaped."""
+        return self.m.text(self.raw(text))
+
+    def code(self, text: str) -> str:
+        """A path as inline code, clipped and escaped."""
+        return self.m.code(self.raw(text))
+
+    def items(self, items: Sequence[str]) -> list[str]:
+        """The first ``limits.items`` of ``items`` and a "… and N more" marker for the rest."""
+        cap = self.limits.items
+        if cap is None or len(items) <= cap:
+            return list(items)
+        self.cut = True
+        return [*items[:cap], self.m.text(self.our.more.format(count=len(items) - cap))]
+
+
+def _prefix(text: str, limit: int) -> str:
+    """The longest start of ``text`` of at most ``limit`` characters that ends at a break
+    :func:`~bot.cards.escape.split_text` allows (paragraph, line, word, whole character)."""
+    kept, end = "", 0
+    for chunk in split_text(text, limit):
+        pos = text.find(chunk, end)
+        if pos < 0 or pos + len(chunk) > limit:
+            break
+        end = pos + len(chunk)
+        kept = text[:end]
+    return kept.rstrip()
+
+
+def _item(text: str, clip: _Clipper) -> str:
+    """A focus or evidence item: a path as code, anything else as text."""
+    return clip.code(text) if _PATH_LIKE.match(text.strip()) else clip.text(text)
+
+
+def _when(moment: datetime, timezone: str) -> str:
+    """``2026-04-17 16:31 +08:00``: the merge time in ``timezone`` with its UTC offset."""
+    local = moment.astimezone(ZoneInfo(timezone))
+    offset = local.strftime("%z")
+    return f"{local:%Y-%m-%d %H:%M} {offset[:3]}:{offset[3:]}"

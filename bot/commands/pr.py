@@ -1,0 +1,170 @@
+"""``prhub pr N``: the analysis of one pull request — the answer to "PR #6046 值得读吗".
+
+::
+
+    prhub pr N --source jsonl:PATH [--repo OWNER/NAME] [--lang zh|en]
+               [--format markdown|json|slack|feishu] [--out FILE]
+
+``N`` is ``6046``, ``#6046`` or the PR's address
+(``https://github.com/OWNER/NAME/pull/6046``; then the repository comes from
+it). The PR is read from the source first: an unknown number ends with one
+line ``error: PR #N not found in this source (…)`` and exit code 1, before any
+analysis. The analysis sees the PRs merged in the same ISO week (in the
+configured time zone) as the weekly digest does, so both give the same verdict.
+
+stdout carries only the answer (or nothing with ``--out``); a one-line summary
+and errors go to stderr; every :class:`~bot.errors.PrhubError` ends the
+command with one line and exit code 1.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from bot.commands.common import canonical_repo
+from bot.config import load_settings, settings_source
+from bot.digest.service import analyze_pr
+from bot.digest.window import week_window, zone
+from bot.errors import PrhubError, PRNotFoundError, SourceError
+from bot.models import DigestPR, Language, PullRequest
+from bot.sources.base import PRSource, open_source
+
+_stderr = Console(stderr=True)
+
+_NUMBER = re.compile(r"^#?\s*(\d+)$")
+_PR_URL = re.compile(
+    r"^https?://[^/\s]+/(?P<repo>[^/\s]+/[^/\s]+?)(?:/-)?/(?:pull|pulls|merge_requests)/(?P<number>\d+)"
+    r"(?:[/?#]\S*)?$",
+    re.IGNORECASE,
+)
+
+
+class PRFormat(StrEnum):
+    """What ``prhub pr`` writes."""
+
+    markdown = "markdown"
+    json = "json"
+    slack = "slack"
+    feishu = "feishu"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``pr`` command to ``app``."""
+    app.command("pr")(pr)
+
+
+def parse_pr_ref(ref: str) -> tuple[str | None, int]:
+    """The repository (``None`` unless ``ref`` is an address) and number of a PR reference.
+
+    Accepts ``6046``, ``#6046`` and ``https://HOST/OWNER/NAME/pull/6046`` (also
+    ``/pulls/`` and GitLab's ``/-/merge_requests/``, with any trailing path,
+    query or fragment).
+
+    Raises:
+        PrhubError: ``ref`` is none of these, or the number is 0.
+    """
+    text = ref.strip()
+    match = _NUMBER.match(text)
+    repo: str | None = None
+    if match is None:
+        url = _PR_URL.match(text)
+        if url is None:
+            raise PrhubError(f"cannot read {ref!r} as a PR: expected a number (6046, #6046) or a PR URL")
+        repo, digits = url["repo"], url["number"]
+    else:
+        digits = match[1]
+    number = int(digits)
+    if number < 1:
+        raise PrhubError(f"PR numbers start at 1, got {ref!r}")
+    return repo, number
+
+
+def pr(
+    ref: Annotated[str, typer.Argument(metavar="N", help="PR number (6046 or '#6046') or the PR's URL.")],
+    source: Annotated[
+        str | None, typer.Option(help="Where PRs come from: jsonl:PATH (a snapshot file, plain or .gz).")
+    ] = None,
+    repo: Annotated[
+        str | None,
+        typer.Option(help="Repository owner/name; may be left out when N is a URL or the source holds only one."),
+    ] = None,
+    lang: Annotated[Language | None, typer.Option(help="Language of the answer: zh or en.")] = None,
+    fmt: Annotated[PRFormat, typer.Option("--format", help="Output format.")] = PRFormat.markdown,
+    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Is PR N worth reading? Its analysis: verdict, what it does, risks, where to start.
+
+    Example: prhub pr 6046 --source jsonl:examples/verl-2026-W16.jsonl
+    """
+    try:
+        settings = load_settings(language=lang)
+        if source is None:
+            raise SourceError("--source is required for now: jsonl:PATH (a snapshot file)")
+        url_repo, number = parse_pr_ref(ref)
+        if url_repo and repo and url_repo.lower() != repo.strip().lower():
+            raise PrhubError(f"the URL names {url_repo} but --repo says {repo.strip()}")
+        pr_source = open_source(source)
+        name = canonical_repo(repo or url_repo, pr_source.repos())
+        found = _pull_request(pr_source, name, number)
+        week = _week_prs(pr_source, found, settings.timezone)
+        item = analyze_pr(found, settings=settings, window_prs=week)
+        text = _render(item, fmt, repo=name, language=settings.language, timezone=settings.timezone)
+    except PrhubError as exc:
+        raise _fail(str(exc)) from exc
+    summary = f"{name} #{number}: {_verdict(item)} · config {settings_source()}"
+    if out is None:
+        sys.stdout.write(text)
+        _stderr.print(Text(summary), highlight=False, soft_wrap=True)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write {out}: {exc.strerror}") from exc
+    _stderr.print(Text(f"wrote {out} · {summary}"), highlight=False, soft_wrap=True)
+
+
+def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
+    """PR ``number`` of ``repo``; a missing one is reported as ``PR #N not found in this source (…)``."""
+    try:
+        return source.pull_request(repo, number)
+    except PRNotFoundError as exc:
+        raise PRNotFoundError(f"PR #{number} not found in this source ({exc})") from exc
+
+
+def _week_prs(source: PRSource, pr: PullRequest, timezone: str) -> list[PullRequest]:
+    """The PRs of ``pr``'s repository merged in its ISO week in ``timezone`` (the digest's window)."""
+    day = pr.merged_at.astimezone(zone(timezone)).date().isocalendar()
+    return source.merged_prs(pr.repo, week_window(day.year, day.week, timezone))
+
+
+def _render(item: DigestPR, fmt: PRFormat, *, repo: str, language: Language, timezone: str) -> str:
+    if fmt is PRFormat.json:
+        return item.model_dump_json(indent=2) + "\n"
+    from bot.cards.pr import render_pr_feishu, render_pr_markdown, render_pr_slack
+
+    if fmt is PRFormat.markdown:
+        return render_pr_markdown(item, repo=repo, language=language, timezone=timezone)
+    render = render_pr_slack if fmt is PRFormat.slack else render_pr_feishu
+    payload = render(item, repo=repo, language=language, timezone=timezone)
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
+
+def _verdict(item: DigestPR) -> str:
+    if item.analysis is None:
+        return "pending"
+    return f"{item.analysis.recommendation.level} ({item.analysis.status})"
+
+
+def _fail(message: str) -> typer.Exit:
+    """Print ``error: <message>`` as one line on stderr; the exit (code 1) to raise."""
+    _stderr.print(Text.assemble(("error:", "bold red"), " ", message), highlight=False, soft_wrap=True)
+    return typer.Exit(code=1)
