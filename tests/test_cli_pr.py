@@ -174,3 +174,15 @@ def test_parse_pr_ref(ref: str, expected: tuple[str | None, int]) -> None:
 def test_parse_pr_ref_rejects_garbage() -> None:
     with pytest.raises(PrhubError, match="expected a number"):
         parse_pr_ref("PR six thousand")
+
+
+def test_readme_sample_is_the_real_output() -> None:
+    """The README's `prhub pr` sample is exactly what the command prints (so it cannot go stale)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## `prhub pr`"):]
+    command = "prhub pr 6046 --source jsonl:examples/verl-2026-W16.jsonl"
+    assert command in section
+    sample = section[section.index("````markdown\n") + len("````markdown\n"):section.index("````\n", 20)]
+    code, out, _ = run("pr", "6046", *SOURCE)
+    assert code == 0
+    assert out == sample
