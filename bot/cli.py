@@ -8,6 +8,7 @@ to stdout (or ``--out``); progress and errors go to stderr; any
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -19,15 +20,16 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot import __version__
 from bot.commands.common import canonical_repo
-from bot.config import load_settings, settings_source
+from bot.config import Settings, load_settings, settings_source
 from bot.digest.service import build_digest
 from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError, SourceError
-from bot.models import Digest, Language
+from bot.models import Digest, Language, PullRequest, Window
 from bot.sources.base import open_source
 
 app = typer.Typer(
@@ -79,6 +81,26 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
             bar.update(task, completed=done, total=total)
 
         yield update
+
+
+def _llm_digest(
+    prs: list[PullRequest], *, repo: str, window: Window, settings: Settings, progress: Callable[[int, int], None],
+) -> Digest:
+    """The digest with the LLM analyzer (``PRHUB_LLM_MODEL``), cached in Redis when it answers
+    (otherwise one warning line and an in-process cache); usage goes to stderr."""
+    from bot.digest.llm.run import llm_digest  # imports litellm: only when a model is configured
+    from bot.digest.usage import describe_usage
+
+    warned: list[str] = []
+
+    def warn(message: str) -> None:
+        if not warned:
+            warned.append(message)
+            _stderr.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
+
+    result = asyncio.run(llm_digest(prs, repo=repo, window=window, settings=settings, warn=warn, progress=progress))
+    _stderr.print(describe_usage(result.usage), highlight=False, soft_wrap=True)
+    return result
 
 
 def _fail(exc: PrhubError) -> typer.Exit:
@@ -148,7 +170,10 @@ def digest(
         with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
             prs = pr_source.merged_prs(repo, window)
         with _progress(f"analysing {len(prs)} PRs") as progress:
-            result = build_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
+            if settings.llm_model:
+                result = _llm_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
+            else:
+                result = build_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
         text = _render(result, fmt)
     except PrhubError as exc:
         raise _fail(exc) from exc

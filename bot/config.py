@@ -38,7 +38,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -109,6 +109,23 @@ class Settings(BaseSettings):
     timezone: str = "Asia/Shanghai"
     language: Language = "zh"
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # LLM analysis (see README "LLM and Redis"); llm_model None = the heuristic analyzer only.
+    llm_model: str | None = None
+    """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/qwen2.5``); ``PRHUB_LLM_MODEL``."""
+    llm_api_base: str | None = None
+    """OpenAI-compatible base URL (self-hosted servers, tests' fake server); ``PRHUB_LLM_API_BASE``."""
+    llm_api_key: SecretStr | None = None
+    """API key; when unset litellm reads the provider's usual variable (``OPENAI_API_KEY``, …)."""
+    llm_concurrency: int = Field(default=8, ge=1, le=256)
+    """Chat completions in flight at once."""
+    llm_timeout_s: float = Field(default=120.0, gt=0)
+    """Seconds one chat completion may take (the outer guard adds a few seconds)."""
+    llm_max_retries: int = Field(default=3, ge=0, le=10)
+    """Retries of a rate-limited (429) or temporarily failing call, waiting ``Retry-After``."""
+    llm_context_default: int = Field(default=8192, ge=1024)
+    """Context size in tokens for models litellm has no metadata for (local models)."""
+    cache_ttl_s: int = Field(default=30 * 24 * 3600, ge=1)
+    """How long analyses and narratives stay in the Redis cache, in seconds (default 30 days)."""
     repositories: dict[str, RepoConfig] = Field(default_factory=dict)
     defaults: RepoConfig = Field(default_factory=RepoConfig)
 

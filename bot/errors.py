@@ -5,10 +5,15 @@
     PrhubError                      base; ``str(exc)`` is one line a person can act on
     ├── ConfigError                 bad prhub.toml / environment value
     ├── WindowError                 malformed week, since > until, unknown time zone
-    └── SourceError                 a PR source could not give what was asked
-        ├── SnapshotFormatError     a snapshot line is not JSON or lacks a field (has ``path``, ``line``)
-        ├── UnknownRepoError        the source holds no PR of that repository
-        └── PRNotFoundError         no merged PR with that number
+    ├── SourceError                 a PR source could not give what was asked
+    │   ├── SnapshotFormatError     a snapshot line is not JSON or lacks a field (has ``path``, ``line``)
+    │   ├── UnknownRepoError        the source holds no PR of that repository
+    │   └── PRNotFoundError         no merged PR with that number
+    └── LLMError                    a call to the language model failed
+        ├── LLMCallError            this call failed (timeout, bad reply, retries spent): the PR falls back
+        └── LLMStopError            the model cannot be used for the rest of the run: the run stops
+            ├── LLMAuthError        the provider refused the credentials (401/403)
+            └── LLMQuotaError       the account's quota is spent (429 ``insufficient_quota``)
 
 Code raises the most specific class and chains the cause (``raise … from exc``);
 nothing catches ``Exception`` to log and carry on.
@@ -54,3 +59,28 @@ class UnknownRepoError(SourceError):
 
 class PRNotFoundError(SourceError):
     """No merged pull request with that number in that repository."""
+
+
+class LLMError(PrhubError):
+    """A call to the language model failed."""
+
+
+class LLMCallError(LLMError):
+    """One call failed for good (timeout, a reply that stayed invalid after the re-ask, a
+    rate limit or server error that outlasted the retries, a refused request).
+
+    The caller falls back to the heuristic text for that one PR or narrative and
+    records ``str(exc)`` as the ``fallback_reason``.
+    """
+
+
+class LLMStopError(LLMError):
+    """The model cannot be used for the rest of this run; retrying cannot help."""
+
+
+class LLMAuthError(LLMStopError):
+    """The LLM provider refused the credentials (HTTP 401 or 403)."""
+
+
+class LLMQuotaError(LLMStopError):
+    """The LLM account's quota is spent (HTTP 429 with the ``insufficient_quota`` code)."""

@@ -11,7 +11,7 @@ Model tree::
     PullRequest ─ files: FileChange*          (from a source: snapshot, GitHub, git)
     Analysis ─ risks: Risk*, recommendation: Recommendation, coverage: Coverage
     Digest ─ window: Window, stats: DigestStats, prs: DigestPR* (each with Analysis | None),
-             trends: LabelTrend*, risk_rollup: RiskRollup*, label_view: LabelGroup*
+             trends: LabelTrend*, risk_rollup: RiskRollup*, label_view: LabelGroup*, usage: LLMUsage
 """
 
 from __future__ import annotations
@@ -231,6 +231,24 @@ class LabelGroup(_Value):
     pr_numbers: tuple[int, ...]
 
 
+class LLMUsage(_Value):
+    """What the language model cost for one digest or answer.
+
+    ``llm_calls`` counts chat-completion requests sent (retries and re-asks
+    included); ``cache_hits`` the analyses and narratives read from the cache;
+    tokens as the provider reported them; ``cost_usd`` as litellm prices them
+    (``None`` when no call had a known price, e.g. local models); ``fallbacks``
+    the PRs or narratives that fell back to the heuristic text.
+    """
+
+    llm_calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    fallbacks: int = 0
+
+
 class Digest(_Value):
     """The report for one repository and one window; what every renderer draws.
 
@@ -259,6 +277,7 @@ class Digest(_Value):
     suggestions: tuple[str, ...]
     label_view: tuple[LabelGroup, ...]
     pending: tuple[int, ...]
+    usage: LLMUsage = Field(default_factory=LLMUsage)
 
     def pr(self, number: int) -> DigestPR:
         """The digest's entry for PR ``number``.

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
@@ -14,6 +15,7 @@ from bot.config import Settings
 from bot.digest import aggregate, texts
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, hot_files
 from bot.digest.labels import Labeler
+from bot.digest.usage import UsageMeter
 from bot.digest.window import contains, last_day
 from bot.models import Analysis, Digest, DigestPR, Language, PullRequest, Window
 
@@ -31,6 +33,21 @@ class Analyzer(Protocol):
     name: str
 
     def analyze(self, pr: PullRequest, context: AnalysisContext) -> Analysis | None: ...
+
+
+class AsyncAnalyzer(Protocol):
+    """An analyzer that waits on I/O (the LLM, the cache); same contract as :class:`Analyzer`."""
+
+    name: str
+
+    async def analyze_async(self, pr: PullRequest, context: AnalysisContext) -> Analysis | None: ...
+
+
+class Narrator(Protocol):
+    """Rewrites the narrative of an assembled digest (numbers untouched); returns it unchanged
+    when it cannot."""
+
+    async def narrate(self, digest: Digest) -> Digest: ...
 
 
 def build_digest(
@@ -65,27 +82,109 @@ def build_digest(
     lang: Language = language or settings.language
     config = settings.repo(repo)
     analyzer = analyzer or HeuristicAnalyzer()
-    selected = sorted(
-        (p for p in prs if p.repo.lower() == repo.lower() and contains(window, p.merged_at)),
-        key=lambda p: (p.merged_at, p.number),
-    )
+    selected = _select(prs, repo, window)
     context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(selected, config))
-    labeler = Labeler(config)
-    items: list[DigestPR] = []
+    analyses: list[Analysis | None] = []
     for done, pr in enumerate(selected, start=1):
-        items.append(
-            DigestPR(
-                number=pr.number, title=pr.title, url=pr.url or config.pr_url(repo, pr.number), author=pr.author,
-                labels=labeler.labels(pr), merged_at=pr.merged_at, additions=pr.additions,
-                deletions=pr.deletions, changed_files=pr.changed_files or len(pr.files),
-                analysis=analyzer.analyze(pr, context),
-            )
-        )
+        analyses.append(analyzer.analyze(pr, context))
         if progress is not None:
             progress(done, len(selected))
+    items = _items(selected, analyses, repo, settings)
     files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
     return _assemble(repo, window, lang, items, files, config.key_pr_bar, analyzer.name,
                      now or datetime.now(UTC))
+
+
+async def build_digest_async(
+    prs: Sequence[PullRequest],
+    *,
+    repo: str,
+    window: Window,
+    settings: Settings,
+    language: Language | None = None,
+    analyzer: AsyncAnalyzer | None = None,
+    narrator: Narrator | None = None,
+    meter: UsageMeter | None = None,
+    now: datetime | None = None,
+    progress: Progress | None = None,
+) -> Digest:
+    """Build the digest with an async analyzer; arguments as :func:`build_digest`, plus:
+
+    Args:
+        analyzer: e.g. :class:`bot.digest.llm.LLMAnalyzer`; all PRs are analysed
+            concurrently (the analyzer bounds its own concurrency); default the heuristic.
+        narrator: rewrites the executive summary, highlights, trend notes and suggestions
+            (e.g. :class:`bot.digest.llm.Narrator`); default: the heuristic narrative stays.
+        meter: the run's LLM usage counter; its snapshot becomes ``Digest.usage``.
+        progress: called ``(done, total)`` as each analysis completes (in completion order).
+
+    Raises:
+        LLMStopError: the analyzer or narrator found the model unusable (auth, quota);
+            requests in flight finish, no new one is sent.
+    """
+    lang: Language = language or settings.language
+    config = settings.repo(repo)
+    selected = _select(prs, repo, window)
+    context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(selected, config))
+    if analyzer is None:
+        heuristic = HeuristicAnalyzer()
+        name = heuristic.name
+        analyses: list[Analysis | None] = [heuristic.analyze(pr, context) for pr in selected]
+        if progress is not None and selected:
+            progress(len(selected), len(selected))
+    else:
+        name = analyzer.name
+        analyses = await _analyze_all(analyzer, selected, context, progress)
+    items = _items(selected, analyses, repo, settings)
+    files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
+    digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, name, now or datetime.now(UTC))
+    if narrator is not None:
+        digest = await narrator.narrate(digest)
+    return digest if meter is None else digest.model_copy(update={"usage": meter.snapshot()})
+
+
+async def _analyze_all(
+    analyzer: AsyncAnalyzer, selected: list[PullRequest], context: AnalysisContext, progress: Progress | None,
+) -> list[Analysis | None]:
+    done = 0
+
+    async def one(pr: PullRequest) -> Analysis | None:
+        nonlocal done
+        result = await analyzer.analyze_async(pr, context)
+        done += 1
+        if progress is not None:
+            progress(done, len(selected))
+        return result
+
+    # Every task runs to its end (an analyzer whose model became unusable fails the rest at once),
+    # so no request is cancelled half-way; then the first error, if any, is raised.
+    results = await asyncio.gather(*(one(pr) for pr in selected), return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return [r for r in results if not isinstance(r, BaseException)]
+
+
+def _select(prs: Sequence[PullRequest], repo: str, window: Window) -> list[PullRequest]:
+    return sorted(
+        (p for p in prs if p.repo.lower() == repo.lower() and contains(window, p.merged_at)),
+        key=lambda p: (p.merged_at, p.number),
+    )
+
+
+def _items(
+    selected: list[PullRequest], analyses: list[Analysis | None], repo: str, settings: Settings,
+) -> list[DigestPR]:
+    config = settings.repo(repo)
+    labeler = Labeler(config)
+    return [
+        DigestPR(
+            number=pr.number, title=pr.title, url=pr.url or config.pr_url(repo, pr.number), author=pr.author,
+            labels=labeler.labels(pr), merged_at=pr.merged_at, additions=pr.additions,
+            deletions=pr.deletions, changed_files=pr.changed_files or len(pr.files), analysis=analysis,
+        )
+        for pr, analysis in zip(selected, analyses, strict=True)
+    ]
 
 
 def analyze_pr(

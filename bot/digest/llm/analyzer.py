@@ -1,0 +1,228 @@
+"""The LLM analyzer: one chat completion per PR, merged with the computed facts, cached.
+
+For each PR, :meth:`LLMAnalyzer.analyze_async`:
+
+1. runs the heuristic analyzer (the facts, and the fallback);
+2. reads the cache (key: repo, number, merge commit, ``llm``, prompt version,
+   model, language — see :func:`analysis_key`); a hit costs no call;
+3. renders ``bot/prompts/pr_analysis.j2`` with the PR's text fenced as untrusted
+   data, the file list, the facts and the diff excerpts that fit the budget
+   (:mod:`bot.digest.llm.excerpts`), asks, validates, re-asks once
+   (:mod:`bot.digest.llm.reply`);
+4. merges the reply with the facts (:func:`merge_reply`) and caches it; a failed
+   call gives the heuristic analysis with ``fallback_reason`` (not cached).
+
+Merge rules (facts come from code, words may come from the model):
+
+- ``importance`` is clamped to ``[1, heuristic + IMPORTANCE_MARGIN]`` (and 10),
+  ``insight`` to ``[1, heuristic + INSIGHT_MARGIN]``: a PR body that asks for a
+  10 gains at most the margin, and only if the model agrees with it. When
+  importance was clamped, the reading level is the lower of the model's and
+  the heuristic's.
+- every computed risk stays (with its evidence); the model may reword its title
+  and detail and add at most ``MAX_EXTRA_RISKS`` risks of its own; evidence and
+  path-like focus items that are not files of the PR are dropped.
+- ``breaking`` and ``reverts`` stay computed; a computed ``revert`` type stays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import cache
+from typing import Any
+
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
+from bot.digest.llm._litellm import litellm
+from bot.digest.llm.client import LLMClient
+from bot.digest.llm.excerpts import ExcerptPlan, plan_excerpts
+from bot.digest.llm.prompts import Prompt, load_prompt
+from bot.digest.llm.reply import AnalysisReply, ask_json
+from bot.errors import LLMCallError
+from bot.models import Analysis, Coverage, Language, PullRequest, RecommendationLevel, Risk
+from bot.store import Store, cache_key, digest_of
+
+IMPORTANCE_MARGIN = 2
+INSIGHT_MARGIN = 3
+MAX_EXTRA_RISKS = 4
+MAX_FOCUS = 8
+MAX_FILES_LISTED = 150
+MAX_BODY_CHARS = 12_000
+MAX_REPLY_TOKENS = 1_500
+MAX_DIFF_TOKENS = 32_000
+LANGUAGE_NAMES: dict[Language, str] = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
+_LEVEL_RANK: dict[RecommendationLevel, int] = {"skip": 0, "skim": 1, "close_read": 2}
+_PATHLIKE = re.compile(r"^[\w.@-]+(?:/[\w.@-]+)+$|^[\w@-]+\.[A-Za-z0-9]{1,6}$")
+
+
+def analysis_key(pr: PullRequest, *, prompt_version: str, model: str, language: Language) -> str:
+    """``prhub:analysis:{repo}:{number}:{merge_sha}:llm:{prompt_version}:{model}:{lang}``.
+
+    Without a merge commit (a source that lacks it) the PR's content hash stands in.
+    """
+    sha = pr.merge_commit_sha or "c-" + digest_of(pr.model_dump(mode="json"))[:16]
+    return cache_key("analysis", pr.repo, pr.number, sha, "llm", prompt_version, model, language)
+
+
+@cache
+def context_tokens(model: str, default: int) -> int:
+    """The model's input context size from litellm's metadata, else ``default``."""
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # litellm raises a bare Exception for models it does not know
+        return default
+    size = info.get("max_input_tokens") or info.get("max_tokens")
+    return int(size) if size else default
+
+
+class LLMAnalyzer:
+    """Per-PR analysis by the model, cached, falling back to the heuristic.
+
+    Args:
+        client: the LLM client (its meter counts calls, tokens, cost).
+        store: the cache.
+        ttl_s: cache lifetime of an analysis, seconds.
+        context_default: context size for models litellm has no metadata for.
+        prompt: the template; default the shipped ``pr_analysis``.
+        heuristic: the fallback and source of the facts.
+    """
+
+    def __init__(
+        self, *, client: LLMClient, store: Store, ttl_s: int, context_default: int = 8192,
+        prompt: Prompt | None = None, heuristic: HeuristicAnalyzer | None = None,
+    ) -> None:
+        self.client = client
+        self.store = store
+        self.ttl_s = ttl_s
+        self.context_default = context_default
+        self.prompt = prompt or load_prompt("pr_analysis")
+        self.heuristic = heuristic or HeuristicAnalyzer()
+        self.name = f"llm:{client.model}"
+
+    async def analyze_async(self, pr: PullRequest, context: AnalysisContext) -> Analysis:
+        """The analysis of ``pr``: cached, else asked, else the heuristic with ``fallback_reason``.
+
+        Raises:
+            LLMStopError: the provider refused the credentials or the quota is spent.
+        """
+        base = self.heuristic.analyze(pr, context)
+        key = analysis_key(pr, prompt_version=self.prompt.version, model=self.client.model,
+                           language=context.language)
+        cached = await self.store.get_json(key)
+        if cached is not None:
+            self.client.meter.cache_hits += 1
+            return Analysis.model_validate(cached)
+        messages, plan = self._prompt(pr, context, base)
+        try:
+            reply = await ask_json(self.client, messages, AnalysisReply, max_tokens=MAX_REPLY_TOKENS)
+        except LLMCallError as exc:
+            self.client.meter.fallbacks += 1
+            return base.model_copy(update={"fallback_reason": str(exc)})
+        analysis = merge_reply(base, reply, pr, plan.coverage, analyzer=self.name)
+        await self.store.set_json(key, analysis.model_dump(mode="json"), self.ttl_s)
+        return analysis
+
+    def _prompt(self, pr: PullRequest, context: AnalysisContext,
+                base: Analysis) -> tuple[list[dict[str, str]], ExcerptPlan]:
+        variables = _variables(pr, context, base)
+        if not any(f.patch for f in pr.files):
+            plan = plan_excerpts(pr.files, budget_tokens=0, count=len, generated=context.repo.generated_paths)
+            return self.prompt.render(**variables, excerpts=[], left_out=[]), plan
+        model = self.client.model
+
+        def count(text: str) -> int:
+            return int(litellm.token_counter(model=model, text=text))
+
+        bare = self.prompt.render(**variables, excerpts=[], left_out=[])
+        used = int(litellm.token_counter(model=model, messages=bare))
+        room = context_tokens(model, self.context_default) - used - MAX_REPLY_TOKENS
+        budget = max(0, min(MAX_DIFF_TOKENS, int(room * 0.8)))
+        plan = plan_excerpts(pr.files, budget_tokens=budget, count=count, generated=context.repo.generated_paths)
+        excerpts = [{"path": e.path, "text": e.text, "clipped": e.clipped} for e in plan.excerpts]
+        left_out = [{"path": x.path, "reason": x.reason} for x in plan.left_out]
+        return self.prompt.render(**variables, excerpts=excerpts, left_out=left_out), plan
+
+
+def _variables(pr: PullRequest, context: AnalysisContext, base: Analysis) -> dict[str, Any]:
+    listed = sorted(pr.files, key=lambda f: -f.changed_lines)[:MAX_FILES_LISTED]
+    keep = {f.path for f in listed}
+    body = pr.body if len(pr.body) <= MAX_BODY_CHARS else pr.body[:MAX_BODY_CHARS] + "\n… (cut)"
+    fence = hashlib.sha256(f"{pr.repo}#{pr.number}\n{pr.title}\n{pr.body}".encode()).hexdigest()[:12]
+    return {
+        "repo": pr.repo, "number": pr.number, "merged_at": pr.merged_at.isoformat(), "author": pr.author or "-",
+        "files_total": len(pr.files) or pr.changed_files, "additions": pr.additions, "deletions": pr.deletions,
+        "fence": fence, "title": pr.title, "body": body.strip(),
+        "files": [{"path": f.path, "status": f.status, "additions": f.additions if f.additions is not None else "?",
+                   "deletions": f.deletions if f.deletions is not None else "?"}
+                  for f in pr.files if f.path in keep],
+        "files_omitted": max(0, len(pr.files) - len(listed)),
+        "facts": {
+            "change_type": base.change_type, "breaking": base.breaking, "importance": base.importance,
+            "insight": base.insight, "level": base.recommendation.level, "minutes": base.recommendation.minutes,
+            "risks": [{"kind": r.kind, "detail": r.detail, "evidence": list(r.evidence)} for r in base.risks],
+        },
+        "importance_cap": min(10, base.importance + IMPORTANCE_MARGIN),
+        "language_name": LANGUAGE_NAMES[context.language],
+    }
+
+
+def _clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))
+
+
+def _pathlike(text: str) -> bool:
+    return bool(_PATHLIKE.match(text.strip().strip("`")))
+
+
+def merge_reply(
+    base: Analysis, reply: AnalysisReply, pr: PullRequest, coverage: Coverage, *, analyzer: str,
+) -> Analysis:
+    """The model's analysis bounded by the facts (see the module docstring for the rules).
+
+    Args:
+        base: the heuristic analysis of ``pr``.
+        reply: the validated reply.
+        pr: the PR (its files bound evidence and focus).
+        coverage: what the prompt held.
+        analyzer: the analyzer name recorded (``llm:MODEL``).
+    """
+    paths = {f.path for f in pr.files} | {f.previous_path for f in pr.files if f.previous_path}
+    importance_cap = min(10, base.importance + IMPORTANCE_MARGIN)
+    importance = _clamp(reply.importance, 1, importance_cap)
+    insight = _clamp(reply.insight, 1, min(10, base.insight + INSIGHT_MARGIN))
+    by_kind = {r.kind: r for r in reply.risks}
+    risks: list[Risk] = []
+    for computed in base.risks:
+        said = by_kind.get(computed.kind)
+        extra = [e for e in (said.evidence if said else []) if e in paths and e not in computed.evidence]
+        risks.append(Risk(kind=computed.kind, title=said.title if said else computed.title,
+                          detail=said.detail if said and said.detail else computed.detail,
+                          evidence=(*computed.evidence, *extra)))
+    known = {r.kind for r in base.risks}
+    for own in [r for r in reply.risks if r.kind not in known][:MAX_EXTRA_RISKS]:
+        risks.append(Risk(kind=own.kind, title=own.title, detail=own.detail,
+                          evidence=tuple(dict.fromkeys(e for e in own.evidence if e in paths))))
+    level = reply.recommendation.level
+    if reply.importance > importance_cap and _LEVEL_RANK[base.recommendation.level] < _LEVEL_RANK[level]:
+        level = base.recommendation.level
+    focus = [f.strip() for f in reply.recommendation.focus
+             if f.strip() and (not _pathlike(f) or f.strip().strip("`") in paths)][:MAX_FOCUS]
+    return Analysis(
+        summary=reply.summary.strip(),
+        change_type="revert" if base.change_type == "revert" else reply.change_type,
+        breaking=base.breaking,
+        importance=importance,
+        insight=insight,
+        risks=tuple(risks),
+        recommendation=base.recommendation.model_copy(update={
+            "level": level, "minutes": max(1, reply.recommendation.minutes),
+            "reason": reply.recommendation.reason.strip(),
+            "focus": tuple(focus) or base.recommendation.focus,
+        }),
+        key_points=tuple(p.strip() for p in reply.key_points if p.strip())[:6] or base.key_points,
+        coverage=coverage,
+        status="llm",
+        reverts=base.reverts,
+        analyzer=analyzer,
+        language=base.language,
+    )

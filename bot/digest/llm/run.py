@@ -1,0 +1,45 @@
+"""One LLM digest run for a one-shot caller (the CLI): open the cache, build, close.
+
+The bot's long-running process keeps its store and runtime instead; this is the
+short path for ``prhub digest`` with ``PRHUB_LLM_MODEL`` set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from bot.config import Settings
+from bot.digest.llm import llm_runtime
+from bot.digest.service import Progress, build_digest_async
+from bot.models import Digest, Language, PullRequest, Window
+from bot.store import open_store
+
+
+async def llm_digest(
+    prs: Sequence[PullRequest], *, repo: str, window: Window, settings: Settings, warn: Callable[[str], None],
+    language: Language | None = None, now: datetime | None = None, progress: Progress | None = None,
+) -> Digest:
+    """The digest with LLM analyses and narrative, cached in Redis when it answers.
+
+    Args:
+        prs, repo, window, settings, language, now, progress: as for
+            :func:`bot.digest.service.build_digest`; ``settings.llm_model`` must be set.
+        warn: shows one line to the person (Redis unreachable: the run continues
+            with an in-process cache).
+
+    Returns:
+        The digest; ``Digest.usage`` holds calls, cache hits, tokens and cost.
+
+    Raises:
+        LLMStopError: credentials refused or quota spent.
+    """
+    store = await open_store(settings.redis_url, warn=warn)
+    try:
+        runtime = llm_runtime(settings, store)
+        return await build_digest_async(
+            prs, repo=repo, window=window, settings=settings, language=language, analyzer=runtime.analyzer,
+            narrator=runtime.narrator, meter=runtime.meter, now=now, progress=progress,
+        )
+    finally:
+        await store.close()

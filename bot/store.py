@@ -1,0 +1,211 @@
+"""A small async key-value store of JSON values with a time to live: Redis, or a dict.
+
+The analysis cache (and later the bot's event de-duplication and push markers)
+sees only :class:`Store`. Two implementations share it:
+
+- :class:`RedisStore` — redis-py's asyncio client (``PRHUB_REDIS_URL``). If Redis
+  stops answering in the middle of a run, the store reports it once through its
+  ``on_unavailable`` callback and from then on behaves as an empty cache (reads
+  miss, writes are dropped): a one-shot CLI run is still worth finishing without
+  its cache. The bot will instead refuse to start without Redis.
+- :class:`MemoryStore` — a dict in this process, with the same TTL semantics;
+  for tests of pure logic and for the CLI when no Redis answers.
+
+:func:`open_store` picks one: Redis when it answers a ``PING``, else memory plus
+a one-line warning for the caller to show.
+
+Keys are plain strings; :func:`cache_key` joins parts with ``:`` and replaces a
+part longer than :data:`MAX_PART` characters (or holding spaces or colons) by
+its SHA-256 prefix, so keys stay short and unambiguous.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+__all__ = ["KEY_PREFIX", "MAX_PART", "MemoryStore", "RedisStore", "Store", "cache_key", "digest_of", "open_store"]
+
+KEY_PREFIX = "prhub"
+MAX_PART = 80
+_CONNECT_TIMEOUT_S = 2.0
+
+
+class Store(Protocol):
+    """JSON values under string keys, each with an optional time to live."""
+
+    async def get_json(self, key: str) -> Any | None:
+        """The value stored under ``key`` (decoded JSON), or ``None`` when absent or expired."""
+        ...
+
+    async def set_json(self, key: str, value: Any, ttl_s: int | None = None) -> None:
+        """Store ``value`` (anything :func:`json.dumps` accepts) under ``key``, for ``ttl_s`` seconds
+        (``None``: no expiry)."""
+        ...
+
+    async def delete(self, *keys: str) -> None:
+        """Remove ``keys``; missing keys are ignored."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections; the store is not used afterwards."""
+        ...
+
+
+def cache_key(*parts: object, prefix: str = KEY_PREFIX) -> str:
+    """``prefix:part1:part2:…``; a part that is long or holds ``:``/whitespace becomes ``h-`` + 16 hex
+    digits of its SHA-256 (repository names keep their ``/``)."""
+    out = [prefix]
+    for part in parts:
+        text = str(part)
+        if len(text) > MAX_PART or any(c in text for c in ": \t\n"):
+            text = "h-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        out.append(text)
+    return ":".join(out)
+
+
+def digest_of(value: Any) -> str:
+    """A stable SHA-256 hex digest of a JSON-able value (keys sorted), for content keys."""
+    data = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+class MemoryStore:
+    """:class:`Store` in a dict of this process; expiry is checked on read (monotonic clock)."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._data: dict[str, tuple[str, float | None]] = {}
+        self._clock = clock
+
+    async def get_json(self, key: str) -> Any | None:
+        """See :meth:`Store.get_json`."""
+        item = self._data.get(key)
+        if item is None:
+            return None
+        text, expires = item
+        if expires is not None and self._clock() >= expires:
+            del self._data[key]
+            return None
+        return json.loads(text)
+
+    async def set_json(self, key: str, value: Any, ttl_s: int | None = None) -> None:
+        """See :meth:`Store.set_json`; the value is serialised now, so later changes to it do not leak in."""
+        self._data[key] = (json.dumps(value, ensure_ascii=False), None if ttl_s is None else self._clock() + ttl_s)
+
+    async def delete(self, *keys: str) -> None:
+        """See :meth:`Store.delete`."""
+        for key in keys:
+            self._data.pop(key, None)
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class RedisStore:
+    """:class:`Store` on redis-py's asyncio client.
+
+    Args:
+        client: a ``redis.asyncio.Redis`` (injected; tests pass one on DB 15).
+        on_unavailable: called once, with a one-line message, the first time Redis
+            fails; after that every read misses and every write is skipped.
+        key_prefix: prepended to every key (tests isolate themselves with a unique one).
+    """
+
+    def __init__(self, client: aioredis.Redis, *, on_unavailable: Callable[[str], None] | None = None,
+                 key_prefix: str = "") -> None:
+        self._client = client
+        self.key_prefix = key_prefix
+        self._on_unavailable = on_unavailable
+        self.available = True
+
+    @classmethod
+    def from_url(cls, url: str, *, on_unavailable: Callable[[str], None] | None = None) -> RedisStore:
+        """A store on ``url`` (``redis://host:port/db``) with short connect and socket timeouts (2 s)."""
+        client = aioredis.Redis.from_url(
+            url, socket_connect_timeout=_CONNECT_TIMEOUT_S, socket_timeout=_CONNECT_TIMEOUT_S
+        )
+        return cls(client, on_unavailable=on_unavailable)
+
+    async def ping(self) -> None:
+        """Check that Redis answers.
+
+        Raises:
+            redis.exceptions.RedisError: it does not (connection refused, timeout, auth).
+        """
+        await self._client.ping()
+
+    def _lost(self, exc: RedisError) -> None:
+        if self.available:
+            self.available = False
+            if self._on_unavailable is not None:
+                self._on_unavailable(f"Redis stopped answering ({exc}); continuing without the cache")
+
+    async def get_json(self, key: str) -> Any | None:
+        """See :meth:`Store.get_json`."""
+        if not self.available:
+            return None
+        try:
+            raw = await self._client.get(self.key_prefix + key)
+        except RedisError as exc:
+            self._lost(exc)
+            return None
+        return None if raw is None else json.loads(raw)
+
+    async def set_json(self, key: str, value: Any, ttl_s: int | None = None) -> None:
+        """See :meth:`Store.set_json` (``SET key value EX ttl``)."""
+        if not self.available:
+            return
+        try:
+            await self._client.set(self.key_prefix + key, json.dumps(value, ensure_ascii=False), ex=ttl_s)
+        except RedisError as exc:
+            self._lost(exc)
+
+    async def delete(self, *keys: str) -> None:
+        """See :meth:`Store.delete`."""
+        if not self.available or not keys:
+            return
+        try:
+            await self._client.delete(*(self.key_prefix + k for k in keys))
+        except RedisError as exc:
+            self._lost(exc)
+
+    async def close(self) -> None:
+        """Close the client's connection pool."""
+        await self._client.aclose()
+
+
+async def open_store(url: str | None, *, warn: Callable[[str], None]) -> Store:
+    """The Redis store at ``url`` if it answers a ``PING``, else a :class:`MemoryStore`.
+
+    Args:
+        url: ``PRHUB_REDIS_URL``; ``None`` or empty means no Redis.
+        warn: called with one line when Redis does not answer now, or stops answering
+            later (at most once in total per store).
+    """
+    if not url:
+        return MemoryStore()
+    store = RedisStore.from_url(url, on_unavailable=warn)
+    try:
+        await store.ping()
+    except RedisError as exc:
+        await store.close()
+        warn(f"Redis at {_safe_url(url)} does not answer ({exc}); continuing without the cache")
+        return MemoryStore()
+    return store
+
+
+def _safe_url(url: str) -> str:
+    """``url`` without a password (``redis://:secret@host`` -> ``redis://***@host``)."""
+    scheme, sep, rest = url.partition("://")
+    if "@" in rest:
+        rest = "***@" + rest.rsplit("@", 1)[1]
+    return scheme + sep + rest
