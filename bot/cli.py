@@ -28,9 +28,9 @@ from bot.commands.common import canonical_repo
 from bot.config import Settings, load_settings, settings_source
 from bot.digest.service import build_digest
 from bot.digest.window import resolve_window, zone
-from bot.errors import PrhubError, SourceError
+from bot.errors import PrhubError
 from bot.models import Digest, Language, PullRequest, Window
-from bot.sources.base import open_source
+from bot.sources.base import close_source, default_source_spec, open_source, request_summary
 
 app = typer.Typer(
     name="prhub",
@@ -128,7 +128,8 @@ def main(
 def digest(
     source: Annotated[
         str | None,
-        typer.Option(help="Where PRs come from: jsonl:PATH (a snapshot file, plain or .gz)."),
+        typer.Option(help="Where PRs come from: github, git:PATH (a local clone) or jsonl:PATH (a snapshot "
+                          "file, plain or .gz); default github when --repo is given."),
     ] = None,
     repo: Annotated[
         str | None,
@@ -160,15 +161,16 @@ def digest(
     try:
         settings = load_settings(timezone=tz, language=lang)
         zone(settings.timezone)
-        if source is None:
-            raise SourceError("--source is required for now: jsonl:PATH (a snapshot file)")
-        pr_source = open_source(source)
+        pr_source = open_source(default_source_spec(source, repo), settings=settings)
         window = resolve_window(
             week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
         )
         repo = canonical_repo(repo, pr_source.repos())
-        with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
-            prs = pr_source.merged_prs(repo, window)
+        try:
+            with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
+                prs = pr_source.merged_prs(repo, window)
+        finally:
+            close_source(pr_source)
         with _progress(f"analysing {len(prs)} PRs") as progress:
             if settings.llm_model:
                 result = _llm_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
@@ -179,7 +181,7 @@ def digest(
         raise _fail(exc) from exc
     config = settings_source()
     summary = (f"{result.repo} {result.window.name}: {result.stats.pr_count} PRs, "
-               f"{result.stats.key_pr_count} key · config {config}")
+               f"{result.stats.key_pr_count} key{request_summary(pr_source)} · config {config}")
     if out is None:
         sys.stdout.write(text)
         _stderr.print(summary, highlight=False, soft_wrap=True)
@@ -202,3 +204,7 @@ def _date(value: datetime | None) -> date | None:
 from bot.commands import pr as _pr  # noqa: E402  (after `app` exists)
 
 _pr.register(app)
+
+from bot.commands import export as _export  # noqa: E402
+
+_export.register(app)

@@ -27,6 +27,16 @@ TOML layout (every key optional)::
 
 A repository's rules are added to the default rules; its aliases override the
 default aliases.
+
+Chat channels (``prhub serve``) are bound to a repository, a source and a
+language; a channel without a section uses ``default_repo`` / ``default_source``
+(``prhub serve --repo/--source``, ``PRHUB_DEFAULT_REPO`` / ``PRHUB_DEFAULT_SOURCE``)::
+
+    default_source = "github"
+    [channels."slack:C0123456789"]                  # platform:channel id
+    repo = "verl-project/verl"
+    source = "jsonl:examples/verl-2026-W16.jsonl"
+    language = "en"
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -83,6 +93,19 @@ class RepoConfig(BaseModel):
         return self.pr_url_template.format(repo=repo, number=number)
 
 
+class ChannelConfig(BaseModel):
+    """What one chat channel (``platform:id``, e.g. ``slack:C0123456789``) is about by default.
+
+    ``None`` fields fall back to the global defaults (:meth:`Settings.channel`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repo: str | None = None
+    source: str | None = None
+    language: Language | None = None
+
+
 class _Defaults(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -109,6 +132,14 @@ class Settings(BaseSettings):
     timezone: str = "Asia/Shanghai"
     language: Language = "zh"
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # GitHub source (README "数据源 / Sources"): the token is optional (anonymous REST: 60 requests/hour).
+    # The alias choices let the usual GITHUB_TOKEN work; the field still has a default.
+    github_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
+        default=None, validation_alias=AliasChoices("github_token", "GITHUB_TOKEN", "PRHUB_GITHUB_TOKEN")
+    )
+    """GitHub token from ``GITHUB_TOKEN`` (or ``PRHUB_GITHUB_TOKEN``); enables GraphQL search."""
+    github_api_url: str = "https://api.github.com"
+    """GitHub API root (GitHub Enterprise: ``https://HOST/api/v3``; tests: a local fake); ``PRHUB_GITHUB_API_URL``."""
     # LLM analysis (see README "LLM and Redis"); llm_model None = the heuristic analyzer only.
     llm_model: str | None = None
     """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/qwen2.5``); ``PRHUB_LLM_MODEL``."""
@@ -126,6 +157,30 @@ class Settings(BaseSettings):
     """Context size in tokens for models litellm has no metadata for (local models)."""
     cache_ttl_s: int = Field(default=30 * 24 * 3600, ge=1)
     """How long analyses and narratives stay in the Redis cache, in seconds (default 30 days)."""
+    # Chat bots (README "Slack"): the platforms' usual variable names, or PRHUB_* ones.
+    slack_bot_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
+        default=None, validation_alias=AliasChoices("slack_bot_token", "SLACK_BOT_TOKEN", "PRHUB_SLACK_BOT_TOKEN")
+    )
+    """Bot token ``xoxb-…`` from ``SLACK_BOT_TOKEN``."""
+    slack_signing_secret: SecretStr | None = Field(  # type: ignore[pydantic-alias]
+        default=None,
+        validation_alias=AliasChoices("slack_signing_secret", "SLACK_SIGNING_SECRET", "PRHUB_SLACK_SIGNING_SECRET"),
+    )
+    """Signing secret from ``SLACK_SIGNING_SECRET``; verifies HTTP requests (and is required by bolt)."""
+    slack_app_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
+        default=None, validation_alias=AliasChoices("slack_app_token", "SLACK_APP_TOKEN", "PRHUB_SLACK_APP_TOKEN")
+    )
+    """App-level token ``xapp-…`` from ``SLACK_APP_TOKEN``, for Socket Mode."""
+    slack_api_url: str = "https://slack.com/api/"
+    """Slack Web API base URL (tests: a local fake); ``PRHUB_SLACK_API_URL``."""
+    dedup_ttl_s: int = Field(default=6 * 3600, ge=60)
+    """How long a handled chat event is remembered (redeliveries, restarts), in seconds."""
+    default_repo: str | None = None
+    """Repository of channels without a ``[channels]`` section (``prhub serve --repo``)."""
+    default_source: str = "github"
+    """Source spec of channels without a ``[channels]`` section (``prhub serve --source``)."""
+    channels: dict[str, ChannelConfig] = Field(default_factory=dict)
+    """``platform:channel`` -> the channel's repository, source and language."""
     repositories: dict[str, RepoConfig] = Field(default_factory=dict)
     defaults: RepoConfig = Field(default_factory=RepoConfig)
 
@@ -156,6 +211,17 @@ class Settings(BaseSettings):
                     )
                 ),
             }
+        )
+
+
+    def channel(self, key: str) -> ChannelConfig:
+        """The effective binding of chat channel ``key`` (``platform:id``): its own section,
+        with missing fields from ``default_repo``, ``default_source`` and ``language``."""
+        own = self.channels.get(key, ChannelConfig())
+        return ChannelConfig(
+            repo=own.repo or self.default_repo,
+            source=own.source or self.default_source,
+            language=own.language or self.language,
         )
 
 

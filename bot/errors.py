@@ -8,7 +8,9 @@
     ├── SourceError                 a PR source could not give what was asked
     │   ├── SnapshotFormatError     a snapshot line is not JSON or lacks a field (has ``path``, ``line``)
     │   ├── UnknownRepoError        the source holds no PR of that repository
-    │   └── PRNotFoundError         no merged PR with that number
+    │   ├── PRNotFoundError         no merged PR with that number
+    │   └── GitHubError             the GitHub API refused or failed a request (has ``status``)
+    │       └── RateLimitError      a rate limit outlasted the bounded waits (has ``wait_s``)
     └── LLMError                    a call to the language model failed
         ├── LLMCallError            this call failed (timeout, bad reply, retries spent): the PR falls back
         └── LLMStopError            the model cannot be used for the rest of the run: the run stops
@@ -59,6 +61,30 @@ class UnknownRepoError(SourceError):
 
 class PRNotFoundError(SourceError):
     """No merged pull request with that number in that repository."""
+
+
+class GitHubError(SourceError):
+    """The GitHub API answered with an error that retrying cannot fix, or kept failing.
+
+    Attributes:
+        status: the HTTP status of the last answer (0 when none came: network failure).
+    """
+
+    def __init__(self, message: str, *, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class RateLimitError(GitHubError):
+    """A GitHub rate limit (primary or secondary) outlasted the bounded retries or the longest wait.
+
+    Attributes:
+        wait_s: seconds GitHub asked to wait before the next request.
+    """
+
+    def __init__(self, message: str, *, status: int, wait_s: float) -> None:
+        super().__init__(message, status=status)
+        self.wait_s = wait_s
 
 
 class LLMError(PrhubError):

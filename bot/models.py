@@ -61,7 +61,12 @@ class PullRequest(_Value):
     Source: a snapshot line (``../shared/data/README.md`` format), the GitHub
     API or a git clone. ``merged_at`` is always timezone-aware. ``labels`` are
     the labels the *source* gave (GitHub labels); the digest's labels add title
-    modules and path rules on top.
+    modules and path rules on top. ``reverts`` is the number of the PR this one
+    reverts, when the source could link it (git: ``This reverts commit SHA``;
+    any source: a ``Revert "… (#N)"`` title). ``files_partial`` is true when the
+    source could not list every file (the GitHub API stops at 3,000): then
+    ``files`` is a prefix and ``additions``/``deletions``/``changed_files`` are
+    the source's totals, not sums over ``files``.
     """
 
     repo: str = Field(pattern=r"^[^/\s]+/[^/\s]+$")
@@ -80,6 +85,8 @@ class PullRequest(_Value):
     labels: tuple[str, ...] = ()
     reviews: int | None = None
     comments: int | None = None
+    reverts: int | None = Field(default=None, ge=1)
+    files_partial: bool = False
 
 
 class Risk(_Value):

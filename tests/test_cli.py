@@ -89,8 +89,8 @@ def test_out_file(tmp_path: Path) -> None:
         (["--source", f"jsonl:{EXAMPLE}", "--week", "2026-W99"], "week 2026-W99 does not exist"),
         (["--source", f"jsonl:{EXAMPLE}", "--week", "next"], "2026-W16"),
         (["--source", f"jsonl:{EXAMPLE}", "--repo", "a/b", "--week", "2026-W16"], "unknown repository 'a/b'"),
-        (["--source", "github", "--week", "2026-W16"], "jsonl:PATH"),
-        (["--week", "2026-W16"], "--source is required"),
+        (["--source", "svn:trunk", "--week", "2026-W16"], "git:PATH"),
+        (["--week", "2026-W16"], "--source or --repo is required"),
         (["--source", f"jsonl:{EXAMPLE}", "--tz", "Mars/Base", "--week", "2026-W16"], "Mars/Base"),
     ],
 )

@@ -440,7 +440,7 @@ def test_open_source_is_lazy() -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["github", "git:/srv/verl", "", "tests/data/verl-prs.jsonl.gz", "http://x", "csv:a.csv"]
+    "spec", ["", "git:", "githubx", "tests/data/verl-prs.jsonl.gz", "http://x", "csv:a.csv"]
 )
 def test_open_source_rejects_unknown_specs(spec: str) -> None:
     with pytest.raises(SourceError) as info:

@@ -3,25 +3,29 @@
 A source answers three questions about the merged PRs it knows: which
 repositories it holds, which PRs of a repository were merged in a window, and
 one PR by number. The digest core, the CLI and the handlers only see
-:class:`PRSource`; what lies behind it (a JSONL snapshot today; the GitHub API
-and a git clone later) is chosen by a spec string with :func:`open_source`.
+:class:`PRSource`; what lies behind it (a JSONL snapshot, the GitHub API, a
+local git clone) is chosen by a spec string with :func:`open_source`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from bot.errors import SourceError
 from bot.models import PullRequest, Window
 from bot.sources.jsonl import SnapshotSource
 
-__all__ = ["SOURCE_FORMS", "PRSource", "open_source"]
+if TYPE_CHECKING:
+    from bot.config import Settings
 
-SOURCE_FORMS = "jsonl:PATH (a JSONL snapshot, plain or .gz)"
+__all__ = ["SOURCE_FORMS", "PRSource", "close_source", "default_source_spec", "open_source", "request_summary"]
+
+SOURCE_FORMS = (
+    "github (the GitHub API; GITHUB_TOKEN optional), git:PATH (a local clone) "
+    "or jsonl:PATH (a JSONL snapshot, plain or .gz)"
+)
 """The source specs :func:`open_source` accepts, as quoted in error messages."""
-
-_LATER_FORMS = "'github' and 'git:PATH' are planned but not available yet"
 
 
 @runtime_checkable
@@ -66,22 +70,77 @@ class PRSource(Protocol):
         ...
 
 
-def open_source(spec: str) -> PRSource:
+def open_source(spec: str, *, settings: Settings | None = None) -> PRSource:
     """Open the PR source named by ``spec``.
 
-    Supported: ``jsonl:PATH`` — a JSONL snapshot file (plain or gzip, see
-    :class:`bot.sources.jsonl.SnapshotSource`); ``~`` in PATH is expanded and
-    a relative PATH is relative to the working directory. The file is read
-    lazily, on the first question asked of the source.
+    Supported:
+
+    - ``github`` — the GitHub API at ``settings.github_api_url`` with
+      ``settings.github_token`` (optional), see :class:`bot.sources.github.GitHubSource`;
+    - ``git:PATH`` — a local clone, bare or not, see :class:`bot.sources.git.GitSource`;
+    - ``jsonl:PATH`` — a JSONL snapshot file (plain or gzip, see
+      :class:`bot.sources.jsonl.SnapshotSource`).
+
+    ``~`` in PATH is expanded and a relative PATH is relative to the working
+    directory. Nothing is read until the first question asked of the source.
+
+    Args:
+        spec: the source spec (scheme case-insensitive).
+        settings: where the GitHub token and API URL come from; loaded from the
+            environment and config file when ``None`` and ``spec`` is ``github``.
 
     Raises:
         SourceError: ``spec`` has an unknown scheme or no path; the message
-            names the supported forms (``github`` and ``git:PATH`` are
-            announced for a later release).
+            names the supported forms.
+        ConfigError: ``settings`` had to be loaded and are invalid.
     """
     scheme, sep, rest = spec.strip().partition(":")
-    if sep and scheme.lower() == "jsonl":
+    kind = scheme.strip().lower()
+    if kind == "github" and not rest.strip():
+        from bot.config import load_settings
+        from bot.sources.github import GitHubSource
+
+        conf = settings if settings is not None else load_settings()
+        token = conf.github_token.get_secret_value() if conf.github_token is not None else None
+        return GitHubSource(token=token or None, api_url=conf.github_api_url)
+    if sep and kind in ("jsonl", "git"):
         if not rest.strip():
             raise SourceError(f"source {spec!r} has no path: expected {SOURCE_FORMS}")
-        return SnapshotSource(Path(rest.strip()).expanduser())
-    raise SourceError(f"unsupported source {spec!r}: expected {SOURCE_FORMS}; {_LATER_FORMS}")
+        path = Path(rest.strip()).expanduser()
+        if kind == "git":
+            from bot.sources.git import GitSource
+
+            return GitSource(path)
+        return SnapshotSource(path)
+    raise SourceError(f"unsupported source {spec!r}: expected {SOURCE_FORMS}")
+
+
+def default_source_spec(source: str | None, repo: str | None) -> str:
+    """The CLI's ``--source``: as given, else ``github`` when ``--repo`` is given.
+
+    Raises:
+        SourceError: neither ``--source`` nor ``--repo`` was given.
+    """
+    if source is not None:
+        return source
+    if repo is not None:
+        return "github"
+    raise SourceError(f"--source or --repo is required: --source takes {SOURCE_FORMS}")
+
+
+def request_summary(source: PRSource) -> str:
+    """`` · N GitHub API requests (M not modified)`` for a GitHub source, ``""`` for any other."""
+    from bot.sources.github import GitHubSource
+
+    if not isinstance(source, GitHubSource):
+        return ""
+    stats = source.stats
+    return f" · {stats.requests} GitHub API requests ({stats.not_modified} not modified)"
+
+
+def close_source(source: PRSource) -> None:
+    """Release what ``source`` holds open (the GitHub source's HTTP connections); it stays usable
+    for :func:`request_summary`. A no-op for sources with nothing to close."""
+    close = getattr(source, "close", None)
+    if callable(close):
+        close()

@@ -1,0 +1,355 @@
+"""A :class:`~bot.sources.base.PRSource` over a local git clone (bare or not), through the ``git`` CLI.
+
+Works for any repository that squash-merges or merge-commits its pull requests
+(GitHub, GitLab and Gitee mirrors alike), with no token and no network.
+
+Which commits are PRs — the first-parent history of ``ref`` (``HEAD`` by default,
+i.e. the default branch of a fresh or bare clone), read once with ``git log
+--first-parent``:
+
+- a *squash* commit whose subject ends in ``(#N)`` is PR ``N``; its title is the
+  subject without that suffix and its description is the commit body;
+- a *merge* commit whose subject is ``Merge pull request #N from owner/branch``
+  is PR ``N``; GitHub writes the PR title as the first line of the body and the
+  description after it; the author is ``owner`` of the head branch;
+- any other commit is not a PR. Numbers in a body never make a commit a PR.
+
+``merged_at`` is the committer date of that commit (with its UTC offset),
+``authored_at`` its author date, ``merge_commit_sha`` its sha. Files,
+line statistics (``git log --numstat``; binary files have ``None`` counts) and
+per-file patch text (the hunks only, as the GitHub API's ``patch`` field) are
+the diff against the first parent, with rename detection. A revert PR's
+``reverts`` is the PR whose commit its ``This reverts commit SHA`` line names,
+else the ``(#N)`` inside its ``Revert "…"`` title.
+
+The commit list is read on first use and kept; files and patches are read per
+window (two ``git`` processes per call) and cached by commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import subprocess
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bot.errors import PRNotFoundError, SourceError, UnknownRepoError
+from bot.models import FileChange, FileStatus, PullRequest, Window
+from bot.sources.links import merge_pr_number, reverted_pr, split_squash_subject
+
+__all__ = ["GitSource", "repo_from_remote"]
+
+log = logging.getLogger(__name__)
+
+_RS, _US = "\x1e", "\x1f"
+_LOG_FORMAT = f"{_RS}%H{_US}%P{_US}%an{_US}%aI{_US}%cI{_US}%B"
+_STATUS: dict[str, FileStatus] = {"A": "added", "D": "removed", "M": "modified", "T": "modified",
+                                  "R": "renamed", "C": "copied"}
+_REVERTS_COMMIT = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b")
+_REMOTE = re.compile(r"(?:[:/])(?P<owner>[^/:\s]+)/(?P<name>[^/\s]+?)(?:\.git)?/?$")
+_NAME = re.compile(r"^[^/\s]+/[^/\s]+$")
+
+
+def repo_from_remote(url: str) -> str | None:
+    """``owner/name`` from a remote URL (``git@host:owner/name.git``, ``https://host/owner/name``,
+    ``ssh://git@host/group/owner/name.git`` → the last two path parts), or ``None``."""
+    found = _REMOTE.search(url.strip())
+    if found is None:
+        return None
+    name = f"{found['owner']}/{found['name']}"
+    return name if _NAME.fullmatch(name) else None
+
+
+@dataclass(frozen=True)
+class _Commit:
+    """One PR commit of the first-parent history (no files yet)."""
+
+    sha: str
+    number: int
+    title: str
+    body: str
+    author: str
+    authored_at: datetime
+    merged_at: datetime
+
+
+def _split_message(message: str) -> tuple[str, str]:
+    """(subject line, body) of a raw commit message."""
+    subject, _, rest = message.strip("\n").partition("\n")
+    return subject.strip(), rest.strip("\n").rstrip()
+
+
+def _pr_of(sha: str, parents: str, author: str, authored: str, committed: str, message: str) -> _Commit | None:
+    subject, body = _split_message(message)
+    squash = split_squash_subject(subject)
+    merge = merge_pr_number(subject) if len(parents.split()) > 1 else None
+    if merge is not None:
+        number, head = merge
+        title_line, _, rest = body.partition("\n")
+        title = title_line.strip() or subject
+        body = rest.strip("\n").rstrip() if title_line.strip() else body
+        author = head.split("/", 1)[0] if "/" in head else author
+    elif squash is not None:
+        title, number = squash
+    else:
+        return None
+    try:
+        return _Commit(sha, number, title, body, author, datetime.fromisoformat(authored),
+                       datetime.fromisoformat(committed))
+    except ValueError as exc:
+        raise SourceError(f"commit {sha[:12]} has an unreadable date ({committed!r}): {exc}") from exc
+
+
+def _parse_raw_numstat(chunk: str) -> list[FileChange]:
+    """Files of one commit from ``--raw --numstat -z`` output (raw entries first, then numstat)."""
+    tokens = [t.lstrip("\n") for t in chunk.split("\0")]
+    raw: list[tuple[FileStatus, str, str | None]] = []
+    stats: list[tuple[int | None, int | None]] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        i += 1
+        if not token:
+            continue
+        if token.startswith(":"):
+            letter = token.split()[-1][:1]
+            status = _STATUS.get(letter, "modified")
+            if letter in ("R", "C"):
+                old, new = tokens[i], tokens[i + 1]
+                i += 2
+                raw.append((status, new, old))
+            else:
+                raw.append((status, tokens[i], None))
+                i += 1
+            continue
+        added, _, rest = token.partition("\t")
+        deleted, _, path = rest.partition("\t")
+        if not path:  # a rename or copy: old and new path follow as their own tokens
+            i += 2
+        stats.append((None if added == "-" else int(added), None if deleted == "-" else int(deleted)))
+    if len(stats) != len(raw):
+        raise SourceError(f"git reported {len(raw)} files but {len(stats)} line counts")
+    return [
+        FileChange(path=path, status=status, additions=adds, deletions=dels,
+                   previous_path=old if status in ("renamed", "copied") else None)
+        for (status, path, old), (adds, dels) in zip(raw, stats, strict=True)
+    ]
+
+
+def _split_patches(chunk: str) -> list[str | None]:
+    """Per-file hunks (from the first ``@@`` line on) of one commit's ``-p`` output, in git's file order."""
+    patches: list[str | None] = []
+    current: list[str] | None = None
+    hunks = False
+    for line in chunk.split("\n"):
+        if line.startswith("diff --git "):
+            if current is not None:
+                patches.append("\n".join(current).rstrip("\n") or None)
+            current = []
+            hunks = False
+            continue
+        if current is None:
+            continue
+        if not hunks and line.startswith("@@"):
+            hunks = True
+        if hunks:
+            current.append(line)
+    if current is not None:
+        patches.append("\n".join(current).rstrip("\n") or None)
+    return patches
+
+
+class GitSource:
+    """Merged PRs read from a local git clone (see the module docstring for the rules).
+
+    Safe to share between threads. Repository names match case-insensitively.
+
+    Args:
+        path: the clone's working tree or its bare repository directory.
+        repo: the ``owner/name`` this clone holds; by default taken from the
+            ``origin`` remote's URL. Without either, the source answers for any
+            ``owner/name`` asked (a clone holds one repository).
+        ref: the branch whose first-parent history lists the merges (default ``HEAD``).
+        patches: read per-file patch text (one more ``git`` process per window).
+        git: the git executable.
+    """
+
+    def __init__(self, path: Path, *, repo: str | None = None, ref: str = "HEAD", patches: bool = True,
+                 git: str = "git") -> None:
+        self._path = Path(path).expanduser()
+        self._repo = repo
+        self._ref = ref
+        self._patches = patches
+        self._git = git
+        self._lock = threading.Lock()
+        self._commits: list[_Commit] | None = None
+        self._by_number: dict[int, _Commit] = {}
+        self._reverts: dict[str, int] = {}
+        self._files: dict[str, tuple[FileChange, ...]] = {}
+
+    def __repr__(self) -> str:
+        return f"GitSource({str(self._path)!r}, ref={self._ref!r})"
+
+    # -- git --------------------------------------------------------------------------------------
+
+    def _run(self, args: Sequence[str], stdin: str | None = None) -> str:
+        """Output of ``git -C PATH ARGS`` as text (UTF-8, bad bytes replaced).
+
+        Raises:
+            SourceError: git is missing or exits with an error (its first stderr line is quoted).
+        """
+        env = {**os.environ, "LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+        try:
+            done = subprocess.run(
+                [self._git, "-C", str(self._path), "-c", "core.quotepath=false", *args],
+                input=stdin.encode() if stdin is not None else None, capture_output=True, env=env, check=False,
+            )
+        except FileNotFoundError as exc:
+            raise SourceError(f"git source {self._path}: the `{self._git}` command is not installed") from exc
+        if done.returncode != 0:
+            reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            why = reason[0] if reason else f"exit status {done.returncode}"
+            raise SourceError(f"git source {self._path}: git {args[0]} failed: {why}")
+        return done.stdout.decode("utf-8", "replace")
+
+    def _load(self) -> list[_Commit]:
+        commits = self._commits
+        if commits is not None:
+            return commits
+        with self._lock:
+            if self._commits is not None:
+                return self._commits
+            if not self._path.is_dir():
+                raise SourceError(f"git source not found: {self._path} is not a directory")
+            self._run(["rev-parse", "--git-dir"])
+            if self._repo is None:
+                remote = self._run(["config", "--default", "", "--get", "remote.origin.url"]).strip()
+                self._repo = repo_from_remote(remote) if remote else None
+            out = self._run(["log", "--first-parent", f"--format={_LOG_FORMAT}", self._ref, "--"])
+            found: list[_Commit] = []
+            by_number: dict[int, _Commit] = {}
+            for record in out.split(_RS)[1:]:
+                fields = record.split(_US, 5)
+                if len(fields) != 6:
+                    raise SourceError(f"git source {self._path}: unexpected git log output")
+                commit = _pr_of(*fields)
+                if commit is None:
+                    continue
+                # Newest first: a number seen twice (a PR re-landed) keeps its latest merge.
+                if commit.number in by_number:
+                    log.debug("PR #%s appears again in commit %s; keeping the later merge", commit.number, commit.sha)
+                    continue
+                by_number[commit.number] = commit
+                found.append(commit)
+            found.sort(key=lambda c: (c.merged_at.astimezone(UTC), c.number))
+            self._by_number = by_number
+            self._reverts = self._link_reverts(found)
+            self._commits = found
+            return found
+
+    @staticmethod
+    def _link_reverts(commits: list[_Commit]) -> dict[str, int]:
+        by_sha = {c.sha: c.number for c in commits}
+        links: dict[str, int] = {}
+        for commit in commits:
+            if not commit.title.lstrip().lower().startswith("revert"):
+                continue
+            target: int | None = None
+            named = _REVERTS_COMMIT.search(commit.body)
+            if named is not None:
+                target = next((n for sha, n in by_sha.items() if sha.startswith(named[1])), None)
+            if target is None:
+                target = reverted_pr(commit.title, commit.body)
+            if target is not None and target != commit.number:
+                links[commit.sha] = target
+        return links
+
+    def _read_files(self, shas: Iterable[str]) -> None:
+        """Fill the file cache for ``shas`` (two git processes for all of them)."""
+        wanted = [sha for sha in dict.fromkeys(shas) if sha not in self._files]
+        if not wanted:
+            return
+        common = ["log", "--no-walk=unsorted", "--stdin", "--diff-merges=first-parent", "-M", "--root",
+                  "--no-color", "--no-ext-diff", f"--format={_RS}%H"]
+        stdin = "\n".join(wanted) + "\n"
+        files: dict[str, list[FileChange]] = {}
+        for record in self._run([*common, "--raw", "--numstat", "-z"], stdin).split(_RS)[1:]:
+            sha, _, rest = record.partition("\0")
+            files[sha.strip()] = _parse_raw_numstat(rest)
+        if self._patches:
+            for record in self._run([*common, "-p"], stdin).split(_RS)[1:]:
+                sha, _, rest = record.partition("\n")
+                entries = files.get(sha.strip())
+                patches = _split_patches(rest)
+                if entries is None or len(patches) != len(entries):
+                    log.warning("git source: could not match the patches of commit %s to its files", sha[:12])
+                    continue
+                files[sha.strip()] = [f.model_copy(update={"patch": p}) for f, p in zip(entries, patches, strict=True)]
+        with self._lock:
+            for sha in wanted:
+                self._files[sha] = tuple(files.get(sha, ()))
+
+    def _pr(self, repo: str, commit: _Commit) -> PullRequest:
+        files = self._files[commit.sha]
+        return PullRequest(
+            repo=repo, number=commit.number, title=commit.title, body=commit.body, author=commit.author,
+            merged_at=commit.merged_at, authored_at=commit.authored_at, merge_commit_sha=commit.sha,
+            additions=sum(f.additions or 0 for f in files), deletions=sum(f.deletions or 0 for f in files),
+            changed_files=len(files), files=files, reverts=self._reverts.get(commit.sha),
+        )
+
+    def _check_repo(self, repo: str) -> str:
+        self._load()
+        if self._repo is None:
+            if not _NAME.fullmatch(repo.strip()):
+                raise UnknownRepoError(f"repository {repo!r} is not owner/name")
+            return repo.strip()
+        if repo.strip().lower() != self._repo.lower():
+            raise UnknownRepoError(f"unknown repository {repo!r}: git clone {self._path} holds {self._repo}")
+        return self._repo
+
+    # -- PRSource ---------------------------------------------------------------------------------
+
+    def repos(self) -> list[str]:
+        """The clone's ``owner/name`` (from ``repo=`` or the ``origin`` URL); ``[]`` when unknown.
+
+        Raises:
+            SourceError: the path is not a git repository or git failed.
+        """
+        self._load()
+        return [self._repo] if self._repo else []
+
+    def merged_prs(self, repo: str, window: Window) -> list[PullRequest]:
+        """The PRs whose merge commit's committer date lies in ``[window.start, window.end)``.
+
+        Ordered by that instant, then by number.
+
+        Raises:
+            UnknownRepoError: ``repo`` is not the clone's repository.
+            SourceError: the path is not a git repository or git failed.
+        """
+        name = self._check_repo(repo)
+        start, end = window.start.astimezone(UTC), window.end.astimezone(UTC)
+        chosen = [c for c in self._load() if start <= c.merged_at.astimezone(UTC) < end]
+        self._read_files(c.sha for c in chosen)
+        return [self._pr(name, c) for c in chosen]
+
+    def pull_request(self, repo: str, number: int) -> PullRequest:
+        """The PR ``number`` (its latest merge in the first-parent history).
+
+        Raises:
+            UnknownRepoError: ``repo`` is not the clone's repository.
+            PRNotFoundError: no squash or merge commit of the history names PR ``number``.
+            SourceError: the path is not a git repository or git failed.
+        """
+        name = self._check_repo(repo)
+        commit = self._by_number.get(number)
+        if commit is None:
+            raise PRNotFoundError(f"no merged PR #{number} in the history of {self._ref} in git clone {self._path}")
+        self._read_files([commit.sha])
+        return self._pr(name, commit)

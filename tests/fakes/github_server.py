@@ -1,0 +1,331 @@
+"""A fake GitHub API on 127.0.0.1, built from real PR records (``tests/data/verl-prs.jsonl.gz``).
+
+It answers the requests :class:`bot.sources.github.GitHubSource` makes, in GitHub's shapes:
+
+- ``GET /repos/O/N`` — the repository;
+- ``GET /repos/O/N/pulls?state=closed&sort=updated&direction=desc&per_page&page`` — PRs by
+  ``updated_at`` (= merged_at + 1 h, or a later comment time from ``updated_later``), plus
+  a few closed-unmerged ones, with ``Link`` headers;
+- ``GET /repos/O/N/pulls/K`` — one PR (``Accept: application/vnd.github.diff``: its diff, or
+  406 when it changes more than ``diff_line_limit`` lines);
+- ``GET /repos/O/N/pulls/K/files?per_page&page`` — at most ``files_cap`` files, with a
+  synthetic patch of the right numbers of ``+``/``-`` lines; once a response's patches reach
+  ``patch_budget`` lines, later rows get 0/0/0 and no patch (as GitHub does);
+- ``GET /repos/O/N/issues/K`` — issues (``issue_numbers``) and PRs (with ``pull_request``);
+- ``POST /graphql`` — ``search(query: "repo:O/N is:pr is:merged merged:A..B")``, inclusive
+  range, 1,000 results at most, ``after`` cursors; needs the token.
+
+Every 200 carries an ``ETag``; a matching ``If-None-Match`` gets a 304. Every answer carries
+``X-RateLimit-*`` headers. ``fail_next(path_prefix, kind)`` makes the next matching request
+answer a rate limit: ``primary`` (403, remaining 0, reset in 1 s), ``secondary`` (403 with
+``Retry-After: 1``) or ``secondary_429`` (429 without ``Retry-After``). ``log`` records
+``(method, path, status)`` of every request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from bot.models import PullRequest
+
+_MERGED_RANGE = re.compile(r"merged:(\S+)\.\.(\S+)")
+_REPO_Q = re.compile(r"repo:(\S+)")
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _parse(value: str) -> datetime:
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def synthetic_patch(path: str, additions: int, deletions: int) -> str | None:
+    """A hunk of ``deletions`` removed and ``additions`` added lines (``None`` when both are 0)."""
+    if not additions and not deletions:
+        return None
+    lines = [f"@@ -1,{deletions} +1,{additions} @@"]
+    lines += [f"-old line {i} of {path}" for i in range(deletions)]
+    lines += [f"+new line {i} of {path}" for i in range(additions)]
+    return "\n".join(lines)
+
+
+class FakeGitHub:
+    """State and behaviour of the fake API (see the module docstring).
+
+    Args:
+        prs: the merged PRs to serve (all of one repository).
+        token: the token GraphQL requires (REST also accepts anonymous requests).
+        issue_numbers: numbers that are issues, not PRs.
+        unmerged: numbers of closed, unmerged PRs to add to the list.
+        updated_later: PR number -> a later ``updated_at`` (a comment after the merge).
+    """
+
+    def __init__(self, prs: list[PullRequest], *, token: str = "test-token", issue_numbers: tuple[int, ...] = (),
+                 unmerged: tuple[int, ...] = (), updated_later: dict[int, datetime] | None = None,
+                 files_cap: int = 3000, patch_budget: int = 20000, diff_line_limit: int = 20000,
+                 max_per_page: int = 100) -> None:
+        self.repo = prs[0].repo
+        self.token = token
+        self.prs = {pr.number: pr for pr in prs}
+        self.issue_numbers = set(issue_numbers)
+        self.unmerged = set(unmerged)
+        self.updated_later = dict(updated_later or {})
+        self.files_cap = files_cap
+        self.patch_budget = patch_budget
+        self.diff_line_limit = diff_line_limit
+        self.max_per_page = max_per_page
+        self.log: list[tuple[str, str, int]] = []
+        self.remaining = 5000
+        self._faults: list[tuple[str, str]] = []
+        self._lock = threading.Lock()
+
+    def fail_next(self, path_prefix: str, kind: str) -> None:
+        """Make the next request whose path starts with ``path_prefix`` answer a rate limit of ``kind``."""
+        self._faults.append((path_prefix, kind))
+
+    # -- shapes -----------------------------------------------------------------------------------
+
+    def _updated(self, number: int) -> datetime:
+        if number in self.updated_later:
+            return self.updated_later[number]
+        pr = self.prs.get(number)
+        return pr.merged_at + timedelta(hours=1) if pr else datetime(2026, 1, 1, tzinfo=UTC)
+
+    def pull_json(self, number: int, *, detail: bool) -> dict[str, Any]:
+        pr = self.prs.get(number)
+        base = f"https://github.com/{self.repo}/pull/{number}"
+        if pr is None:  # closed unmerged
+            item: dict[str, Any] = {"number": number, "state": "closed", "title": f"abandoned #{number}",
+                                    "body": None, "user": {"login": "someone"}, "labels": [],
+                                    "merged_at": None, "merge_commit_sha": None, "html_url": base,
+                                    "created_at": "2026-01-01T00:00:00Z", "updated_at": _iso(self._updated(number))}
+            return item | ({"additions": 1, "deletions": 0, "changed_files": 1, "comments": 0} if detail else {})
+        item = {
+            "number": number, "state": "closed", "title": pr.title, "body": pr.body or None,
+            "user": {"login": pr.author}, "labels": [{"name": name} for name in pr.labels],
+            "merged_at": _iso(pr.merged_at), "merge_commit_sha": pr.merge_commit_sha, "html_url": base,
+            "created_at": _iso(pr.authored_at or pr.merged_at), "updated_at": _iso(self._updated(number)),
+            "closed_at": _iso(pr.merged_at),
+        }
+        if detail:
+            item |= {"additions": pr.additions, "deletions": pr.deletions, "changed_files": pr.changed_files,
+                     "comments": 2, "review_comments": 1}
+        return item
+
+    def file_rows(self, number: int) -> list[dict[str, Any]]:
+        pr = self.prs[number]
+        rows = []
+        for f in pr.files[: self.files_cap]:
+            adds, dels = f.additions or 0, f.deletions or 0
+            row: dict[str, Any] = {"filename": f.path, "status": f.status, "additions": adds, "deletions": dels,
+                                   "changes": adds + dels}
+            patch = synthetic_patch(f.path, adds, dels)
+            if patch is not None:
+                row["patch"] = patch
+            if f.previous_path:
+                row["previous_filename"] = f.previous_path
+            rows.append(row)
+        return rows
+
+    def graphql_node(self, pr: PullRequest) -> dict[str, Any]:
+        return {
+            "number": pr.number, "title": pr.title, "body": pr.body, "url": f"https://github.com/{pr.repo}/pull/{pr.number}",
+            "createdAt": _iso(pr.authored_at or pr.merged_at), "mergedAt": _iso(pr.merged_at),
+            "author": {"login": pr.author}, "mergeCommit": {"oid": pr.merge_commit_sha},
+            "additions": pr.additions, "deletions": pr.deletions, "changedFiles": pr.changed_files,
+            "labels": {"nodes": [{"name": n} for n in pr.labels]},
+            "reviews": {"totalCount": 1}, "comments": {"totalCount": 2},
+        }
+
+    # -- routing ----------------------------------------------------------------------------------
+
+    def handle(self, method: str, target: str, headers: dict[str, str], body: bytes,
+               ) -> tuple[int, dict[str, str], bytes]:
+        """The status, headers and body for one request."""
+        url = urlsplit(target)
+        path, query = url.path, {k: v[-1] for k, v in parse_qs(url.query).items()}
+        reset = int(time.time()) + 1
+        auth = headers.get("authorization", "")
+        authed = auth == f"Bearer {self.token}"
+        limit_headers = {"X-RateLimit-Limit": "5000", "X-RateLimit-Reset": str(reset)}
+        with self._lock:
+            fault = next((f for f in self._faults if path.startswith(f[0])), None)
+            if fault is not None:
+                self._faults.remove(fault)
+        if fault is not None:
+            kind = fault[1]
+            message = {"message": "API rate limit exceeded" if kind == "primary" else
+                       "You have exceeded a secondary rate limit."}
+            extra = {"X-RateLimit-Remaining": "0" if kind == "primary" else "4000"}
+            if kind == "secondary":
+                extra["Retry-After"] = "1"
+            return (403 if kind != "secondary_429" else 429), limit_headers | extra, json.dumps(message).encode()
+        if auth and not authed:
+            return 401, limit_headers, b'{"message": "Bad credentials"}'
+        status, out_headers, payload = self._route(method, path, query, headers, body, authed)
+        if status == 200 and isinstance(payload, bytes | str):
+            raw = payload.encode() if isinstance(payload, str) else payload
+        else:
+            raw = json.dumps(payload).encode()
+        if status == 200 and method == "GET":
+            etag = '"' + hashlib.sha1(raw + auth.encode()).hexdigest() + '"'
+            out_headers["ETag"] = etag
+            if headers.get("if-none-match") == etag:
+                free = authed
+                if not free:
+                    self.remaining -= 1
+                return 304, limit_headers | out_headers | {"X-RateLimit-Remaining": str(self.remaining)}, b""
+        self.remaining -= 1
+        return status, limit_headers | out_headers | {"X-RateLimit-Remaining": str(self.remaining)}, raw
+
+    def _route(self, method: str, path: str, query: dict[str, str], headers: dict[str, str], body: bytes,
+               authed: bool) -> tuple[int, dict[str, str], Any]:
+        if method == "POST" and path == "/graphql":
+            if not authed:
+                return 401, {}, {"message": "This endpoint requires you to be authenticated."}
+            return 200, {}, self._graphql(json.loads(body))
+        prefix = f"/repos/{self.repo}"
+        if not path.lower().startswith(prefix.lower()):
+            return 404, {}, {"message": "Not Found"}
+        rest = path[len(prefix):].strip("/").split("/")
+        if rest == [""]:
+            return 200, {}, {"full_name": self.repo, "default_branch": "main"}
+        if rest == ["pulls"]:
+            return self._list(path, query)
+        if len(rest) >= 2 and rest[0] == "pulls" and rest[1].isdigit():
+            number = int(rest[1])
+            if number not in self.prs and number not in self.unmerged:
+                return 404, {}, {"message": "Not Found"}
+            if len(rest) == 2:
+                if "diff" in headers.get("accept", ""):
+                    return self._diff(number)
+                return 200, {}, self.pull_json(number, detail=True)
+            if rest[2:] == ["files"] and number in self.prs:
+                return self._files(path, query, number)
+        if len(rest) == 2 and rest[0] == "issues" and rest[1].isdigit():
+            number = int(rest[1])
+            if number in self.issue_numbers:
+                return 200, {}, {"number": number, "title": "an issue", "state": "open"}
+            if number in self.prs or number in self.unmerged:
+                return 200, {}, {"number": number, "pull_request": {"url": f"{prefix}/pulls/{number}"}}
+        return 404, {}, {"message": "Not Found"}
+
+    def _page(self, path: str, query: dict[str, str], items: list[Any]) -> tuple[list[Any], dict[str, str]]:
+        per_page = min(int(query.get("per_page", "30")), self.max_per_page)
+        page = int(query.get("page", "1"))
+        chunk = items[(page - 1) * per_page: page * per_page]
+        headers = {}
+        if page * per_page < len(items):
+            nxt = urlencode(query | {"page": str(page + 1)})
+            last = urlencode(query | {"page": str(-(-len(items) // per_page))})
+            headers["Link"] = f'<{self.base_url}{path}?{nxt}>; rel="next", <{self.base_url}{path}?{last}>; rel="last"'
+        return chunk, headers
+
+    base_url = ""
+
+    def _list(self, path: str, query: dict[str, str]) -> tuple[int, dict[str, str], Any]:
+        numbers = sorted([*self.prs, *self.unmerged], key=lambda n: (self._updated(n), n), reverse=True)
+        chunk, headers = self._page(path, query, numbers)
+        return 200, headers, [self.pull_json(n, detail=False) for n in chunk]
+
+    def _files(self, path: str, query: dict[str, str], number: int) -> tuple[int, dict[str, str], Any]:
+        chunk, headers = self._page(path, query, self.file_rows(number))
+        budget = self.patch_budget
+        out = []
+        for row in chunk:
+            lines = row["changes"]
+            if budget <= 0:
+                row = row | {"additions": 0, "deletions": 0, "changes": 0}
+                row.pop("patch", None)
+            budget -= lines
+            out.append(row)
+        return 200, headers, out
+
+    def _diff(self, number: int) -> tuple[int, dict[str, str], Any]:
+        pr = self.prs[number]
+        if pr.additions + pr.deletions > self.diff_line_limit:
+            return 406, {}, {"message": "Sorry, the diff exceeded the maximum number of lines (20000)"}
+        parts = []
+        for f in pr.files:
+            patch = synthetic_patch(f.path, f.additions or 0, f.deletions or 0)
+            if patch:
+                parts.append(f"diff --git a/{f.path} b/{f.path}\n--- a/{f.path}\n+++ b/{f.path}\n{patch}\n")
+        return 200, {"Content-Type": "text/plain"}, "".join(parts)
+
+    def _graphql(self, payload: dict[str, Any]) -> dict[str, Any]:
+        variables = payload.get("variables") or {}
+        q = str(variables.get("q", ""))
+        repo, span = _REPO_Q.search(q), _MERGED_RANGE.search(q)
+        if repo is None or span is None or "is:merged" not in q:
+            return {"errors": [{"message": f"unsupported query {q!r}"}]}
+        if repo[1].lower() != self.repo.lower():
+            return {"data": {"search": {"issueCount": 0, "pageInfo": {"hasNextPage": False, "endCursor": None},
+                                        "nodes": []}},
+                    "errors": [{"type": "INVALID", "message": "The listed users and repositories cannot be searched"}]}
+        low, high = _parse(span[1]), _parse(span[2])
+        found = sorted((pr for pr in self.prs.values() if low <= pr.merged_at <= high),
+                       key=lambda pr: pr.number, reverse=True)
+        first = int(variables.get("first", 10))
+        offset = int(variables.get("after") or 0)
+        reachable = found[:1000]
+        nodes = reachable[offset: offset + first]
+        more = offset + first < len(reachable)
+        return {"data": {"search": {
+            "issueCount": len(found),
+            "pageInfo": {"hasNextPage": more, "endCursor": str(offset + first) if more else None},
+            "nodes": [self.graphql_node(pr) for pr in nodes],
+        }}}
+
+
+@contextmanager
+def serve(fake: FakeGitHub) -> Iterator[str]:
+    """Run ``fake`` on 127.0.0.1 (a free port) in a thread; yields its base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+        wbufsize = 1 << 16  # headers and body leave in one write (no delayed-ACK stalls)
+
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            status, out, raw = fake.handle(self.command, self.path, headers, body)
+            fake.log.append((self.command, self.path, status))
+            self.send_response(status)
+            out.setdefault("Content-Type", "application/json; charset=utf-8")
+            for key, value in out.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+        do_GET = _answer
+        do_POST = _answer
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    fake.base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield fake.base_url
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
