@@ -2,8 +2,9 @@
 
 - :class:`PRSource` — the protocol every source implements (``repos``,
   ``merged_prs``, ``pull_request``);
-- :func:`open_source` — a source from a spec string (``jsonl:PATH`` today);
-- :class:`SnapshotSource` — a JSONL snapshot file, plain or gzip.
+- :func:`open_source` — a source from a spec string (``github``, ``git:PATH``, ``jsonl:PATH``);
+- :class:`SnapshotSource` — a JSONL snapshot file, plain or gzip; :mod:`bot.sources.git` and
+  :mod:`bot.sources.github` hold the other two.
 """
 
 from __future__ import annotations
