@@ -226,8 +226,8 @@ def _facts(pr: PullRequest, repo: RepoConfig) -> _Facts:
         or "breaking" in (m.lower() for m in title_modules_raw(pr.title))
         or bool(_BREAKING_BODY.search(pr.body))
     )
-    reverts = None
-    if change_type == "revert":
+    reverts = pr.reverts  # the source may know it (git: "This reverts commit <sha>")
+    if change_type == "revert" and reverts is None:
         found = _REVERTED_NUMBER.findall(pr.title) or _REVERT_BODY.findall(pr.body)
         reverts = int(found[-1]) if found else None
     return _Facts(pr, kinds, description, change_type, breaking, reverts)
