@@ -137,7 +137,7 @@ CASES: dict[str, tuple[Callable[[], Callable[[RecordedRequest], Reply]], str, in
                         "finish_reason=length"),
     "rate_limited_then_valid": (lambda: _first_then_valid(rate_limited(0.2)), "llm", 2, ""),
     "rate_limited_always": (lambda: lambda r: rate_limited(0.1), "heuristic", 3, "rate limited"),
-    "slow": (lambda: lambda r: Reply(content=json.dumps(analysis_object(TARGET)), delay_s=4), "heuristic", 1,
+    "slow": (lambda: lambda r: Reply(content=json.dumps(analysis_object(TARGET)), delay_s=6), "heuristic", 1,
              "timeout"),
     "hang": (lambda: lambda r: hang(), "heuristic", 1, "timeout"),
     "server_error_then_valid": (lambda: _first_then_valid(Reply(status=500, error={"message": "boom"})), "llm", 2,
@@ -151,7 +151,7 @@ async def test_failure_kinds_end_as_specified(
 ) -> None:
     make, status, requests, reason = CASES[case]
     fake.responder = _target(make())
-    settings = llm_settings(verl_settings, fake.base_url, llm_timeout_s=1.0)
+    settings = llm_settings(verl_settings, fake.base_url, llm_timeout_s=3.0)
     async with redis_store() as store:
         started = time.monotonic()
         digest, meter = await llm_build(w16_prs, window=w16, settings=settings, store=store, narrate=False)
@@ -163,12 +163,12 @@ async def test_failure_kinds_end_as_specified(
         assert analysis.status == status, analysis.fallback_reason
         assert _count(fake, TARGET) == requests
         others = [p.analysis for p in digest.prs if p.number != TARGET]
-        assert all(a is not None and a.status == "llm" for a in others)
+        assert all(a is not None and a.status == "llm" for a in others), [a.fallback_reason for a in others if a]
         if status == "heuristic":
             assert analysis.fallback_reason is not None
             assert reason in analysis.fallback_reason
             assert meter.fallbacks == 1
-            assert elapsed < 15
+            assert elapsed < 20
             # a fallback is never cached: a healthy model is asked again, the rest come from the cache
             fake.responder = default_reply
             fake.reset()

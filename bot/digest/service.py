@@ -1,7 +1,11 @@
 """The digest service: the one entry point every door (CLI, Slack, Feishu, scheduler) calls.
 
 ``build_digest(prs, repo=…, window=…, settings=…)`` -> :class:`~bot.models.Digest`;
-``analyze_pr(pr, settings=…)`` -> :class:`~bot.models.DigestPR` (one PR, "PR #6046 值得读吗").
+``analyze_pr(pr, settings=…)`` -> :class:`~bot.models.DigestPR` (one PR, "PR #6046 值得读吗");
+``await build_digest_async(prs, repo=…, window=…, settings=…, analyzer=…, narrator=…, meter=…)``
+-> the digest with an :class:`AsyncAnalyzer` (the LLM analyzer, which caches and bounds its own
+concurrency) run on every PR concurrently before assembly, the narrative rewritten by a
+:class:`Narrator`, and the run's LLM usage in ``Digest.usage``.
 """
 
 from __future__ import annotations
