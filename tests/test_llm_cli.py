@@ -90,3 +90,39 @@ def test_cli_quota_error_is_one_line_and_exit_1(fake_env: FakeLLMServer, monkeyp
     assert out == ""
     assert "error:" in err
     assert "quota" in err
+
+
+def test_cli_pr_reuses_the_digest_analysis_from_the_cache(
+    fake_env: FakeLLMServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """"PR #6046 值得读吗" after the week's digest: answered from Redis, no model call."""
+    monkeypatch.setenv("PRHUB_REDIS_URL", "redis://127.0.0.1:6379/15")
+    client = redis.Redis.from_url("redis://127.0.0.1:6379/15")
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Redis is required in CI: {exc}")
+        pytest.skip(f"Redis does not answer: {exc}")
+    model = os.environ["PRHUB_LLM_MODEL"]
+    pr_args = ["pr", "6046", "--source", f"jsonl:{EXAMPLE}", "--format", "json"]
+    try:
+        result = CliRunner().invoke(app, pr_args)  # cold: one call for this PR
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout)["analysis"]["status"] == "llm"
+        assert "LLM: 1 calls, 0 cache hits" in result.stderr
+        assert _run()[0] == 0  # the digest finds #6046 cached, asks for the other 38 and the narrative
+        calls_before = len(fake_env.requests)
+        result = CliRunner().invoke(app, pr_args)
+        assert result.exit_code == 0, result.stderr
+        assert "LLM: 0 calls, 1 cache hits" in result.stderr
+        assert len(fake_env.requests) == calls_before
+        missing = CliRunner().invoke(app, ["pr", "99999", "--source", f"jsonl:{EXAMPLE}"])
+        assert missing.exit_code == 1
+        assert "PR #99999 not found in this source" in missing.stderr
+        assert len(fake_env.requests) == calls_before
+    finally:
+        keys = [k for k in client.scan_iter(match="prhub:*") if model.split("/")[1].encode() in k]
+        if keys:
+            client.delete(*keys)
+        client.close()

@@ -19,6 +19,7 @@ command with one line and exit code 1.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sys
@@ -31,7 +32,7 @@ from rich.console import Console
 from rich.text import Text
 
 from bot.commands.common import canonical_repo
-from bot.config import load_settings, settings_source
+from bot.config import Settings, load_settings, settings_source
 from bot.digest.service import analyze_pr
 from bot.digest.window import week_window, zone
 from bot.errors import PrhubError, PRNotFoundError, SourceError
@@ -116,7 +117,7 @@ def pr(
         name = canonical_repo(repo or url_repo, pr_source.repos())
         found = _pull_request(pr_source, name, number)
         week = _week_prs(pr_source, found, settings.timezone)
-        item = analyze_pr(found, settings=settings, window_prs=week)
+        item = _analyze(found, settings=settings, window_prs=week)
         text = _render(item, fmt, repo=name, language=settings.language, timezone=settings.timezone)
     except PrhubError as exc:
         raise _fail(str(exc)) from exc
@@ -130,6 +131,26 @@ def pr(
     except OSError as exc:
         raise _fail(f"cannot write {out}: {exc.strerror}") from exc
     _stderr.print(Text(f"wrote {out} · {summary}"), highlight=False, soft_wrap=True)
+
+
+def _analyze(pr: PullRequest, *, settings: Settings, window_prs: list[PullRequest]) -> DigestPR:
+    """The heuristic analysis, or with ``PRHUB_LLM_MODEL`` set the LLM's (from the cache when
+    the digest already analysed this PR); LLM usage goes to stderr."""
+    if not settings.llm_model:
+        return analyze_pr(pr, settings=settings, window_prs=window_prs)
+    from bot.digest.llm.run import llm_pr  # imports litellm: only when a model is configured
+    from bot.digest.usage import describe_usage
+
+    warned: list[str] = []
+
+    def warn(message: str) -> None:
+        if not warned:
+            warned.append(message)
+            _stderr.print(Text.assemble(("warning:", "yellow"), " ", message), highlight=False, soft_wrap=True)
+
+    item, usage = asyncio.run(llm_pr(pr, settings=settings, warn=warn, window_prs=window_prs))
+    _stderr.print(Text(describe_usage(usage)), highlight=False, soft_wrap=True)
+    return item
 
 
 def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:

@@ -216,17 +216,46 @@ def analyze_pr(
         A frozen :class:`DigestPR`; ``analysis`` is ``None`` when the analyzer
         has no result yet (pending).
     """
-    lang: Language = language or settings.language
+    context = pr_context(pr, settings=settings, language=language, window_prs=window_prs)
+    return _digest_pr(pr, context, (analyzer or HeuristicAnalyzer()).analyze(pr, context))
+
+
+async def analyze_pr_async(
+    pr: PullRequest,
+    *,
+    settings: Settings,
+    analyzer: AsyncAnalyzer,
+    language: Language | None = None,
+    window_prs: Sequence[PullRequest] = (),
+) -> DigestPR:
+    """:func:`analyze_pr` with an async analyzer (the LLM analyzer, which reads and fills
+    the cache: a PR already analysed for a digest costs no call).
+
+    Raises:
+        LLMStopError: the analyzer found the model unusable (auth, quota).
+    """
+    context = pr_context(pr, settings=settings, language=language, window_prs=window_prs)
+    return _digest_pr(pr, context, await analyzer.analyze_async(pr, context))
+
+
+def pr_context(
+    pr: PullRequest, *, settings: Settings, language: Language | None = None, window_prs: Sequence[PullRequest] = ()
+) -> AnalysisContext:
+    """The analysis context of one PR: its repository's config, the language, and the hot
+    files of ``window_prs`` (with ``pr`` itself), as :func:`build_digest` computes them."""
     config = settings.repo(pr.repo)
-    analyzer = analyzer or HeuristicAnalyzer()
     neighbours = {p.number: p for p in window_prs if p.repo.lower() == pr.repo.lower()}
     neighbours[pr.number] = pr
-    context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(list(neighbours.values()), config))
+    return AnalysisContext(repo=config, language=language or settings.language,
+                           hot_files=hot_files(list(neighbours.values()), config))
+
+
+def _digest_pr(pr: PullRequest, context: AnalysisContext, analysis: Analysis | None) -> DigestPR:
+    config = context.repo
     return DigestPR(
         number=pr.number, title=pr.title, url=pr.url or config.pr_url(pr.repo, pr.number), author=pr.author,
         labels=Labeler(config).labels(pr), merged_at=pr.merged_at, additions=pr.additions,
-        deletions=pr.deletions, changed_files=pr.changed_files or len(pr.files),
-        analysis=analyzer.analyze(pr, context),
+        deletions=pr.deletions, changed_files=pr.changed_files or len(pr.files), analysis=analysis,
     )
 
 

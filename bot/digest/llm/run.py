@@ -11,8 +11,9 @@ from datetime import datetime
 
 from bot.config import Settings
 from bot.digest.llm import llm_runtime
-from bot.digest.service import Progress, build_digest_async
-from bot.models import Digest, Language, PullRequest, Window
+from bot.digest.service import Progress, analyze_pr_async, build_digest_async
+
+from bot.models import Digest, DigestPR, Language, LLMUsage, PullRequest, Window
 from bot.store import open_store
 
 
@@ -41,5 +42,32 @@ async def llm_digest(
             prs, repo=repo, window=window, settings=settings, language=language, analyzer=runtime.analyzer,
             narrator=runtime.narrator, meter=runtime.meter, now=now, progress=progress,
         )
+    finally:
+        await store.close()
+
+
+async def llm_pr(
+    pr: PullRequest, *, settings: Settings, warn: Callable[[str], None], language: Language | None = None,
+    window_prs: Sequence[PullRequest] = (),
+) -> tuple[DigestPR, LLMUsage]:
+    """One PR's LLM analysis for ``prhub pr N``: from the cache when the digest (or an
+    earlier question) already analysed it, else one model call.
+
+    Args:
+        pr, settings, language, window_prs: as for :func:`bot.digest.service.analyze_pr`.
+        warn: shows one line to the person (Redis unreachable).
+
+    Returns:
+        The PR as a digest shows it, and the run's usage (calls, cache hits, tokens, cost).
+
+    Raises:
+        LLMStopError: credentials refused or quota spent.
+    """
+    store = await open_store(settings.redis_url, warn=warn)
+    try:
+        runtime = llm_runtime(settings, store)
+        item = await analyze_pr_async(pr, settings=settings, analyzer=runtime.analyzer, language=language,
+                                      window_prs=window_prs)
+        return item, runtime.meter.snapshot()
     finally:
         await store.close()
