@@ -12,7 +12,6 @@ from datetime import datetime
 from bot.config import Settings
 from bot.digest.llm import llm_runtime
 from bot.digest.service import Progress, analyze_pr_async, build_digest_async
-
 from bot.models import Digest, DigestPR, Language, LLMUsage, PullRequest, Window
 from bot.store import open_store
 
