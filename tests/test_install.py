@@ -19,8 +19,10 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tarfile
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -205,9 +207,6 @@ def test_readme_install_and_digest_in_a_fresh_venv(tmp_path: Path) -> None:
     imported = run_step('.venv/bin/python -c "import bot, sys; print(bot.__file__)"', tree)
     assert str(tree / "bot") in imported.stdout, "the editable install should point at the clone"
 
-    if not (tree / "bot" / "cli.py").exists():
-        pytest.skip("bot/cli.py is not committed yet: installed fine, `prhub --help` and the digest skipped")
-
     helped = run_step(".venv/bin/prhub --help", tree)
     assert "digest" in helped.stdout
 
@@ -215,3 +214,17 @@ def test_readme_install_and_digest_in_a_fresh_venv(tmp_path: Path) -> None:
     assert str(EXAMPLE_PR_COUNT) in printed.stdout, (
         f"the README digest should mention the example's {EXAMPLE_PR_COUNT} PRs:\n{printed.stdout[:2000]}"
     )
+
+
+@pytest.mark.slow
+def test_wheel_carries_the_data_files(tmp_path: Path) -> None:
+    """The image installs the project as a wheel (not editable): its prompts and default rules must be inside."""
+    tree = committed_tree(tmp_path / "clone")
+    out = tmp_path / "wheel"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(tree)],
+                   check=True, capture_output=True, timeout=600)
+    (wheel,) = out.glob("prhub_bot-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for needed in ("bot/prompts/pr_analysis.j2", "bot/prompts/digest_summary.j2", "bot/defaults/labels.toml",
+                   "bot/py.typed"):
+        assert needed in names, f"{needed} is missing from the wheel"
