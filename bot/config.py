@@ -37,6 +37,12 @@ language; a channel without a section uses ``default_repo`` / ``default_source``
     repo = "verl-project/verl"
     source = "jsonl:examples/verl-2026-W16.jsonl"
     language = "en"
+
+Feishu custom group-bot webhooks (push-only, no app) are named sections::
+
+    [feishu_webhooks.team]
+    url = "https://open.feishu.cn/open-apis/bot/v2/hook/…"
+    secret = "…"                                    # when the bot's signature check is on
 """
 
 from __future__ import annotations
@@ -106,6 +112,15 @@ class ChannelConfig(BaseModel):
     language: Language | None = None
 
 
+class FeishuWebhook(BaseModel):
+    """A Feishu custom group-bot webhook: its ``url`` and, when signing is on, its ``secret``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: str
+    secret: SecretStr | None = None
+
+
 class _Defaults(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -173,6 +188,30 @@ class Settings(BaseSettings):
     """App-level token ``xapp-…`` from ``SLACK_APP_TOKEN``, for Socket Mode."""
     slack_api_url: str = "https://slack.com/api/"
     """Slack Web API base URL (tests: a local fake); ``PRHUB_SLACK_API_URL``."""
+    feishu_app_id: str | None = Field(  # type: ignore[pydantic-alias]
+        default=None, validation_alias=AliasChoices("feishu_app_id", "FEISHU_APP_ID", "PRHUB_FEISHU_APP_ID")
+    )
+    """Feishu app id ``cli_…`` from ``FEISHU_APP_ID`` (README "飞书 / Feishu")."""
+    feishu_app_secret: SecretStr | None = Field(  # type: ignore[pydantic-alias]
+        default=None,
+        validation_alias=AliasChoices("feishu_app_secret", "FEISHU_APP_SECRET", "PRHUB_FEISHU_APP_SECRET"),
+    )
+    """Feishu app secret from ``FEISHU_APP_SECRET``."""
+    feishu_verification_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
+        default=None,
+        validation_alias=AliasChoices("feishu_verification_token", "FEISHU_VERIFICATION_TOKEN",
+                                      "PRHUB_FEISHU_VERIFICATION_TOKEN"),
+    )
+    """Verification token of HTTP event delivery, from ``FEISHU_VERIFICATION_TOKEN``."""
+    feishu_encrypt_key: SecretStr | None = Field(  # type: ignore[pydantic-alias]
+        default=None,
+        validation_alias=AliasChoices("feishu_encrypt_key", "FEISHU_ENCRYPT_KEY", "PRHUB_FEISHU_ENCRYPT_KEY"),
+    )
+    """Encrypt key of HTTP event delivery (decrypts bodies, checks signatures), from ``FEISHU_ENCRYPT_KEY``."""
+    feishu_api_url: str = "https://open.feishu.cn"
+    """Feishu Open API origin (Lark: ``https://open.larksuite.com``; tests: a local fake); ``PRHUB_FEISHU_API_URL``."""
+    feishu_webhooks: dict[str, FeishuWebhook] = Field(default_factory=dict)
+    """Custom group-bot webhooks by name (push-only installs): ``[feishu_webhooks.NAME]`` with ``url``, ``secret``."""
     dedup_ttl_s: int = Field(default=6 * 3600, ge=60)
     """How long a handled chat event is remembered (redeliveries, restarts), in seconds."""
     default_repo: str | None = None

@@ -1,0 +1,277 @@
+"""The Feishu Open API as the bot uses it: who am I, reply in a thread, send to a chat.
+
+Built on lark-oapi's ``lark.Client`` (tenant access token fetched and cached by
+the SDK from the app id and secret; ``domain`` = ``PRHUB_FEISHU_API_URL``, e.g.
+``https://open.larksuite.com`` or a local fake) and its ``im.v1.message``
+request builders. The SDK is imported with this module, on the importing
+thread: its websocket part takes that thread's event loop at import time, so
+importing it first from a worker thread would leave a stray loop behind. The
+SDK's token step is blocking, so every call runs in a
+worker thread and the bot's event loop never waits on the network.
+
+Delivery rules:
+
+- **rate limits** — HTTP 429, or codes ``99991400`` / ``230020``: wait the
+  ``x-ogw-ratelimit-reset`` seconds (1 s when absent), up to :data:`MAX_RETRIES`
+  times; sends to one chat are also paced at most 5 per second;
+- **cards rejected** — ``230025`` (message too large) or ``230099`` (card content
+  could not be built: malformed JSON, too many elements): the card is split in
+  two by its elements and each half sent, recursively; a single element still
+  rejected goes out as a ``post`` (rich text) message. Nothing is dropped.
+
+Errors: every failure is a :class:`FeishuAPIError` (``code``, ``msg``,
+``status``) raised from here; SDK exceptions (token refused, connection errors)
+are wrapped with ``from``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import lark_oapi as lark
+from lark_oapi.api.im.v1 import (
+    CreateMessageRequest,
+    CreateMessageRequestBody,
+    ReplyMessageRequest,
+    ReplyMessageRequestBody,
+)
+from lark_oapi.core.enum import AccessTokenType, HttpMethod
+from lark_oapi.core.model import BaseRequest
+
+from bot.errors import PrhubError
+
+__all__ = ["FeishuAPIError", "FeishuClient", "Target", "card_to_post"]
+
+RATE_LIMIT_CODES = frozenset({99991400, 230020})
+CARD_REJECTED_CODES = frozenset({230025, 230099})
+MAX_RETRIES = 5
+CHAT_INTERVAL_S = 0.2
+"""At most 5 messages a second to one chat."""
+MAX_WAIT_S = 60.0
+
+
+class FeishuAPIError(PrhubError):
+    """The Open API refused a call (or could not be reached: ``status`` 0)."""
+
+    def __init__(self, message: str, *, code: int = -1, msg: str = "", status: int = 0) -> None:
+        super().__init__(message)
+        self.code = code
+        self.msg = msg
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a message goes: under ``reply_to`` (a message id, in its thread) or into ``chat_id``."""
+
+    reply_to: str | None = None
+    chat_id: str | None = None
+    in_thread: bool = True
+
+    @property
+    def key(self) -> str:
+        """The chat-or-thread used for pacing."""
+        return self.reply_to or self.chat_id or ""
+
+
+@dataclass(frozen=True)
+class _Result:
+    code: int
+    msg: str
+    status: int
+    retry_after_s: float | None
+    message_id: str | None
+
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class FeishuClient:
+    """Async facade over lark-oapi's client.
+
+    Args:
+        app_id: ``FEISHU_APP_ID``.
+        app_secret: ``FEISHU_APP_SECRET``.
+        base_url: the Open API origin (``https://open.feishu.cn``, Lark
+            ``https://open.larksuite.com``, tests ``http://127.0.0.1:PORT``).
+        sleep: how to wait (tests pass a recorder).
+        timeout_s: per-request timeout.
+    """
+
+    def __init__(self, *, app_id: str, app_secret: str, base_url: str, sleep: Sleep = asyncio.sleep,
+                 timeout_s: float = 15.0) -> None:
+        self._lark: Any = (
+            lark.Client.builder().app_id(app_id).app_secret(app_secret).domain(base_url.rstrip("/"))
+            .timeout(timeout_s).log_level(lark.LogLevel.WARNING).build()
+        )
+        self._sleep = sleep
+        self._open_id: str | None = None
+        self._last_send: dict[str, float] = {}
+
+    async def bot_open_id(self) -> str:
+        """The bot's own ``open_id`` (``GET /open-apis/bot/v3/info``), fetched once.
+
+        Raises:
+            FeishuAPIError: the call failed or the answer has no ``bot.open_id``.
+        """
+        if self._open_id is None:
+            body = await asyncio.to_thread(self._bot_info)
+            open_id = body.get("bot", {}).get("open_id") if isinstance(body.get("bot"), dict) else None
+            if not isinstance(open_id, str) or not open_id:
+                raise FeishuAPIError(f"bot info has no open_id: {body}", code=int(body.get("code", -1)))
+            self._open_id = open_id
+        return self._open_id
+
+    def _bot_info(self) -> dict[str, Any]:
+        request = (
+            BaseRequest.builder().http_method(HttpMethod.GET).uri("/open-apis/bot/v3/info")
+            .token_types({AccessTokenType.TENANT}).build()
+        )
+        try:
+            response = self._lark.request(request)
+        except Exception as exc:  # the SDK raises bare exceptions for token and transport failures
+            raise FeishuAPIError(f"bot info failed: {exc}") from exc
+        raw = response.raw
+        try:
+            body = json.loads(bytes(raw.content or b"{}"))
+        except ValueError as exc:
+            raise FeishuAPIError("bot info: not JSON", status=int(raw.status_code or 0)) from exc
+        if not isinstance(body, dict) or body.get("code") != 0:
+            raise FeishuAPIError(f"bot info refused: {body}", status=int(raw.status_code or 0))
+        return cast("dict[str, Any]", body)
+
+    async def send(self, target: Target, msg_type: str, content: dict[str, Any], *, uuid: str | None = None) -> str:
+        """Send one message, waiting out rate limits.
+
+        Args:
+            target: reply (in thread) or chat.
+            msg_type: ``interactive``, ``post`` or ``text``.
+            content: the message content; serialised to the JSON string the API expects.
+            uuid: idempotency key (Feishu sends one message per uuid within an hour).
+
+        Returns:
+            The new message's id.
+
+        Raises:
+            FeishuAPIError: refused for a reason other than rate limiting, or still
+                rate-limited after :data:`MAX_RETRIES` waits.
+        """
+        text = json.dumps(content, ensure_ascii=False)
+        for attempt in range(MAX_RETRIES + 1):
+            await self._pace(target.key)
+            result = await asyncio.to_thread(self._send_once, target, msg_type, text, uuid)
+            if result.code == 0 and result.message_id:
+                return result.message_id
+            limited = result.status == 429 or result.code in RATE_LIMIT_CODES
+            if limited and attempt < MAX_RETRIES:
+                await self._sleep(min(result.retry_after_s or 1.0, MAX_WAIT_S))
+                continue
+            raise FeishuAPIError(f"send {msg_type} failed: {result.code} {result.msg}",
+                                 code=result.code, msg=result.msg, status=result.status)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def send_cards(self, target: Target, cards: list[dict[str, Any]], *, key: str = "") -> list[str]:
+        """Send ``cards`` in order; a card Feishu rejects is split, at last sent as a post.
+
+        Args:
+            target: where every card goes (all replies stay in the same thread).
+            cards: card JSON 2.0 dicts (``bot.cards.feishu`` shapes).
+            key: a stable id of this answer (e.g. the message id); with the card's
+                position it makes each send's ``uuid``, so a retried answer is not doubled.
+
+        Returns:
+            The ids of the messages sent (more than ``len(cards)`` after splits).
+        """
+        sent: list[str] = []
+        for index, card in enumerate(cards):
+            sent += await self._send_card(target, card, f"{key}:{index}" if key else "")
+        return sent
+
+    async def _send_card(self, target: Target, card: dict[str, Any], key: str) -> list[str]:
+        uuid = _uuid(key) if key else None
+        try:
+            return [await self.send(target, "interactive", card, uuid=uuid)]
+        except FeishuAPIError as exc:
+            if exc.code not in CARD_REJECTED_CODES:
+                raise
+        elements = card.get("body", {}).get("elements", [])
+        if len(elements) > 1:
+            half = len(elements) // 2
+            first, second = _with_elements(card, elements[:half]), _with_elements(card, elements[half:])
+            return [*await self._send_card(target, first, f"{key}a" if key else ""),
+                    *await self._send_card(target, second, f"{key}b" if key else "")]
+        return [await self.send(target, "post", card_to_post(card), uuid=_uuid(f"{key}p") if key else None)]
+
+    async def _pace(self, key: str) -> None:
+        last = self._last_send.get(key)
+        now = time.monotonic()
+        if last is not None and now - last < CHAT_INTERVAL_S:
+            await self._sleep(CHAT_INTERVAL_S - (now - last))
+        self._last_send[key] = time.monotonic()
+
+    def _send_once(self, target: Target, msg_type: str, content: str, uuid: str | None) -> _Result:
+        try:
+            if target.reply_to:
+                body = ReplyMessageRequestBody.builder().content(content).msg_type(msg_type)
+                body = body.reply_in_thread(target.in_thread)
+                if uuid:
+                    body = body.uuid(uuid)
+                request = ReplyMessageRequest.builder().message_id(target.reply_to).request_body(body.build()).build()
+                response = self._lark.im.v1.message.reply(request)
+            else:
+                body = CreateMessageRequestBody.builder().receive_id(target.chat_id or "").content(content)
+                body = body.msg_type(msg_type)
+                if uuid:
+                    body = body.uuid(uuid)
+                request = (CreateMessageRequest.builder().receive_id_type("chat_id")
+                           .request_body(body.build()).build())
+                response = self._lark.im.v1.message.create(request)
+        except Exception as exc:  # token refused, connection failed: the SDK raises plain exceptions
+            raise FeishuAPIError(f"send {msg_type} failed: {exc}") from exc
+        raw = response.raw
+        headers = {str(k).lower(): str(v) for k, v in (raw.headers or {}).items()}
+        reset = headers.get("x-ogw-ratelimit-reset")
+        data = response.data
+        return _Result(
+            code=int(response.code if response.code is not None else -1),
+            msg=str(response.msg or ""),
+            status=int(raw.status_code or 0),
+            retry_after_s=_seconds(reset),
+            message_id=str(data.message_id) if data is not None and data.message_id else None,
+        )
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        return None
+
+
+def _uuid(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _with_elements(card: dict[str, Any], elements: list[Any]) -> dict[str, Any]:
+    return {**card, "body": {**card.get("body", {}), "elements": elements}}
+
+
+def card_to_post(card: dict[str, Any]) -> dict[str, Any]:
+    """A card as a ``post`` message: its title, and each markdown element as an ``md`` paragraph.
+
+    Buttons become their label (their callbacks cannot travel in a post).
+    """
+    title = str(card.get("header", {}).get("title", {}).get("content", ""))
+    paragraphs: list[list[dict[str, str]]] = []
+    for element in card.get("body", {}).get("elements", []):
+        if element.get("tag") == "markdown":
+            paragraphs.append([{"tag": "md", "text": str(element.get("content", ""))}])
+        elif element.get("tag") == "button":
+            paragraphs.append([{"tag": "text", "text": str(element.get("text", {}).get("content", ""))}])
+    return {"zh_cn": {"title": title, "content": paragraphs}}

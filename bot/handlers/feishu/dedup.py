@@ -1,0 +1,56 @@
+"""Exactly one reply per Feishu message, across redeliveries and restarts.
+
+Feishu delivers events at least once and retries one it thinks went
+unanswered (15 s, 5 min, 1 h, 6 h later), possibly under a new ``event_id``;
+``im.message.receive_v1`` is de-duplicated on its ``message_id``, other events
+(card actions) on their ``event_id``. A claim is an atomic "set if absent"
+with a time to live (:data:`TTL_S`, 12 hours: beyond the last retry) in the
+shared store, so several replicas of the bot agree on who answers.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.store import cache_key
+
+__all__ = ["TTL_S", "Claims", "Deduper"]
+
+TTL_S = 12 * 3600
+"""How long a claim lasts, in seconds (Feishu's last retry comes about 6 hours after the first try)."""
+
+
+class Claims(Protocol):
+    """The store's atomic claim: ``True`` for the first caller of ``key`` within ``ttl_s``, then ``False``."""
+
+    async def claim(self, key: str, ttl_s: int) -> bool: ...
+
+
+class Deduper:
+    """Claims Feishu message and event ids in a :class:`Claims` store.
+
+    Args:
+        store: the bot's store (Redis in production).
+        ttl_s: claim lifetime; at least 8 hours.
+    """
+
+    def __init__(self, store: Claims, *, ttl_s: int = TTL_S) -> None:
+        if ttl_s < 8 * 3600:
+            raise ValueError(f"ttl_s must be at least 8 hours (Feishu retries for ~6 hours), got {ttl_s}")
+        self._store = store
+        self._ttl_s = ttl_s
+
+    async def first_message(self, message_id: str, event_id: str = "") -> bool:
+        """Whether this delivery of message ``message_id`` is the first one (then the caller answers).
+
+        The event id is claimed too, so a delivery whose message id were missing
+        still counts once.
+        """
+        fresh = await self._store.claim(cache_key("feishu", "msg", message_id), self._ttl_s)
+        if event_id:
+            await self._store.claim(cache_key("feishu", "event", event_id), self._ttl_s)
+        return fresh
+
+    async def first_event(self, event_id: str) -> bool:
+        """Whether event ``event_id`` (a card action) is seen for the first time."""
+        return await self._store.claim(cache_key("feishu", "event", event_id), self._ttl_s)
