@@ -208,3 +208,7 @@ _pr.register(app)
 from bot.commands import export as _export  # noqa: E402
 
 _export.register(app)
+
+from bot.commands import serve as _serve  # noqa: E402
+
+_serve.register(app)

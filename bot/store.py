@@ -53,6 +53,15 @@ class Store(Protocol):
         """Remove ``keys``; missing keys are ignored."""
         ...
 
+    async def claim(self, key: str, ttl_s: int) -> bool:
+        """Atomically mark ``key`` as taken for ``ttl_s`` seconds.
+
+        Returns ``True`` for the one caller that took it, ``False`` while it is
+        already taken (Redis ``SET key 1 NX EX ttl``). Used to handle each chat
+        event once across redeliveries, restarts and replicas.
+        """
+        ...
+
     async def close(self) -> None:
         """Release connections; the store is not used afterwards."""
         ...
@@ -102,6 +111,14 @@ class MemoryStore:
         """See :meth:`Store.delete`."""
         for key in keys:
             self._data.pop(key, None)
+
+    async def claim(self, key: str, ttl_s: int) -> bool:
+        """See :meth:`Store.claim` (atomic within this process's event loop: no await inside)."""
+        item = self._data.get(key)
+        if item is not None and (item[1] is None or self._clock() < item[1]):
+            return False
+        self._data[key] = ("1", self._clock() + ttl_s)
+        return True
 
     async def close(self) -> None:
         """Nothing to release."""
@@ -177,6 +194,15 @@ class RedisStore:
             await self._client.delete(*(self.key_prefix + k for k in keys))
         except RedisError as exc:
             self._lost(exc)
+
+    async def claim(self, key: str, ttl_s: int) -> bool:
+        """See :meth:`Store.claim`. Unlike the cache methods, a Redis failure is raised here:
+        answering twice or not at all must be the caller's decision.
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        return bool(await self._client.set(self.key_prefix + key, "1", nx=True, ex=ttl_s))
 
     async def close(self) -> None:
         """Close the client's connection pool."""

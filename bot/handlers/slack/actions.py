@@ -1,0 +1,103 @@
+"""The cards' buttons (action ids set by :mod:`bot.cards.slack`):
+
+- ``prhub_full_report`` (value ``repo|window``) — posts the rest of the digest in the
+  card's thread, once per thread (a second press says it is already there);
+- ``prhub_analyze_pr`` (value ``repo#number``) — posts that PR's analysis in the
+  card's thread, once per thread and PR;
+- ``prhub_subscribe_label`` (a select; option value = label) — subscribes the
+  conversation to the label of the card's repository; the confirmation is ephemeral.
+
+Each is acked at once and answered by a lazy listener.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+
+from bot.cards.chat import chat_phrases
+from bot.cards.escape import slack_text
+from bot.cards.slack import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_SUBSCRIBE_LABEL, render_slack
+from bot.errors import PrhubError
+from bot.handlers.core import Conversation, ErrorReply, PRReply
+from bot.handlers.intents import PRIntent, SubscribeIntent
+from bot.handlers.slack.deps import SlackDeps, full_report_key
+from bot.handlers.slack.render import slack_messages
+
+
+def register(app: AsyncApp, deps: SlackDeps) -> None:
+    """Listen to the three card actions."""
+
+    async def full_report(body: dict[str, Any]) -> None:
+        conversation, root = _where(body)
+        repo, _, window = _value(body).partition("|")
+        language = deps.core.language(None, conversation)
+        words = chat_phrases(language)
+        if not await deps.dedup.once(full_report_key(conversation.channel, root, window)):
+            await deps.delivery.note(body["response_url"], words.already_in_thread)
+            return
+        try:
+            digest = await deps.core.digest(repo, window, conversation, language)
+        except PrhubError as exc:
+            await deps.delivery.note(body["response_url"], words.error.format(message=slack_text(str(exc))))
+            return
+        rest = render_slack(digest)[1:]
+        if not rest:
+            await deps.delivery.note(body["response_url"], words.no_more)
+            return
+        await deps.delivery.post(conversation.channel, rest, thread_ts=root)
+
+    async def analyze(body: dict[str, Any]) -> None:
+        conversation, root = _where(body)
+        repo, _, number = _value(body).rpartition("#")
+        language = deps.core.language(None, conversation)
+        if not await deps.dedup.once(f"analyze:{conversation.channel}:{root}:{repo}#{number}"):
+            await deps.delivery.note(body["response_url"], chat_phrases(language).already_in_thread)
+            return
+        reply = await deps.core.answer(PRIntent(int(number), repo or None), conversation)
+        messages, _ = slack_messages(reply)
+        if isinstance(reply, PRReply):
+            await deps.delivery.post(conversation.channel, messages, thread_ts=root)
+        else:
+            await deps.delivery.respond(body["response_url"], messages, channel=conversation.channel,
+                                        public=False, language=language)
+
+    async def subscribe(body: dict[str, Any]) -> None:
+        conversation, _ = _where(body)
+        label = str(body["actions"][0].get("selected_option", {}).get("value", ""))
+        reply = await deps.core.answer(SubscribeIntent(label, _card_repo(body)), conversation)
+        messages, _ = slack_messages(reply)
+        language = reply.language if isinstance(reply, ErrorReply) else deps.core.language(None, conversation)
+        await deps.delivery.respond(body["response_url"], messages, channel=conversation.channel, public=False,
+                                    language=language)
+
+    app.action(ACTION_FULL_REPORT)(ack=_ack, lazy=[full_report])
+    app.action(ACTION_ANALYZE_PR)(ack=_ack, lazy=[analyze])
+    app.action(ACTION_SUBSCRIBE_LABEL)(ack=_ack, lazy=[subscribe])
+
+
+async def _ack(ack: AsyncAck) -> None:
+    await ack()
+
+
+def _value(body: dict[str, Any]) -> str:
+    return str(body["actions"][0].get("value", ""))
+
+
+def _where(body: dict[str, Any]) -> tuple[Conversation, str]:
+    """The conversation of a block action and the ``ts`` of the thread its message belongs to."""
+    message = body.get("message") or {}
+    container = body.get("container") or {}
+    channel = str((body.get("channel") or {}).get("id") or container.get("channel_id", ""))
+    root = str(message.get("thread_ts") or message.get("ts") or container.get("message_ts", ""))
+    return Conversation("slack", channel, str((body.get("user") or {}).get("id", ""))), root
+
+
+def _card_repo(body: dict[str, Any]) -> str | None:
+    """The repository of the digest card holding the action (its full-report button's value)."""
+    for block in (body.get("message") or {}).get("blocks", []):
+        for element in block.get("elements", []) if block.get("type") == "actions" else []:
+            if element.get("action_id") == ACTION_FULL_REPORT:
+                return str(element.get("value", "")).partition("|")[0] or None
+    return None

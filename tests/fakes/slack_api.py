@@ -1,0 +1,219 @@
+"""A local fake of the Slack Web API and of ``response_url`` endpoints, on 127.0.0.1.
+
+Records every call (:attr:`FakeSlack.calls`) and answers like Slack:
+
+- ``POST /api/auth.test`` — the bot's identity (``user_id`` :data:`BOT_USER_ID`);
+- ``POST /api/chat.postMessage`` / ``chat.postEphemeral`` — ``{"ok": true, "ts": …}``, or
+  Slack's error codes for what Slack rejects: ``not_authed`` / ``invalid_auth`` (token),
+  ``channel_not_found``, ``not_in_channel`` (channels in :attr:`FakeSlack.not_member`),
+  ``no_text`` (empty ``text``), ``invalid_blocks`` (more than 50 blocks, or a block
+  slack_sdk's models reject), ``msg_too_long``; ``rate_limit_next`` makes the next
+  call of a method answer HTTP 429 with ``Retry-After``;
+- ``POST /response/{id}`` — a ``response_url``: ``ok``, or HTTP 400 with ``no_text`` /
+  ``invalid_blocks`` (as Slack's webhooks answer); after 5 posts ``used_url``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl
+
+from slack_sdk.errors import SlackObjectFormationError
+from slack_sdk.models.blocks import Block
+
+BOT_USER_ID = "U0BOT"
+BOT_TOKEN = "xoxb-test-token"
+TEAM_ID = "T0TEAM"
+MAX_BLOCKS = 50
+MAX_TEXT = 40_000
+RESPONSE_URL_USES = 5
+
+
+@dataclass
+class Call:
+    """One recorded request: ``method`` (``chat.postMessage``, ``response_url``, …), its
+    arguments, the path and the monotonic time it arrived."""
+
+    method: str
+    args: dict[str, Any]
+    path: str
+    at: float = field(default_factory=time.monotonic)
+
+
+class FakeSlack:
+    """State of the fake; thread-safe. ``base_url`` is set once serving."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.not_member: set[str] = set()
+        self.base_url = ""
+        self._lock = threading.Lock()
+        self._ts = 1713500000_000100
+        self._rate_limited: dict[str, int] = {}
+        self._response_uses: dict[str, int] = {}
+
+    # -- test helpers ---------------------------------------------------------------------------
+
+    def response_url(self, name: str) -> str:
+        """A fresh ``response_url`` on this fake."""
+        return f"{self.base_url}/response/{name}"
+
+    def rate_limit_next(self, method: str, retry_after: int = 1) -> None:
+        """Answer the next call of ``method`` with HTTP 429 and ``Retry-After: retry_after``."""
+        with self._lock:
+            self._rate_limited[method] = retry_after
+
+    def of(self, method: str) -> list[Call]:
+        """The recorded calls of ``method`` that Slack accepted, in order."""
+        with self._lock:
+            return [c for c in self.calls if c.method == method and c.args.get("_accepted")]
+
+    def wait_for(self, method: str, count: int, timeout: float = 20.0) -> list[Call]:
+        """Block until ``count`` accepted calls of ``method`` were recorded (or ``timeout`` s)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.of(method)
+            if len(found) >= count:
+                return found
+            time.sleep(0.05)
+        return self.of(method)
+
+    # -- the API --------------------------------------------------------------------------------
+
+    def handle(self, path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes]:
+        """Answer one request: ``(status, headers, body)``."""
+        path, _, query = path.partition("?")
+        args = {**dict(parse_qsl(query)), **_decode(headers.get("content-type", ""), body)}
+        if path.startswith("/response/"):
+            return self._response(path, args)
+        method = path.removeprefix("/api/")
+        call = Call(method, args, path)
+        with self._lock:
+            self.calls.append(call)
+            retry_after = self._rate_limited.pop(method, None)
+        if retry_after is not None:
+            return 429, {"Retry-After": str(retry_after)}, _json({"ok": False, "error": "ratelimited"})
+        token = headers.get("authorization", "").removeprefix("Bearer ") or str(args.get("token", ""))
+        if not token:
+            return 200, {}, _json({"ok": False, "error": "not_authed"})
+        if token != BOT_TOKEN:
+            return 200, {}, _json({"ok": False, "error": "invalid_auth"})
+        if method == "auth.test":
+            call.args["_accepted"] = True
+            return 200, {}, _json({
+                "ok": True, "url": "https://prhub-test.slack.com/", "team": "prhub test", "user": "prhub",
+                "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": "B0BOT", "is_enterprise_install": False,
+            })
+        if method in ("chat.postMessage", "chat.postEphemeral"):
+            error = self._check_message(args)
+            if error:
+                return 200, {}, _json({"ok": False, "error": error})
+            call.args["_accepted"] = True
+            with self._lock:
+                self._ts += 100
+                ts = f"{self._ts // 1_000_000}.{self._ts % 1_000_000:06d}"
+            if method == "chat.postEphemeral":
+                return 200, {}, _json({"ok": True, "message_ts": ts})
+            return 200, {}, _json({"ok": True, "channel": args["channel"], "ts": ts,
+                                   "message": {"text": args.get("text"), "ts": ts}})
+        return 200, {}, _json({"ok": False, "error": "unknown_method"})
+
+    def _check_message(self, args: dict[str, Any]) -> str | None:
+        channel = str(args.get("channel", ""))
+        if not channel or channel.startswith("CGONE"):
+            return "channel_not_found"
+        if channel in self.not_member:
+            return "not_in_channel"
+        return _message_error(args)
+
+    def _response(self, path: str, args: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        call = Call("response_url", args, path)
+        with self._lock:
+            self.calls.append(call)
+            uses = self._response_uses[path] = self._response_uses.get(path, 0) + 1
+        if uses > RESPONSE_URL_USES:
+            return 404, {}, b"used_url"
+        error = _message_error(args)
+        if error:
+            return 400, {}, error.encode()
+        call.args["_accepted"] = True
+        return 200, {}, b"ok"
+
+
+def _message_error(args: dict[str, Any]) -> str | None:
+    """Slack's error code for a message it would reject, or ``None``."""
+    text = args.get("text")
+    if not isinstance(text, str) or not text.strip():
+        return "no_text"
+    if len(text) > MAX_TEXT:
+        return "msg_too_long"
+    blocks = args.get("blocks")
+    if isinstance(blocks, str):
+        blocks = json.loads(blocks)
+    if blocks is None:
+        return None
+    if not isinstance(blocks, list) or len(blocks) > MAX_BLOCKS:
+        return "invalid_blocks"
+    for raw in blocks:
+        try:
+            block = Block.parse(raw)
+            if block is None:
+                return "invalid_blocks"
+            block.validate_json()
+        except (SlackObjectFormationError, KeyError, TypeError):
+            return "invalid_blocks"
+    return None
+
+
+def _decode(content_type: str, body: bytes) -> dict[str, Any]:
+    if not body:
+        return {}
+    if "json" in content_type:
+        data = json.loads(body)
+        return dict(data) if isinstance(data, dict) else {}
+    return dict(parse_qsl(body.decode("utf-8")))
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value).encode()
+
+
+@contextmanager
+def serve(fake: FakeSlack) -> Iterator[str]:
+    """Run ``fake`` on 127.0.0.1 (a free port) in a thread; yields its base URL (also ``fake.base_url``)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = self.rfile.read(length)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            status, extra, payload = fake.handle(self.path, headers, body)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json" if payload.startswith(b"{") else "text/plain")
+            self.send_header("Content-Length", str(len(payload)))
+            for key, value in extra.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    fake.base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield fake.base_url
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

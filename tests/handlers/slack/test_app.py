@@ -1,0 +1,151 @@
+"""The Slack bot end to end: signed requests into the real bolt app (HTTP mode), recorded
+``chat.postMessage`` and ``response_url`` calls out of the fake Slack API."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+from fakes.slack_api import FakeSlack
+
+from .conftest import SlowAnalyzer, StartBot, post_action, post_command, post_event
+
+MENTION = {"type": "app_mention", "user": "U0ALICE", "text": "<@U0BOT> PR #6046 值得读吗", "ts": "1713500001.000200",
+           "channel": "C0CHAN", "event_ts": "1713500001.000200"}
+
+
+def test_healthz(start_bot: StartBot) -> None:
+    bot = start_bot()
+    answer = httpx.get(f"{bot.url}/healthz", timeout=5)
+    assert (answer.status_code, answer.text) == (200, "ok")
+
+
+def test_slash_digest_posts_the_card_then_the_rest_in_its_thread(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    bot = start_bot()
+    answer = post_command(bot, "digest 2026-W16", response_url=fake_slack.response_url("r1"))
+    assert answer.status_code == 200
+    assert "生成中" in answer.text
+    posts = fake_slack.wait_for("chat.postMessage", 4)
+    assert len(posts) == 4
+    first, *rest = posts
+    assert first.args["channel"] == "C0CHAN"
+    assert "thread_ts" not in first.args or first.args["thread_ts"] is None
+    assert first.args["blocks"][0]["text"]["text"] == "2026 第 16 周 · 04-13 至 04-19 周报"
+    root = _ts_of_first(fake_slack)
+    assert [p.args["thread_ts"] for p in rest] == [root] * 3
+    time.sleep(0.5)
+    assert fake_slack.of("response_url") == []
+    assert len(fake_slack.of("chat.postMessage")) == 4
+
+
+def test_slow_slash_command_is_acked_within_three_seconds(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    bot = start_bot(analyzer=SlowAnalyzer(5.0))
+    started = time.monotonic()
+    answer = post_command(bot, "pr 6046", response_url=fake_slack.response_url("slow"))
+    acked = time.monotonic() - started
+    assert answer.status_code == 200
+    assert acked < 3.0, f"acked after {acked:.1f} s"
+    assert answer.text == "生成中…"  # bolt answers a text-only ack as plain text: an ephemeral note
+    [reply] = fake_slack.wait_for("response_url", 1, timeout=30)
+    assert reply.at - started >= 4.5  # the work really took its 5 s, after the ack
+    assert reply.args["response_type"] == "in_channel"
+    assert reply.args["blocks"][0]["text"]["text"].startswith("PR #6046")
+
+
+def test_an_event_delivered_three_times_is_answered_once(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    bot = start_bot()
+    for retry in (None, 1, 2):
+        assert post_event(bot, MENTION, event_id="Ev0RETRY", retry=retry).status_code == 200
+    [reply] = fake_slack.wait_for("chat.postMessage", 1)
+    time.sleep(1.0)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+    assert reply.args["thread_ts"] == MENTION["ts"]
+    assert reply.args["blocks"][0]["text"]["text"].startswith("PR #6046")
+
+
+def test_a_mention_seen_as_app_mention_and_message_is_answered_once(
+    start_bot: StartBot, fake_slack: FakeSlack,
+) -> None:
+    bot = start_bot()
+    as_message = {**MENTION, "type": "message", "channel_type": "channel"}
+    assert post_event(bot, MENTION, event_id="Ev0MENTION").status_code == 200
+    assert post_event(bot, as_message, event_id="Ev0MESSAGE").status_code == 200
+    fake_slack.wait_for("chat.postMessage", 1)
+    time.sleep(1.0)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+
+
+def test_a_dm_is_answered_in_its_thread(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    bot = start_bot()
+    dm = {"type": "message", "channel_type": "im", "user": "U0ALICE", "text": "help", "ts": "1713500009.000100",
+          "channel": "D0ALICE"}
+    assert post_event(bot, dm, event_id="Ev0DM").status_code == 200
+    [reply] = fake_slack.wait_for("chat.postMessage", 1)
+    assert (reply.args["channel"], reply.args["thread_ts"]) == ("D0ALICE", dm["ts"])
+    assert "prhub" in reply.args["blocks"][0]["text"]["text"]
+
+
+def test_a_bad_signature_is_rejected(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    bot = start_bot()
+    answer = post_command(bot, "digest", response_url=fake_slack.response_url("bad"), secret="not-the-secret")
+    assert answer.status_code == 401
+    time.sleep(0.5)
+    assert [c for c in fake_slack.calls if c.method != "auth.test"] == []
+
+
+def test_rate_limited_post_waits_for_retry_after(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    bot = start_bot()
+    fake_slack.rate_limit_next("chat.postMessage", retry_after=1)
+    post_event(bot, MENTION, event_id="Ev0LIMITED")
+    [reply] = fake_slack.wait_for("chat.postMessage", 1)
+    attempts = [c for c in fake_slack.calls if c.method == "chat.postMessage"]
+    assert len(attempts) == 2
+    assert attempts[1].at - attempts[0].at >= 1.0
+    assert reply is attempts[1]
+
+
+def test_without_membership_the_digest_goes_through_response_url(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    bot = start_bot()
+    fake_slack.not_member.add("C0CLOSED")
+    post_command(bot, "digest 2026-W16", response_url=fake_slack.response_url("closed"), channel="C0CLOSED")
+    replies = fake_slack.wait_for("response_url", 4)
+    assert len(replies) == 4
+    assert {r.args["response_type"] for r in replies} == {"in_channel"}
+    assert fake_slack.of("chat.postMessage") == []
+
+
+def test_subscribe_then_list(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    bot = start_bot()
+    post_command(bot, "subscribe npu", response_url=fake_slack.response_url("s1"))
+    fake_slack.wait_for("response_url", 1)
+    post_command(bot, "subscriptions", response_url=fake_slack.response_url("s2"))
+    first, second = fake_slack.wait_for("response_url", 2)
+    assert first.args["response_type"] == "ephemeral"
+    assert "Subscribed to npu in verl-project/verl" in first.args["text"]  # English words: English answer
+    assert "npu（verl-project/verl）" in second.args["blocks"][0]["text"]["text"]  # no language: the channel's
+
+
+def test_full_report_button_posts_the_rest_once(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    bot = start_bot()
+    card = {"type": "message", "ts": "1713600000.000100", "blocks": [
+        {"type": "actions", "elements": [
+            {"type": "button", "action_id": "prhub_full_report", "value": "verl-project/verl|2026-W16"}]}]}
+    payload = {
+        "type": "block_actions", "user": {"id": "U0ALICE"}, "team": {"id": "T0TEAM"}, "api_app_id": "A0APP",
+        "channel": {"id": "C0CHAN"}, "message": card, "response_url": fake_slack.response_url("button"),
+        "container": {"type": "message", "message_ts": card["ts"], "channel_id": "C0CHAN"}, "trigger_id": "1.2.3",
+        "actions": [{"type": "button", "action_id": "prhub_full_report", "block_id": "b1",
+                     "value": "verl-project/verl|2026-W16", "action_ts": "1713600001.000000"}],
+    }
+    assert post_action(bot, payload).status_code == 200
+    posts = fake_slack.wait_for("chat.postMessage", 3)
+    assert [p.args["thread_ts"] for p in posts] == [card["ts"]] * 3
+    assert post_action(bot, payload).status_code == 200
+    [note] = fake_slack.wait_for("response_url", 1)
+    assert note.args["response_type"] == "ephemeral"
+    assert len(fake_slack.of("chat.postMessage")) == 3
+
+
+def _ts_of_first(fake: FakeSlack) -> str:
+    """The ts the fake gave the first accepted post (its counter starts at …000100 + 100)."""
+    return "1713500000.000200"
