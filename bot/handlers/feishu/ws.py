@@ -94,6 +94,7 @@ class LongConnection:
     def _run(self) -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
+        imported_with = sdk_ws.loop
         sdk_ws.loop = loop  # the SDK schedules everything on this module global
         self._loop = loop
         try:
@@ -103,6 +104,7 @@ class LongConnection:
         except BaseException as exc:
             self.error = exc
             self._ready.set()
+            sdk_ws.loop = imported_with
             loop.close()
             return
         self._ready.set()
@@ -118,6 +120,7 @@ class LongConnection:
         finally:
             _cancel_all(loop)
             loop.close()
+            sdk_ws.loop = imported_with  # the SDK's own loop again (it stays referenced, as at import)
 
 
 async def _shutdown(client: Any) -> None:

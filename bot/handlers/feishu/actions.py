@@ -1,0 +1,139 @@
+"""``card.action.trigger``: the buttons on the bot's cards.
+
+Payload shape (the fields read)::
+
+    {"schema": "2.0",
+     "header": {"event_id": "…", "event_type": "card.action.trigger", "token": "…"},
+     "event": {"operator": {"open_id": "ou_…"},
+               "action": {"tag": "button", "value": {"action": "prhub_full_report", …}},
+               "context": {"open_message_id": "om_…", "open_chat_id": "oc_…"}}}
+
+The answer must come within 3 seconds and is ``{"toast": {"type", "content"}}``
+(optionally with ``"card"``): so the quick part (the subscription write) is done
+before answering and the slow part (building and sending cards under the
+clicked card's message, in its thread) is handed back as ``follow_up``.
+
+- 完整报告 (``prhub_full_report``) — the digest's remaining cards, in the thread;
+- 订阅此标签 (``prhub_subscribe_label``) — subscribes the clicker, toast says so;
+- 分析此 PR (``prhub_analyze_pr``) — the PR's analysis card, in the thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypedDict
+
+from bot.cards.chat import chat_phrases
+from bot.cards.feishu import ACTION_FULL_REPORT
+from bot.handlers.core import Conversation, Core, ErrorReply, SubscriptionReply
+from bot.handlers.feishu.answers import (
+    ACTION_ANALYZE_PR,
+    ACTION_SUBSCRIBE_LABEL,
+    feishu_cards,
+    full_report_cards,
+)
+from bot.handlers.intents import PRIntent, SubscribeIntent
+from bot.models import Language
+
+__all__ = ["ActionReply", "CardAction", "Toast", "read_action", "respond"]
+
+
+class Toast(TypedDict):
+    type: Literal["info", "success", "error", "warning"]
+    content: str
+
+
+@dataclass(frozen=True)
+class CardAction:
+    """A button press: who, which button value, and the message the card is in."""
+
+    event_id: str
+    open_id: str
+    message_id: str
+    chat_id: str
+    value: dict[str, str]
+
+
+Send = Callable[[list[dict[str, Any]]], Awaitable[None]]
+"""Sends cards under the clicked card's message (in its thread)."""
+
+
+@dataclass(frozen=True)
+class ActionReply:
+    """The callback's answer (``toast``) and the slow work to run after it (``follow_up``)."""
+
+    toast: Toast
+    follow_up: Callable[[Send], Coroutine[Any, Any, None]] | None = field(default=None)
+
+    def response(self) -> dict[str, Any]:
+        """The JSON body of the callback response."""
+        return {"toast": dict(self.toast)}
+
+
+_TOASTS: dict[Language, dict[str, str]] = {
+    "zh": {"full": "正在发送完整报告…", "pr": "正在分析 PR #{number}…", "unknown": "这个按钮已失效"},
+    "en": {"full": "Sending the full report…", "pr": "Analysing PR #{number}…",
+           "unknown": "This button no longer works"},
+}
+
+
+def read_action(payload: dict[str, Any]) -> CardAction | None:
+    """The button press in a ``card.action.trigger`` payload, or ``None`` when it carries no value."""
+    event = payload.get("event") or {}
+    value = (event.get("action") or {}).get("value")
+    if not isinstance(value, dict):
+        return None
+    context = event.get("context") or {}
+    return CardAction(
+        event_id=str((payload.get("header") or {}).get("event_id", "")),
+        open_id=str((event.get("operator") or {}).get("open_id", "")),
+        message_id=str(context.get("open_message_id", "")),
+        chat_id=str(context.get("open_chat_id", "")),
+        value={str(k): str(v) for k, v in value.items()},
+    )
+
+
+def conversation_of(action: CardAction) -> Conversation:
+    """The conversation the clicked card is in."""
+    return Conversation(platform="feishu", channel=action.chat_id, user=action.open_id)
+
+
+async def respond(action: CardAction, core: Core, *, language: Language) -> ActionReply:
+    """Do the quick part of ``action`` and describe the rest.
+
+    Returns:
+        The toast to show and, for 完整报告 and 分析此 PR, the follow-up that
+        builds and sends the cards. An unknown or incomplete value gets a
+        warning toast and nothing else.
+    """
+    words = _TOASTS[language]
+    kind = action.value.get("action")
+    repo = action.value.get("repo") or None
+    conversation = conversation_of(action)
+    if kind == ACTION_FULL_REPORT:
+        window = action.value.get("window") or None
+
+        async def full(send: Send) -> None:
+            digest = await core.digest(repo, window, conversation, language)
+            await send(full_report_cards(digest))
+
+        return ActionReply(toast=Toast(type="info", content=words["full"]), follow_up=full)
+    if kind == ACTION_SUBSCRIBE_LABEL and action.value.get("label"):
+        intent = SubscribeIntent(label=action.value["label"], repo=repo, language=language)
+        reply = await core.answer(intent, conversation)
+        if isinstance(reply, SubscriptionReply):
+            text = getattr(chat_phrases(language), reply.change).format(label=reply.subscription.label,
+                                                                        repo=reply.subscription.repo)
+            return ActionReply(toast=Toast(type="success", content=text))
+        message = reply.message if isinstance(reply, ErrorReply) else words["unknown"]
+        return ActionReply(toast=Toast(type="error", content=message))
+    if kind == ACTION_ANALYZE_PR and action.value.get("number", "").isdigit():
+        number = int(action.value["number"])
+
+        async def analyse(send: Send) -> None:
+            await send(feishu_cards(await core.answer(PRIntent(number=number, repo=repo, language=language),
+                                                      conversation)))
+
+        return ActionReply(toast=Toast(type="info", content=words["pr"].format(number=number)), follow_up=analyse)
+    return ActionReply(toast=Toast(type="warning", content=words["unknown"]))

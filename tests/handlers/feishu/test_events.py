@@ -1,0 +1,171 @@
+"""Recorded Feishu payloads through the real lark-oapi dispatcher, answered against the fake Open API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+from fakes.feishu_api import BOT_OPEN_ID, FakeFeishuAPI, card_problem
+
+from bot.cards.feishu import render_feishu
+from bot.handlers.feishu.app import FeishuBot
+from bot.handlers.feishu.events import MessageReceived, read_message
+from bot.handlers.intents import parse_intent
+
+from .conftest import fixture
+
+
+async def _post(http: httpx.AsyncClient, bot: FeishuBot, payload: dict[str, Any]) -> httpx.Response:
+    response = await http.post("/feishu/events", content=json.dumps(payload, ensure_ascii=False).encode(),
+                               headers={"Content-Type": "application/json; charset=utf-8"})
+    await bot.drain()
+    return response
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "replies", "title"),
+    [
+        ("group_mention_text", 200, 1, "PR #6046"),
+        ("group_post", 200, 1, "2026 第 16 周"),
+        ("p2p_text", 200, 1, "npu"),
+        ("group_no_mention", 200, 0, None),
+        ("wrong_token", 500, 0, None),
+        ("url_challenge", 200, 0, None),
+    ],
+)
+async def test_each_message_gets_exactly_one_reply_with_a_valid_card(
+    name: str, status: int, replies: int, title: str | None, http: httpx.AsyncClient, bot: FeishuBot,
+    fake_api: FakeFeishuAPI,
+) -> None:
+    payload = fixture(name)
+    response = await _post(http, bot, payload)
+    assert response.status_code == status, response.text
+    sent = fake_api.replies()
+    assert len(sent) == replies
+    if name == "url_challenge":
+        assert response.json() == {"challenge": payload["challenge"]}
+    for message in sent:
+        assert message.target == payload["event"]["message"]["message_id"]
+        assert message.reply_in_thread
+        assert message.msg_type == "interactive"
+        assert card_problem(message.content) is None
+        assert title is not None
+        assert title in message.content["header"]["title"]["content"]
+
+
+async def test_wrong_token_reaches_no_handler(http: httpx.AsyncClient, bot: FeishuBot,
+                                              fake_api: FakeFeishuAPI) -> None:
+    response = await _post(http, bot, fixture("wrong_token"))
+    assert "verification_token" in response.json()["msg"]
+    assert not [c for c in fake_api.calls if c.path.startswith("/open-apis/im/")]
+
+
+async def test_same_message_three_times_is_answered_once(http: httpx.AsyncClient, bot: FeishuBot,
+                                                         fake_api: FakeFeishuAPI) -> None:
+    first = fixture("group_mention_text")
+    later = []
+    for n in (2, 3):  # Feishu may redeliver under a new event id
+        again = json.loads(json.dumps(first))
+        again["header"]["event_id"] = f"ev_text_000{n}"
+        later.append(again)
+    responses = await asyncio.gather(*(_post(http, bot, p) for p in (first, *later)))
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    await bot.drain()
+    assert len(fake_api.replies()) == 1
+
+
+async def test_a_bot_restart_does_not_answer_again(http: httpx.AsyncClient, bot: FeishuBot,
+                                                   fake_api: FakeFeishuAPI) -> None:
+    await _post(http, bot, fixture("p2p_text"))
+    fresh = FeishuBot(client=bot.client, core=bot.core, deduper=bot._deduper, verification_token="v-token-test")
+    await fresh.start()
+    from bot.handlers.feishu.events import IncomingMessage
+
+    message = read_message(fixture("p2p_text"), bot_open_id=fresh.open_id)  # type: ignore[arg-type]
+    assert isinstance(message, IncomingMessage)
+    await fresh.handle_message(message)
+    assert len(fake_api.replies()) == 1
+
+
+async def test_full_report_button_posts_the_rest_in_the_thread(http: httpx.AsyncClient, bot: FeishuBot,
+                                                               fake_api: FakeFeishuAPI) -> None:
+    payload = fixture("card_action")
+    response = await _post(http, bot, payload)
+    assert response.status_code == 200
+    assert response.json()["toast"]["content"] == "正在发送完整报告…"
+    digest = await bot.core.digest("verl-project/verl", "2026-W16", _conversation(), "zh")
+    expected = render_feishu(digest)[1:]
+    sent = fake_api.replies()
+    assert [m.content for m in sent] == expected
+    assert all(m.target == "om_card_0001" and m.reply_in_thread for m in sent)
+    # the same callback delivered again changes nothing
+    await _post(http, bot, payload)
+    assert len(fake_api.replies()) == len(expected)
+
+
+async def test_subscribe_button_answers_with_a_toast(http: httpx.AsyncClient, bot: FeishuBot,
+                                                     fake_api: FakeFeishuAPI) -> None:
+    payload = fixture("card_action")
+    payload["event"]["action"]["value"] = {"action": "prhub_subscribe_label", "repo": "verl-project/verl",
+                                           "label": "npu", "lang": "zh"}
+    response = await _post(http, bot, payload)
+    expected = "已订阅 verl-project/verl 的 npu：该标签的 PR 合并后会在这里提醒。"
+    assert response.json()["toast"] == {"type": "success", "content": expected}
+    subs = await bot.core.subscriptions(_conversation())
+    assert [(s.repo, s.label) for s in subs] == [("verl-project/verl", "npu")]
+    assert fake_api.replies() == []
+
+
+async def test_analyze_button_replies_with_the_pr_card(http: httpx.AsyncClient, bot: FeishuBot,
+                                                       fake_api: FakeFeishuAPI) -> None:
+    payload = fixture("card_action")
+    payload["header"]["event_id"] = "ev_card_0002"
+    payload["event"]["action"]["value"] = {"action": "prhub_analyze_pr", "repo": "verl-project/verl",
+                                           "number": "6046", "lang": "zh"}
+    response = await _post(http, bot, payload)
+    assert response.json()["toast"]["content"] == "正在分析 PR #6046…"
+    [sent] = fake_api.replies()
+    assert sent.target == "om_card_0001"
+    assert "PR #6046" in sent.content["header"]["title"]["content"]
+
+
+def _conversation() -> Any:
+    from bot.handlers.core import Conversation
+
+    return Conversation(platform="feishu", channel="oc_group_0001", user="ou_alice_0001")
+
+
+def test_mentions_resolve_and_only_the_bots_is_removed() -> None:
+    message = read_message(fixture("group_mention_text"), bot_open_id=BOT_OPEN_ID)  # type: ignore[arg-type]
+    assert message is not None
+    assert message.text == "@Bob PR #6046 值得读吗"
+    post = read_message(fixture("group_post"), bot_open_id=BOT_OPEN_ID)  # type: ignore[arg-type]
+    assert post is not None
+    assert post.text == "周报 2026-W16"
+    assert read_message(fixture("group_no_mention"), bot_open_id=BOT_OPEN_ID) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", ["text", "post"])
+def test_the_shared_intent_table_reads_the_same_through_feishu(kind: str) -> None:
+    from handlers.test_intents import TABLE
+
+    for text, intent in TABLE:
+        if "<@" in text:
+            continue
+        if kind == "text":
+            content: dict[str, Any] = {"text": f"@_user_1 {text}"}
+        else:
+            content = {"title": "", "content": [[{"tag": "at", "user_id": "@_user_1"}, {"tag": "text", "text": text}]]}
+        payload: MessageReceived = {
+            "header": {"event_id": "ev"},
+            "event": {"sender": {"sender_id": {"open_id": "ou_x"}, "sender_type": "user"},
+                      "message": {"message_id": "om", "chat_id": "oc", "chat_type": "group", "message_type": kind,
+                                  "content": json.dumps(content, ensure_ascii=False),
+                                  "mentions": [{"key": "@_user_1", "id": {"open_id": BOT_OPEN_ID}, "name": "prhub"}]}},
+        }
+        message = read_message(payload, bot_open_id=BOT_OPEN_ID)
+        assert message is not None
+        assert parse_intent(message.text) == intent, text
