@@ -212,3 +212,11 @@ _export.register(app)
 from bot.commands import serve as _serve  # noqa: E402
 
 _serve.register(app)
+
+from bot.commands import alerts as _alerts  # noqa: E402
+from bot.commands import push as _push  # noqa: E402
+from bot.commands import subscriptions as _subscriptions  # noqa: E402
+
+_push.register(app)
+_alerts.register(app)
+_subscriptions.register(app)

@@ -37,6 +37,8 @@ language; a channel without a section uses ``default_repo`` / ``default_source``
     repo = "verl-project/verl"
     source = "jsonl:examples/verl-2026-W16.jsonl"
     language = "en"
+    timezone = "Asia/Shanghai"                      # the channel's weeks and push time
+    push = "mon 10:00"                              # weekly digest (README "Scheduled push and alerts")
 
 Feishu custom group-bot webhooks (push-only, no app) are named sections::
 
@@ -54,7 +56,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -64,6 +66,7 @@ from pydantic_settings import (
 
 from bot.errors import ConfigError
 from bot.models import Language
+from bot.scheduler.schedule import PushSpec, cron_fields
 
 DEFAULT_PR_URL_TEMPLATE = "https://github.com/{repo}/pull/{number}"
 
@@ -110,6 +113,18 @@ class ChannelConfig(BaseModel):
     repo: str | None = None
     source: str | None = None
     language: Language | None = None
+    timezone: str | None = None
+    """IANA zone of the channel's weeks and push time (default: the global ``timezone``)."""
+    push: PushSpec | None = None
+    """Weekly push time: ``"mon 10:00"`` or cron fields ``{day_of_week = "mon", hour = 10}``
+    (:func:`bot.scheduler.schedule.cron_fields`); ``None``: no scheduled push."""
+
+    @field_validator("push")
+    @classmethod
+    def _check_push(cls, value: PushSpec | None) -> PushSpec | None:
+        if value is not None:
+            cron_fields(value)  # raises ValueError with the accepted forms
+        return value
 
 
 class FeishuWebhook(BaseModel):
@@ -212,6 +227,12 @@ class Settings(BaseSettings):
     """Feishu Open API origin (Lark: ``https://open.larksuite.com``; tests: a local fake); ``PRHUB_FEISHU_API_URL``."""
     feishu_webhooks: dict[str, FeishuWebhook] = Field(default_factory=dict)
     """Custom group-bot webhooks by name (push-only installs): ``[feishu_webhooks.NAME]`` with ``url``, ``secret``."""
+    push_grace_s: int = Field(default=24 * 3600, ge=0)
+    """A weekly push missed while the bot was down is caught up at start within this many seconds."""
+    alerts_interval_s: int = Field(default=300, ge=10)
+    """Seconds between two polls of the label alerts (``prhub serve``)."""
+    alerts_overlap_s: int = Field(default=3600, ge=0)
+    """Each poll re-reads this many seconds before its checkpoint (sources that list a merge late)."""
     dedup_ttl_s: int = Field(default=6 * 3600, ge=60)
     """How long a handled chat event is remembered (redeliveries, restarts), in seconds."""
     default_repo: str | None = None
@@ -261,6 +282,8 @@ class Settings(BaseSettings):
             repo=own.repo or self.default_repo,
             source=own.source or self.default_source,
             language=own.language or self.language,
+            timezone=own.timezone or self.timezone,
+            push=own.push,
         )
 
 

@@ -1,0 +1,75 @@
+"""``prhub alerts``: poll for merged PRs and send the label alerts (what ``prhub serve`` does every few minutes).
+
+``--once`` runs one poll and prints what it sent; without it the command polls every
+``alerts_interval_s`` seconds until Ctrl-C. Markers in Redis make a PR alerted by the bot
+(or an earlier run) not alerted again. Redis is required (``PRHUB_REDIS_URL``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from bot.config import Settings, load_settings
+from bot.errors import PrhubError
+from bot.scheduler.alerts import PollReport
+
+_stderr = Console(stderr=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``alerts`` to ``app``."""
+    app.command("alerts")(alerts)
+
+
+def alerts(
+    once: Annotated[bool, typer.Option("--once", help="Poll once and exit.")] = False,
+    source: Annotated[str | None, typer.Option(help="Source of repositories no channel is bound to "
+                                                    "(default_source).")] = None,
+) -> None:
+    """Send label alerts for PRs merged since the last poll.
+
+    Example: prhub alerts --once
+    """
+    try:
+        settings = load_settings(default_source=source)
+        asyncio.run(_run(settings, once=once))
+    except PrhubError as exc:
+        _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from exc
+    except KeyboardInterrupt:
+        pass
+
+
+def describe(report: PollReport) -> str:
+    """One line about a poll: PRs read, alerts sent, skipped and failed."""
+    line = f"{report.prs_seen} PRs read, {len(report.sent)} alerts sent, {report.skipped} already sent"
+    return line + (f", {len(report.failed)} failed (retried next time)" if report.failed else "")
+
+
+async def _run(settings: Settings, *, once: bool) -> None:
+    from bot.commands.push import open_redis
+    from bot.scheduler.alerts import AlertPoller
+    from bot.scheduler.delivery import Deliverers
+
+    store = await open_redis(settings)
+    deliverers = Deliverers(settings)
+    try:
+        poller = AlertPoller(settings=settings, store=store, deliverers=deliverers)
+        while True:
+            report = await poller.poll()
+            for who, repo, number in report.sent:
+                _stderr.print(Text(f"alerted {who}: {repo}#{number}"), highlight=False)
+            for failure in report.failed:
+                _stderr.print(Text(f"failed: {failure}"), style="yellow", highlight=False)
+            _stderr.print(Text(describe(report)), highlight=False)
+            if once:
+                return
+            await asyncio.sleep(settings.alerts_interval_s)
+    finally:
+        await deliverers.aclose()
+        await store.close()

@@ -1,0 +1,83 @@
+"""``prhub push``: post one week's digest to one configured channel now — exactly once.
+
+The same push the scheduler of ``prhub serve`` makes (:class:`~bot.scheduler.push.Pusher`),
+sharing its Redis markers: a week already pushed (by the bot or an earlier ``prhub push``)
+is not posted again. Redis is required (``PRHUB_REDIS_URL``): without it there is no way
+to know. Prints one line to stderr; exit code 1 on any error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+from redis.exceptions import RedisError
+from rich.console import Console
+from rich.text import Text
+
+from bot.config import Settings, load_settings
+from bot.errors import ConfigError, PrhubError
+from bot.scheduler.push import PushOutcome
+from bot.store import RedisStore
+
+_stderr = Console(stderr=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``push`` to ``app``."""
+    app.command("push")(push)
+
+
+def push(
+    channel: Annotated[str, typer.Option(help="slack:C123, feishu:oc_xxx or feishu-webhook:NAME (a "
+                                              "[feishu_webhooks.NAME] of the config).")],
+    week: Annotated[str, typer.Option(help="ISO week such as 2026-W16, or 'last' / 'this', in the channel's "
+                                           "time zone.")] = "last",
+) -> None:
+    """Post the digest of WEEK to CHANNEL unless it was posted already.
+
+    Example: prhub push --channel slack:C0123456789 --week 2026-W16
+    """
+    try:
+        settings = load_settings()
+        outcome = asyncio.run(_push(settings, channel, week))
+    except PrhubError as exc:
+        _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from exc
+    if outcome.status == "posted":
+        line = (f"posted {outcome.repo} {outcome.week} to {outcome.channel}: {outcome.prs} PRs"
+                + (f", {outcome.pending} pending" if outcome.pending else ""))
+    elif outcome.status == "busy":
+        line = f"{outcome.repo} {outcome.week} to {outcome.channel} is being posted by another run; nothing done"
+    else:
+        line = f"{outcome.repo} {outcome.week} was already posted to {outcome.channel}; nothing done"
+    _stderr.print(Text(line), highlight=False, soft_wrap=True)
+
+
+async def open_redis(settings: Settings) -> RedisStore:
+    """The Redis store the exactly-once markers live in.
+
+    Raises:
+        ConfigError: Redis does not answer at ``PRHUB_REDIS_URL``.
+    """
+    store = RedisStore.from_url(settings.redis_url)
+    try:
+        await store.ping()
+    except RedisError as exc:
+        await store.close()
+        raise ConfigError(f"scheduled posts need Redis at PRHUB_REDIS_URL to stay exactly-once ({exc})") from exc
+    return store
+
+
+async def _push(settings: Settings, channel: str, week: str) -> PushOutcome:
+    from bot.scheduler.delivery import Deliverers
+    from bot.scheduler.push import Pusher
+
+    store = await open_redis(settings)
+    deliverers = Deliverers(settings)
+    try:
+        return await Pusher(settings=settings, store=store, deliverers=deliverers).push(channel, week)
+    finally:
+        await deliverers.aclose()
+        await store.close()

@@ -1,0 +1,84 @@
+"""The scheduler inside ``prhub serve``: APScheduler 3.x ``AsyncIOScheduler`` on the bot's loop.
+
+Jobs (ids are stable, so a reload replaces them):
+
+- ``push:{channel}`` — a cron trigger from the channel's ``push`` (day names, the channel's
+  explicit IANA zone) running :meth:`~bot.scheduler.push.Pusher.run_scheduled`;
+- ``alerts`` — an interval trigger every ``alerts_interval_s`` seconds running
+  :meth:`~bot.scheduler.alerts.AlertPoller.poll`.
+
+Each replica keeps its own memory job store (replicas must not share an APScheduler job
+store, and a restart need not remember anything): exactly once is the Redis markers' job.
+APScheduler's misfire grace is set to ``push_grace_s`` and runs are coalesced, and
+:func:`start_scheduler` first runs the catch-up of pushes missed while the bot was down.
+A job that fails is logged by the job itself and retried at its next fire.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
+from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
+from redis.exceptions import RedisError
+
+from bot.errors import PrhubError
+from bot.scheduler.push import Pusher
+from bot.scheduler.schedule import cron_trigger
+
+__all__ = ["build_scheduler", "start_scheduler"]
+
+log = logging.getLogger(__name__)
+
+
+def _guarded(name: str, job: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[None]]:
+    """``job`` with its expected failures logged (the scheduler would log them without the context)."""
+
+    async def run() -> None:
+        try:
+            await job()
+        except (PrhubError, RedisError):
+            log.exception("scheduled job %s failed; it runs again at its next fire", name)
+
+    return run
+
+
+def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = None, *,
+                    alerts_interval_s: int | None = None) -> AsyncIOScheduler:
+    """A (not started) scheduler with one push job per channel that has a ``push`` time, and the
+    alerts job when ``poll`` is given.
+
+    Raises:
+        ValueError: a channel's ``push`` is malformed (the settings normally refuse it earlier).
+        WindowError: a channel's ``timezone`` is unknown.
+    """
+    settings = pusher.settings
+    scheduler = AsyncIOScheduler(timezone="UTC", job_defaults={
+        "coalesce": True, "max_instances": 1, "misfire_grace_time": max(settings.push_grace_s, 1)})
+    for channel in pusher.scheduled_channels():
+        cfg = settings.channel(channel)
+        assert cfg.push is not None
+        scheduler.add_job(_guarded(f"push:{channel}", partial(pusher.run_scheduled, channel)),
+                          cron_trigger(cfg.push, cfg.timezone or "UTC"), id=f"push:{channel}",
+                          name=f"weekly push to {channel}", replace_existing=True)
+    if poll is not None:
+        interval = alerts_interval_s or settings.alerts_interval_s
+        scheduler.add_job(_guarded("alerts", poll), IntervalTrigger(seconds=interval), id="alerts",
+                          name="label alerts", replace_existing=True, misfire_grace_time=interval)
+    return scheduler
+
+
+async def start_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
+    """Catch up the pushes missed while down, then start the scheduler on the running loop.
+
+    The caller stops it with ``scheduler.shutdown(wait=False)``.
+    """
+    await pusher.catch_up()
+    scheduler = build_scheduler(pusher, poll)
+    scheduler.start()
+    for job in scheduler.get_jobs():
+        log.info("scheduled %s: next at %s", job.name, job.next_run_time)
+    return scheduler

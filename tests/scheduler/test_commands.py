@@ -1,0 +1,91 @@
+"""``prhub push`` twice posts once; ``prhub alerts --once`` and ``prhub subscriptions`` over the same Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from fakes.slack_api import BOT_TOKEN, FakeSlack
+from typer.testing import CliRunner
+
+from bot.cli import app
+from bot.handlers.core import SUB_INDEX_KEY
+
+from .conftest import EXAMPLE, REDIS_URL, REPO, redis_client
+
+
+@pytest.fixture
+def channel_id() -> str:
+    return f"C{uuid.uuid4().hex[:10].upper()}"
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_slack: FakeSlack, channel_id: str) -> Iterator[Path]:
+    asyncio.run(_ping())
+    config = tmp_path / "prhub.toml"
+    config.write_text(
+        f'[channels."slack:{channel_id}"]\nrepo = "{REPO}"\nsource = "jsonl:{EXAMPLE}"\n'
+        f'language = "en"\ntimezone = "Asia/Shanghai"\npush = "mon 10:00"\n', encoding="utf-8")
+    monkeypatch.setenv("PRHUB_CONFIG", str(config))
+    monkeypatch.setenv("PRHUB_REDIS_URL", REDIS_URL)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+    monkeypatch.setenv("PRHUB_SLACK_API_URL", fake_slack.base_url + "/api")
+    yield config
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        keys = list(client.scan_iter(match=f"prhub:*{channel_id}*"))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+async def _ping() -> None:
+    client = await redis_client()  # fails in CI, skips elsewhere, without Redis
+    await client.aclose()
+
+
+def test_push_twice_posts_once(env: Path, fake_slack: FakeSlack, channel_id: str) -> None:
+    runner = CliRunner()
+    first = runner.invoke(app, ["push", "--channel", f"slack:{channel_id}", "--week", "2026-W16"])
+    assert first.exit_code == 0, first.output
+    assert f"posted {REPO} 2026-W16 to slack:{channel_id}: 39 PRs" in first.output
+    second = runner.invoke(app, ["push", "--channel", f"slack:{channel_id}", "--week", "2026-W16"])
+    assert second.exit_code == 0, second.output
+    assert "already posted" in second.output
+    roots = [c for c in fake_slack.of("chat.postMessage") if c.args["channel"] == channel_id
+             and not c.args.get("thread_ts")]
+    assert len(roots) == 1
+
+
+def test_push_to_an_unknown_webhook_fails_with_one_line(env: Path) -> None:
+    result = CliRunner().invoke(app, ["push", "--channel", "feishu-webhook:nope", "--week", "2026-W16"])
+    assert result.exit_code == 1
+    assert "no [feishu_webhooks.nope]" in result.output
+
+
+def test_subscriptions_lists_and_checks(env: Path, channel_id: str) -> None:
+    client = redis.Redis.from_url(REDIS_URL)
+    member = f"slack:{channel_id}"
+    index_backup = client.get(SUB_INDEX_KEY)
+    try:
+        import json
+
+        index = json.loads(index_backup) if index_backup else []
+        client.set(SUB_INDEX_KEY, json.dumps(sorted({*index, member})))
+        client.set(f"prhub:sub:slack:{channel_id}", json.dumps([[REPO, "npu"], [REPO, "quantum"]]))
+        result = CliRunner().invoke(app, ["subscriptions", "--subscriber", member, "--check"])
+        assert result.exit_code == 0, result.output
+        lines = [line for line in result.stdout.splitlines() if line.startswith(member)]
+        assert lines[0] == f"{member}\t{REPO}\tnpu"
+        assert lines[1].startswith(f"{member}\t{REPO}\tquantum\t(unknown label; known: ")
+        assert ", npu," in lines[1]
+    finally:
+        current = json.loads(client.get(SUB_INDEX_KEY) or b"[]")
+        client.set(SUB_INDEX_KEY, json.dumps([m for m in current if m != member]))
+        client.delete(f"prhub:sub:slack:{channel_id}")
+        client.close()
