@@ -39,11 +39,11 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from bot.commands.common import canonical_repo
 from bot.config import Settings
-from bot.digest.service import Analyzer, analyze_pr, build_digest
+from bot.digest.service import Analyzer, analyze_pr, analyze_pr_async, build_digest, build_digest_async
 from bot.digest.window import date_window, parse_week, resolve_window, week_window, zone
 from bot.errors import PrhubError, PRNotFoundError, SourceError
 from bot.handlers.intents import (
@@ -59,6 +59,9 @@ from bot.handlers.intents import (
 from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.sources.base import PRSource, open_source
 from bot.store import Store
+
+if TYPE_CHECKING:
+    from bot.digest.llm import LLMRuntime
 
 SUB_KEY = "prhub:sub:{platform}:{subscriber}"
 """Store key of one subscriber's subscriptions (JSON list of ``[repo, label]``)."""
@@ -154,7 +157,8 @@ class Core:
         store: where subscriptions live (Redis in the bot).
         open_source: opens a source spec (default :func:`bot.sources.base.open_source`);
             each spec is opened once and kept.
-        analyzer: per-PR analyzer for digests and PR answers (default: the heuristic).
+        analyzer: per-PR analyzer for digests and PR answers (default: the LLM analyzer,
+            cached in ``store``, when ``PRHUB_LLM_MODEL`` is set; else the heuristic).
         clock: the current instant (aware); tests pin it.
     """
 
@@ -173,6 +177,18 @@ class Core:
         self._sources: dict[str, PRSource] = {}
         self._analyzer = analyzer
         self._clock = clock
+        self._llm: LLMRuntime | None = None
+
+    def _llm_runtime(self) -> LLMRuntime | None:
+        """The LLM analyzer and narrator (built once, on first use), or ``None`` without a model
+        or when a fixed analyzer was given."""
+        if self._analyzer is not None or not self.settings.llm_model:
+            return None
+        if self._llm is None:
+            from bot.digest.llm import llm_runtime  # imports litellm: only when a model is configured
+
+            self._llm = llm_runtime(self.settings, self.store)
+        return self._llm
 
     def language(self, intent: Intent | None, conversation: Conversation) -> Language:
         """The reply language: the message's, else the channel's, else the configured default."""
@@ -219,6 +235,12 @@ class Core:
         source, name = self._source_and_repo(repo, conversation)
         window = self._window(week)
         prs = await asyncio.to_thread(source.merged_prs, name, window)
+        if (llm := self._llm_runtime()) is not None:
+            # Usage is counted on the runtime's client for the bot's lifetime, not per digest.
+            return await build_digest_async(
+                prs, repo=name, window=window, settings=self.settings, language=language, analyzer=llm.analyzer,
+                narrator=llm.narrator, now=self._clock(),
+            )
         return await asyncio.to_thread(
             build_digest, prs, repo=name, window=window, settings=self.settings, language=language,
             analyzer=self._analyzer, now=self._clock(),
@@ -244,9 +266,13 @@ class Core:
         week = await asyncio.to_thread(
             source.merged_prs, found.repo, week_window(day.year, day.week, self.settings.timezone)
         )
-        item = await asyncio.to_thread(
-            analyze_pr, found, settings=self.settings, language=lang, analyzer=self._analyzer, window_prs=week
-        )
+        if (llm := self._llm_runtime()) is not None:
+            item = await analyze_pr_async(found, settings=self.settings, analyzer=llm.analyzer, language=lang,
+                                          window_prs=week)
+        else:
+            item = await asyncio.to_thread(
+                analyze_pr, found, settings=self.settings, language=lang, analyzer=self._analyzer, window_prs=week
+            )
         return PRReply(item, name, lang, self.settings.timezone)
 
     async def _label(self, intent: LabelIntent, conversation: Conversation, lang: Language) -> LabelReply:
