@@ -78,19 +78,22 @@ async def _run(settings: Settings, mode: SlackMode, host: str, port: int) -> Non
     except RedisError as exc:
         await store.close()
         raise ConfigError(f"the bot needs Redis at PRHUB_REDIS_URL ({exc})") from exc
+    from bot.scheduler.jobs import scheduled
+
     try:
-        slack_app = build_slack_app(settings=settings, core=Core(settings=settings, store=store), store=store)
-        if mode is SlackMode.http:
-            import uvicorn
+        async with scheduled(settings, store):  # weekly pushes and label alerts
+            slack_app = build_slack_app(settings=settings, core=Core(settings=settings, store=store), store=store)
+            if mode is SlackMode.http:
+                import uvicorn
 
-            from bot.handlers.server import build_server
+                from bot.handlers.server import build_server
 
-            config = uvicorn.Config(build_server(slack_app=slack_app), host=host, port=port, lifespan="off")
-            await uvicorn.Server(config).serve()
-        else:
-            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+                config = uvicorn.Config(build_server(slack_app=slack_app), host=host, port=port, lifespan="off")
+                await uvicorn.Server(config).serve()
+            else:
+                from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
-            assert settings.slack_app_token is not None
-            await AsyncSocketModeHandler(slack_app, settings.slack_app_token.get_secret_value()).start_async()  # type: ignore[no-untyped-call]
+                assert settings.slack_app_token is not None
+                await AsyncSocketModeHandler(slack_app, settings.slack_app_token.get_secret_value()).start_async()  # type: ignore[no-untyped-call]
     finally:
         await store.close()

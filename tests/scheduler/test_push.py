@@ -150,3 +150,13 @@ async def test_a_week_still_being_analysed_posts_what_is_ready(fake_slack: FakeS
         await analyzer.cancel()
 
 
+
+
+async def test_serve_runs_the_jobs_and_stops_them(fake_slack: FakeSlack, store: RedisStore) -> None:
+    from bot.scheduler.jobs import scheduled
+
+    settings = settings_for(fake_slack, push_grace_s=0)  # no catch-up post whatever today is
+    async with scheduled(settings, store) as scheduler:
+        assert {job.id for job in scheduler.get_jobs()} == {f"push:{CHANNEL}", "alerts"}
+        assert scheduler.running
+    assert not scheduler.running
