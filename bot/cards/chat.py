@@ -46,6 +46,7 @@ class ChatPhrases:
     already_subscribed: str
     unsubscribed: str
     not_subscribed: str
+    unknown_label: str
     subscriptions_title: str
     no_subscriptions: str
     subscription_item: str
@@ -73,6 +74,7 @@ CHAT: dict[Language, ChatPhrases] = {
         already_subscribed="已经订阅过 {repo} 的 {label}。",
         unsubscribed="已取消订阅 {repo} 的 {label}。",
         not_subscribed="没有订阅 {repo} 的 {label}，无需取消。",
+        unknown_label="注意：{repo} 最近 {weeks} 周没有 PR 用过标签 {label}（以后出现时照样提醒）。已知标签：{known}",
         subscriptions_title="本会话的订阅",
         no_subscriptions="还没有订阅。发送“订阅 npu”或 `/prhub subscribe npu` 订阅一个标签。",
         subscription_item="{label}（{repo}）",
@@ -104,6 +106,8 @@ CHAT: dict[Language, ChatPhrases] = {
         already_subscribed="Already subscribed to {label} in {repo}.",
         unsubscribed="Unsubscribed from {label} in {repo}.",
         not_subscribed="There was no subscription to {label} in {repo}.",
+        unknown_label=("Note: no PR of {repo} used the label {label} in the last {weeks} weeks (it will still be "
+                       "announced when one does). Known labels: {known}"),
         subscriptions_title="Subscriptions of this conversation",
         no_subscriptions="No subscriptions yet. Send “subscribe npu” or `/prhub subscribe npu` to add one.",
         subscription_item="{label} ({repo})",

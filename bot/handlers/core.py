@@ -38,9 +38,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
+from bot.cards.chat import chat_phrases
 from bot.commands.common import canonical_repo
 from bot.config import Settings
 from bot.digest.service import Analyzer, analyze_pr, analyze_pr_async, build_digest, build_digest_async
@@ -69,6 +70,10 @@ SUB_INDEX_KEY = "prhub:sub-index"
 """Store key of the list of ``platform:subscriber`` with subscriptions."""
 
 SourceOpener = Callable[[str], PRSource]
+
+
+KNOWN_LABEL_WEEKS = 4
+"""A subscription to a label not seen in this many weeks (nor given by a rule) gets a warning."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +126,18 @@ class SubscriptionReply:
     change: Literal["subscribed", "already_subscribed", "unsubscribed", "not_subscribed"]
     subscription: Subscription
     language: Language
+    known_labels: tuple[str, ...] | None = None
+    """Set when the label was not seen lately: the labels the repository does use (the
+    subscription is kept all the same; a new label may appear later)."""
+
+    def unknown_label_note(self) -> str | None:
+        """The warning to show with the reply, or ``None``."""
+        if self.known_labels is None:
+            return None
+        words = chat_phrases(self.language)
+        sep = "、" if self.language == "zh" else ", "
+        return words.unknown_label.format(repo=self.subscription.repo, label=self.subscription.label,
+                                          weeks=KNOWN_LABEL_WEEKS, known=sep.join(self.known_labels) or "-")
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,7 +349,23 @@ class Core:
             current.discard(sub)
         if change in ("subscribed", "unsubscribed"):
             await self._save(conversation, current)
-        return SubscriptionReply(change, sub, lang)
+        known = await self._known_labels(repo, conversation) if change == "subscribed" else None
+        return SubscriptionReply(change, sub, lang, None if known is None or sub.label in known else tuple(known))
+
+    async def _known_labels(self, repo: str, conversation: Conversation) -> list[str] | None:
+        """Labels ``repo`` used in the last ``KNOWN_LABEL_WEEKS`` weeks plus those its rules can give;
+        ``None`` when the source cannot tell (the subscription is then not warned about)."""
+        from bot.scheduler.alerts import known_labels
+
+        try:
+            source, name = self._source_and_repo(repo, conversation)
+            today = self._clock().astimezone(zone(self.settings.timezone)).date()
+            window = date_window(today - timedelta(weeks=KNOWN_LABEL_WEEKS) + timedelta(days=1), today,
+                                 self.settings.timezone)
+            prs = await asyncio.to_thread(source.merged_prs, name, window)
+        except PrhubError:
+            return None
+        return known_labels(prs, self.settings, name)
 
     async def _save(self, conversation: Conversation, subs: set[Subscription]) -> None:
         key = _sub_key(conversation)

@@ -75,6 +75,8 @@ def feishu_cards(reply: Reply) -> list[dict[str, Any]]:
             return label_cards(digest, label, prs)
         case SubscriptionReply(change=change, subscription=sub, language=lang):
             text = getattr(chat_phrases(lang), change).format(label=sub.label, repo=sub.repo)
+            if (note := reply.unknown_label_note()) is not None:
+                text = f"{text}\n{note}"
             return [note_card(chat_phrases(lang).subscriptions_title, feishu_text(text))]
         case SubscriptionsReply(subscriptions=subs, language=lang):
             words = chat_phrases(lang)

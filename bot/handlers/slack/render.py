@@ -39,7 +39,10 @@ def slack_messages(reply: Reply) -> tuple[list[dict[str, Any]], bool]:
             return render_label_slack(digest, label, prs), True
         case SubscriptionReply(change, sub, language):
             template = getattr(chat_phrases(language), change)
-            return [render_note_slack(template.format(label=slack_text(sub.label), repo=slack_text(sub.repo)))], False
+            text = template.format(label=slack_text(sub.label), repo=slack_text(sub.repo))
+            if (note := reply.unknown_label_note()) is not None:
+                text = f"{text}\n{slack_text(note)}"
+            return [render_note_slack(text)], False
         case SubscriptionsReply(subs, language):
             return [render_subscriptions_slack([(s.repo, s.label) for s in subs], language)], False
         case HelpReply(language, repo):
