@@ -75,7 +75,7 @@ async def _push(settings: Settings, channel: str, week: str) -> PushOutcome:
     from bot.scheduler.push import Pusher
 
     store = await open_redis(settings)
-    deliverers = Deliverers(settings)
+    deliverers = Deliverers(settings, store=store)
     try:
         return await Pusher(settings=settings, store=store, deliverers=deliverers).push(channel, week)
     finally:

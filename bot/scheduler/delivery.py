@@ -148,17 +148,23 @@ class FeishuDeliverer:
 
     platform = "feishu"
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, *, claims: Any = None) -> None:
         self._client = client
+        self._claims = claims
 
     async def post_digest(self, target: str, digest: Digest, *, key: str) -> None:
-        """See :meth:`Deliverer.post_digest`: the first card into the chat, any further card in its thread."""
+        """See :meth:`Deliverer.post_digest`: the first card into the chat, the further cards in its
+        thread (and, with ``claims``, that thread is marked complete so 完整报告 posts nothing more)."""
         from bot.handlers.feishu.client import Target
 
-        cards = render_feishu(digest)[:1]
+        cards = render_feishu(digest)
         first = await self._client.send_cards(Target(chat_id=target), cards[:1], key=key)
         if len(cards) > 1 and first:
             await self._client.send_cards(Target(reply_to=first[0], in_thread=True), cards[1:], key=key + ":rest")
+            if self._claims is not None:
+                from bot.handlers.feishu.dedup import Deduper
+
+                await Deduper(self._claims).first_full_report(first[0])
 
     async def post_alert(self, target: str, alert: Alert, *, key: str) -> None:
         """See :meth:`Deliverer.post_alert`."""
@@ -216,11 +222,14 @@ class Deliverers:
         slack: a Slack deliverer to use instead of one built from the settings (tests).
         feishu: a Feishu deliverer (default: one on a new app client when ``FEISHU_APP_ID`` is set).
         http: the HTTP client of webhook posts (default: a new one, closed by :meth:`aclose`).
+        store: the bot's store; Feishu digest threads are marked complete in it (see
+            :meth:`bot.handlers.feishu.dedup.Deduper.first_full_report`).
     """
 
     def __init__(self, settings: Settings, *, slack: Deliverer | None = None, feishu: Deliverer | None = None,
-                 http: httpx.AsyncClient | None = None) -> None:
+                 http: httpx.AsyncClient | None = None, store: Any = None) -> None:
         self._settings = settings
+        self._store = store
         self._made: dict[str, Deliverer] = {}
         if slack is not None:
             self._made["slack"] = slack
@@ -263,7 +272,7 @@ class Deliverers:
 
         return FeishuDeliverer(FeishuClient(app_id=settings.feishu_app_id,
                                             app_secret=settings.feishu_app_secret.get_secret_value(),
-                                            base_url=settings.feishu_api_url))
+                                            base_url=settings.feishu_api_url), claims=self._store)
 
     async def aclose(self) -> None:
         """Close the HTTP client this object opened."""

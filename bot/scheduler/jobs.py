@@ -103,7 +103,7 @@ async def scheduled(settings: Settings, store: Store) -> AsyncIterator[AsyncIOSc
     from bot.scheduler.delivery import Deliverers
     from bot.scheduler.push import llm_builder
 
-    deliverers = Deliverers(settings)
+    deliverers = Deliverers(settings, store=store)
     build = await llm_builder(settings, store, deadline_s=LLM_DEADLINE_S) if settings.llm_model else None
     pusher = Pusher(settings=settings, store=store, deliverers=deliverers, build=build)
     poller = AlertPoller(settings=settings, store=store, deliverers=deliverers)

@@ -68,7 +68,7 @@ def feishu_cards(reply: Reply) -> list[dict[str, Any]]:
     """The cards answering ``reply``: send the first as the reply, the rest in the same thread."""
     match reply:
         case DigestReply(digest=digest):
-            return render_feishu(digest)[:1]
+            return render_feishu(digest)  # the first card, then the rest continue in the thread
         case PRReply(pr=pr, repo=repo, language=lang, timezone=tz):
             return [render_pr_feishu(pr, repo=repo, language=lang, timezone=tz)]
         case LabelReply(digest=digest, label=label, prs=prs):

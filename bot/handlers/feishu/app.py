@@ -33,9 +33,10 @@ from lark_oapi.core.json import JSON
 from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTriggerResponse
 from starlette.routing import BaseRoute
 
+from bot.cards.feishu import ACTION_FULL_REPORT
 from bot.config import Settings
 from bot.errors import ConfigError
-from bot.handlers.core import Conversation, Core
+from bot.handlers.core import Conversation, Core, DigestReply
 from bot.handlers.feishu.actions import ActionReply, CardAction, Toast, read_action, respond
 from bot.handlers.feishu.answers import feishu_cards
 from bot.handlers.feishu.client import FeishuClient, Target
@@ -135,15 +136,21 @@ class FeishuBot:
             return
         intent = parse_intent(message.text)
         conversation = Conversation(platform="feishu", channel=message.chat_id, user=message.sender_open_id)
-        cards = feishu_cards(await self.core.answer(intent, conversation))
-        await self.client.send_cards(Target(reply_to=message.message_id, in_thread=True), cards,
-                                     key=message.message_id)
+        reply = await self.core.answer(intent, conversation)
+        cards = feishu_cards(reply)
+        sent = await self.client.send_cards(Target(reply_to=message.message_id, in_thread=True), cards,
+                                            key=message.message_id)
+        if isinstance(reply, DigestReply) and len(cards) > 1 and sent:
+            await self._deduper.first_full_report(sent[0])  # the thread holds it all: 完整报告 posts nothing more
 
     async def handle_action(self, action: CardAction) -> dict[str, Any]:
         """The callback body for ``action``; its follow-up (cards) is scheduled, not awaited."""
         lang: Language = "en" if action.value.get("lang") == "en" else self._language
         if action.event_id and not await self._deduper.first_event(action.event_id):
             return {"toast": Toast(type="info", content="…")}
+        if (action.value.get("action") == ACTION_FULL_REPORT and action.message_id
+                and not await self._deduper.first_full_report(action.message_id)):
+            return {"toast": Toast(type="info", content=ALREADY_IN_THREAD[lang])}
         reply: ActionReply = await respond(action, self.core, language=lang)
         if reply.follow_up is not None and action.message_id:
             target = Target(reply_to=action.message_id, in_thread=True)
@@ -181,6 +188,12 @@ class FeishuBot:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("feishu handler failed", exc_info=task.exception())
+
+
+ALREADY_IN_THREAD: dict[Language, str] = {
+    "zh": "完整报告已在这条消息的话题里",
+    "en": "The full report is already in this thread",
+}
 
 
 def _as_dict(data: Any) -> dict[str, Any]:

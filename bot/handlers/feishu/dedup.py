@@ -20,6 +20,10 @@ TTL_S = 12 * 3600
 """How long a claim lasts, in seconds (Feishu's last retry comes about 6 hours after the first try)."""
 
 
+FULL_REPORT_TTL_S = 30 * 24 * 3600
+"""How long a thread remembers that its digest's full report was posted (seconds)."""
+
+
 class Claims(Protocol):
     """The store's atomic claim: ``True`` for the first caller of ``key`` within ``ttl_s``, then ``False``."""
 
@@ -54,3 +58,11 @@ class Deduper:
     async def first_event(self, event_id: str) -> bool:
         """Whether event ``event_id`` (a card action) is seen for the first time."""
         return await self._store.claim(cache_key("feishu", "event", event_id), self._ttl_s)
+
+    async def first_full_report(self, card_message_id: str) -> bool:
+        """Whether the full report under the card ``card_message_id`` is still to be posted.
+
+        Claimed when a digest reply posts all its cards in the thread, and when 完整报告 is
+        pressed: the remaining cards appear in a thread once.
+        """
+        return await self._store.claim(cache_key("feishu", "full", card_message_id), FULL_REPORT_TTL_S)

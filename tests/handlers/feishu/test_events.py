@@ -29,7 +29,7 @@ async def _post(http: httpx.AsyncClient, bot: FeishuBot, payload: dict[str, Any]
     ("name", "status", "replies", "title"),
     [
         ("group_mention_text", 200, 1, "PR #6046"),
-        ("group_post", 200, 1, "2026 第 16 周"),
+        ("group_post", 200, 3, "2026 第 16 周"),
         ("p2p_text", 200, 1, "npu"),
         ("group_no_mention", 200, 0, None),
         ("wrong_token", 500, 0, None),
@@ -104,6 +104,21 @@ async def test_full_report_button_posts_the_rest_in_the_thread(http: httpx.Async
     # the same callback delivered again changes nothing
     await _post(http, bot, payload)
     assert len(fake_api.replies()) == len(expected)
+
+
+async def test_full_report_button_under_a_complete_digest_posts_nothing_more(
+    http: httpx.AsyncClient, bot: FeishuBot, fake_api: FakeFeishuAPI,
+) -> None:
+    await _post(http, bot, fixture("group_post"))  # "周报": the digest, all 3 cards in the thread
+    await bot.drain()
+    first_card = fake_api.replies()[0].message_id
+    payload = fixture("card_action")
+    payload["header"]["event_id"] = "ev_card_0003"
+    payload["event"]["context"]["open_message_id"] = first_card
+    response = await _post(http, bot, payload)
+    assert response.json()["toast"]["content"] == "完整报告已在这条消息的话题里"
+    await bot.drain()
+    assert len(fake_api.replies()) == 3
 
 
 async def test_subscribe_button_answers_with_a_toast(http: httpx.AsyncClient, bot: FeishuBot,
