@@ -106,15 +106,20 @@ def slack_client(settings: Settings) -> AsyncWebClient:
     return client
 
 
+FULL_REPORT_TTL_S = 30 * 24 * 3600
+"""How long a pushed digest's thread is remembered as complete (seconds)."""
+
+
 class SlackDeliverer:
     """:class:`Deliverer` on Slack's Web API (``chat.postMessage``)."""
 
     platform = "slack"
 
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(self, client: AsyncWebClient, *, claims: Any = None) -> None:
         self._client = client
+        self._claims = claims
 
-    async def _post(self, channel: str, messages: list[dict[str, Any]]) -> None:
+    async def _post(self, channel: str, messages: list[dict[str, Any]]) -> str | None:
         root: str | None = None
         for message in messages:
             try:
@@ -125,10 +130,18 @@ class SlackDeliverer:
             except SlackApiError as exc:
                 raise DeliveryError(f"Slack refused a message to {channel}: {exc.response.get('error')}") from exc
             root = root or str(answer["ts"])
+        return root
 
     async def post_digest(self, target: str, digest: Digest, *, key: str) -> None:
-        """See :meth:`Deliverer.post_digest` (every message of :func:`~bot.cards.slack.render_slack`)."""
-        await self._post(target, render_slack(digest))
+        """See :meth:`Deliverer.post_digest` (every message of :func:`~bot.cards.slack.render_slack`;
+        with ``claims``, the thread is marked complete so 完整报告 posts nothing more)."""
+        messages = render_slack(digest)
+        root = await self._post(target, messages)
+        if self._claims is not None and root is not None and len(messages) > 1:
+            from bot.handlers.slack.dedup import once_key
+            from bot.handlers.slack.deps import full_report_key
+
+            await self._claims.claim(once_key(full_report_key(target, root, digest.window.name)), FULL_REPORT_TTL_S)
 
     async def post_alert(self, target: str, alert: Alert, *, key: str) -> None:
         """See :meth:`Deliverer.post_alert`."""
@@ -265,7 +278,7 @@ class Deliverers:
     def _build(self, platform: str) -> Deliverer:
         settings = self._settings
         if platform == "slack":
-            return SlackDeliverer(slack_client(settings))
+            return SlackDeliverer(slack_client(settings), claims=self._store)
         if settings.feishu_app_id is None or settings.feishu_app_secret is None:
             raise ConfigError("Feishu channels need FEISHU_APP_ID and FEISHU_APP_SECRET")
         from bot.handlers.feishu.client import FeishuClient

@@ -160,3 +160,21 @@ async def test_serve_runs_the_jobs_and_stops_them(fake_slack: FakeSlack, store: 
         assert {job.id for job in scheduler.get_jobs()} == {f"push:{CHANNEL}", "alerts"}
         assert scheduler.running
     assert not scheduler.running
+
+
+async def test_a_pushed_digest_thread_is_marked_complete(fake_slack: FakeSlack, store: RedisStore) -> None:
+    """完整报告 under a pushed digest must not post the thread's messages a second time."""
+    from bot.handlers.slack.dedup import once_key
+    from bot.handlers.slack.deps import full_report_key
+
+    settings = settings_for(fake_slack)
+    deliverers = Deliverers(settings, store=store)
+    outcome = await Pusher(settings=settings, store=store, deliverers=deliverers,
+                           clock=lambda: MONDAY_W17 + timedelta(seconds=1)).run_scheduled(CHANNEL)
+    await deliverers.aclose()
+    assert outcome is not None
+    assert outcome.status == "posted"
+    threaded = {c.args["thread_ts"] for c in fake_slack.of("chat.postMessage") if c.args.get("thread_ts")}
+    assert len(threaded) == 1  # every further message is in the first one's thread
+    (root_ts,) = threaded
+    assert not await store.claim(once_key(full_report_key("C0PUSH", root_ts, "2026-W16")), 60)

@@ -41,4 +41,9 @@ class Dedup:
 
     async def once(self, what: str) -> bool:
         """Claim the piece of work named ``what`` (e.g. ``full:C123:1713.0001:2026-W16``)."""
-        return await self._store.claim(f"prhub:once:slack:{what}", self._ttl_s)
+        return await self._store.claim(once_key(what), self._ttl_s)
+
+
+def once_key(what: str) -> str:
+    """The store key of the once-only work ``what`` (see :meth:`Dedup.once`)."""
+    return f"prhub:once:slack:{what}"
