@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, date, datetime
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -24,7 +23,16 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot import __version__
-from bot.commands.common import canonical_repo
+from bot.commands.common import (
+    OutOption,
+    RepoOption,
+    SinceOption,
+    SourceOption,
+    TzOption,
+    UntilOption,
+    WeekOption,
+    canonical_repo,
+)
 from bot.config import Settings, load_settings, settings_source
 from bot.digest.service import build_digest
 from bot.digest.window import resolve_window, zone
@@ -126,33 +134,15 @@ def main(
 
 @app.command()
 def digest(
-    source: Annotated[
-        str | None,
-        typer.Option(help="Where PRs come from: github, git:PATH (a local clone) or jsonl:PATH (a snapshot "
-                          "file, plain or .gz); default github when --repo is given."),
-    ] = None,
-    repo: Annotated[
-        str | None,
-        typer.Option(help="Repository owner/name; may be left out when the source holds only one."),
-    ] = None,
-    week: Annotated[
-        str | None,
-        typer.Option(help="ISO week such as 2026-W16, or 'this' / 'last' (default: last complete week)."),
-    ] = None,
-    since: Annotated[
-        datetime | None,
-        typer.Option(formats=["%Y-%m-%d"], help="First day, inclusive (YYYY-MM-DD); instead of --week."),
-    ] = None,
-    until: Annotated[
-        datetime | None,
-        typer.Option(formats=["%Y-%m-%d"], help="Last day, inclusive (YYYY-MM-DD); instead of --week."),
-    ] = None,
-    tz: Annotated[
-        str | None, typer.Option(help="IANA time zone of the window (default from config: Asia/Shanghai).")
-    ] = None,
+    source: SourceOption = None,
+    repo: RepoOption = None,
+    week: WeekOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    tz: TzOption = None,
     lang: Annotated[Language | None, typer.Option(help="Language of the digest: zh or en.")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.markdown,
-    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")] = None,
+    out: OutOption = None,
 ) -> None:
     """Build the digest of the PRs merged in one window.
 

@@ -2,7 +2,39 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
 from bot.errors import SourceError
+
+# Options several commands share, declared once so their names and help read the same everywhere.
+SourceOption = Annotated[
+    str | None,
+    typer.Option("--source", help="Where PRs come from: github, git:PATH (a local clone) or jsonl:PATH (a snapshot "
+                                  "file, plain or .gz); default github when --repo is given."),
+]
+RepoOption = Annotated[
+    str | None, typer.Option("--repo", help="Repository owner/name; may be left out when the source holds only one.")
+]
+WeekOption = Annotated[
+    str | None,
+    typer.Option("--week", help="ISO week such as 2026-W16, or 'this' / 'last' (default: last complete week)."),
+]
+SinceOption = Annotated[
+    datetime | None,
+    typer.Option("--since", formats=["%Y-%m-%d"], help="First day, inclusive (YYYY-MM-DD); instead of --week."),
+]
+UntilOption = Annotated[
+    datetime | None,
+    typer.Option("--until", formats=["%Y-%m-%d"], help="Last day, inclusive (YYYY-MM-DD); instead of --week."),
+]
+TzOption = Annotated[
+    str | None, typer.Option("--tz", help="IANA time zone of the window (default from config: Asia/Shanghai).")
+]
+OutOption = Annotated[Path | None, typer.Option("--out", help="Write to this file instead of stdout.")]
 
 
 def canonical_repo(requested: str | None, held: list[str]) -> str:

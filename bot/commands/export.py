@@ -16,13 +16,21 @@ import json
 import sys
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
-from bot.commands.common import canonical_repo
+from bot.commands.common import (
+    OutOption,
+    RepoOption,
+    SinceOption,
+    SourceOption,
+    TzOption,
+    UntilOption,
+    WeekOption,
+    canonical_repo,
+)
 from bot.config import load_settings
 from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError, SourceError
@@ -80,25 +88,14 @@ def _date(value: datetime | None) -> date | None:
 
 
 def export(
-    source: Annotated[
-        str | None,
-        typer.Option(help="Where PRs come from: github, git:PATH or jsonl:PATH (default github with --repo)."),
-    ] = None,
-    repo: Annotated[str | None, typer.Option(help="Repository owner/name.")] = None,
-    week: Annotated[
-        str | None, typer.Option(help="ISO week such as 2026-W16, or 'this' / 'last' (default: last complete week).")
-    ] = None,
-    since: Annotated[
-        datetime | None,
-        typer.Option(formats=["%Y-%m-%d"], help="First day, inclusive (YYYY-MM-DD); instead of --week."),
-    ] = None,
-    until: Annotated[
-        datetime | None,
-        typer.Option(formats=["%Y-%m-%d"], help="Last day, inclusive (YYYY-MM-DD); instead of --week."),
-    ] = None,
-    tz: Annotated[str | None, typer.Option(help="IANA time zone of the window (default from config).")] = None,
+    source: SourceOption = None,
+    repo: RepoOption = None,
+    week: WeekOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    tz: TzOption = None,
     patches: Annotated[bool, typer.Option(help="Keep per-file patch text (needed for LLM analysis).")] = True,
-    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")] = None,
+    out: OutOption = None,
 ) -> None:
     """Write the PRs merged in one window as a JSONL snapshot (readable back with --source jsonl:FILE).
 
