@@ -30,8 +30,8 @@ def register(app: typer.Typer) -> None:
 
 
 def push(
-    channel: Annotated[str, typer.Option(help="slack:C123, feishu:oc_xxx or feishu-webhook:NAME (a "
-                                              "[feishu_webhooks.NAME] of the config).")],
+    channel: Annotated[str, typer.Option(help="slack:C123, feishu:oc_xxx or feishu-webhook:NAME (a webhook "
+                                              "named in the config's feishu_webhooks table).")],
     week: Annotated[str, typer.Option(help="ISO week such as 2026-W16, or 'last' / 'this', in the channel's "
                                            "time zone.")] = "last",
 ) -> None:

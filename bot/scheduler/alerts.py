@@ -42,7 +42,7 @@ from bot.cards.alert import Alert
 from bot.config import Settings
 from bot.digest.labels import Labeler
 from bot.digest.service import Analyzer, analyze_pr
-from bot.errors import PrhubError, UnknownRepoError
+from bot.errors import PrhubError
 from bot.handlers.core import SUB_INDEX_KEY, SUB_KEY, Subscription
 from bot.models import DigestPR, Language, PullRequest, Window
 from bot.scheduler.delivery import PACE_S, Deliverers
@@ -192,8 +192,9 @@ class AlertPoller:
         window = Window(start=checkpoint - overlap, end=now, timezone="UTC", name="alerts")
         try:
             prs = await asyncio.to_thread(self.source_for(repo).merged_prs, repo, window)
-        except UnknownRepoError as exc:
-            log.warning("alerts: %s", exc)
+        except PrhubError as exc:  # one repository's source failing must not stop the others' alerts
+            log.warning("alerts: %s: %s", repo, exc)
+            report.failed.append(f"{repo}: {exc}")
             return
         report.prs_seen += len(prs)
         labeler = Labeler(self.settings.repo(repo))

@@ -178,3 +178,21 @@ def test_known_labels_cover_rules_and_history(settings: Settings) -> None:
     labels = known_labels(prs, settings, REPO)
     assert {"npu", "fully_async", "ci"} <= set(labels)
     assert "no-such-label" not in labels
+
+
+async def test_one_failing_repository_does_not_stop_the_others(store: RedisStore) -> None:
+    """A source error on one repository is reported; the next repository is still polled."""
+    from bot.config import load_settings
+    from bot.errors import SourceError
+    from bot.scheduler.alerts import PollReport
+
+    class Broken:
+        def merged_prs(self, repo: str, window: object) -> list[object]:
+            raise SourceError("GitHub rate limit")
+
+    settings = load_settings()
+    poller = AlertPoller(settings=settings, store=store, deliverers=Deliverers(settings))
+    poller.source_for = lambda repo: Broken()  # type: ignore[method-assign,assignment,return-value]
+    report = PollReport()
+    await poller._poll_repo("a/broken", {}, report)
+    assert report.failed == ["a/broken: GitHub rate limit"]
