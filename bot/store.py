@@ -135,22 +135,29 @@ class RedisStore:
         on_unavailable: called once, with a one-line message, the first time Redis
             fails; after that every read misses and every write is skipped.
         key_prefix: prepended to every key (tests isolate themselves with a unique one).
+        degrade: ``True`` (a cache: the one-shot CLI) — a Redis failure turns the store
+            off as described above; ``False`` (the bot's state: subscriptions, markers,
+            checkpoints) — every failure is raised, so nothing is silently lost and the
+            next call tries Redis again.
     """
 
     def __init__(self, client: aioredis.Redis, *, on_unavailable: Callable[[str], None] | None = None,
-                 key_prefix: str = "") -> None:
+                 key_prefix: str = "", degrade: bool = True) -> None:
         self._client = client
         self.key_prefix = key_prefix
         self._on_unavailable = on_unavailable
+        self._degrade = degrade
         self.available = True
 
     @classmethod
-    def from_url(cls, url: str, *, on_unavailable: Callable[[str], None] | None = None) -> RedisStore:
-        """A store on ``url`` (``redis://host:port/db``) with short connect and socket timeouts (2 s)."""
+    def from_url(cls, url: str, *, on_unavailable: Callable[[str], None] | None = None,
+                 degrade: bool = True) -> RedisStore:
+        """A store on ``url`` (``redis://host:port/db``) with short connect and socket timeouts (2 s);
+        ``degrade`` as in the class."""
         client = aioredis.Redis.from_url(
             url, socket_connect_timeout=_CONNECT_TIMEOUT_S, socket_timeout=_CONNECT_TIMEOUT_S
         )
-        return cls(client, on_unavailable=on_unavailable)
+        return cls(client, on_unavailable=on_unavailable, degrade=degrade)
 
     async def ping(self) -> None:
         """Check that Redis answers.
@@ -161,6 +168,8 @@ class RedisStore:
         await self._client.ping()
 
     def _lost(self, exc: RedisError) -> None:
+        if not self._degrade:
+            raise exc
         if self.available:
             self.available = False
             if self._on_unavailable is not None:

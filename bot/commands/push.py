@@ -61,7 +61,7 @@ async def open_redis(settings: Settings) -> RedisStore:
     Raises:
         ConfigError: Redis does not answer at ``PRHUB_REDIS_URL``.
     """
-    store = RedisStore.from_url(settings.redis_url)
+    store = RedisStore.from_url(settings.redis_url, degrade=False)
     try:
         await store.ping()
     except RedisError as exc:

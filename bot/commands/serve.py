@@ -104,7 +104,7 @@ async def _run(settings: Settings, slack: SlackMode, feishu: FeishuMode, host: s
     from bot.scheduler.jobs import scheduled
     from bot.store import RedisStore
 
-    store = RedisStore.from_url(settings.redis_url)
+    store = RedisStore.from_url(settings.redis_url, degrade=False)
     try:
         await store.ping()
     except RedisError as exc:
