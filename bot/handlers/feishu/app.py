@@ -24,7 +24,7 @@ import asyncio
 import concurrent.futures
 import json
 import logging
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any, Literal, cast
 
@@ -33,12 +33,14 @@ from lark_oapi.core.json import JSON
 from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTriggerResponse
 from starlette.routing import BaseRoute
 
+from bot.cards.chat import chat_phrases
+from bot.cards.escape import feishu_text
 from bot.cards.feishu import ACTION_FULL_REPORT
 from bot.config import Settings
-from bot.errors import ConfigError
+from bot.errors import ConfigError, PrhubError
 from bot.handlers.core import Conversation, Core, DigestReply
-from bot.handlers.feishu.actions import ActionReply, CardAction, Toast, read_action, respond
-from bot.handlers.feishu.answers import feishu_cards
+from bot.handlers.feishu.actions import ActionReply, CardAction, Send, Toast, read_action, respond
+from bot.handlers.feishu.answers import feishu_cards, note_card
 from bot.handlers.feishu.client import FeishuClient, Target
 from bot.handlers.feishu.dedup import Deduper
 from bot.handlers.feishu.events import IncomingMessage, MessageReceived, read_message
@@ -159,9 +161,24 @@ class FeishuBot:
             async def send(cards: list[dict[str, Any]]) -> None:
                 await self.client.send_cards(target, cards, key=key)
 
-            follow_up = reply.follow_up
-            self._spawn(follow_up(send))
+            self._spawn(self._follow(reply.follow_up, send, action, lang))
         return reply.response()
+
+    async def _follow(self, follow_up: Callable[[Send], Awaitable[None]], send: Send, action: CardAction,
+                      lang: Language) -> None:
+        """Run a button's follow-up; on failure give its claim back and say so in the thread."""
+        full = action.value.get("action") == ACTION_FULL_REPORT
+        try:
+            await follow_up(send)
+        except PrhubError as exc:
+            if full:
+                await self._deduper.release_full_report(action.message_id)
+            text = feishu_text(chat_phrases(lang).error.format(message=str(exc)))
+            await send([note_card("prhub", text, template="red")])
+        except BaseException:
+            if full:
+                await self._deduper.release_full_report(action.message_id)
+            raise
 
     # -- plumbing -----------------------------------------------------------------------------
 

@@ -29,6 +29,8 @@ class Claims(Protocol):
 
     async def claim(self, key: str, ttl_s: int) -> bool: ...
 
+    async def delete(self, *keys: str) -> None: ...
+
 
 class Deduper:
     """Claims Feishu message and event ids in a :class:`Claims` store.
@@ -66,3 +68,7 @@ class Deduper:
         pressed: the remaining cards appear in a thread once.
         """
         return await self._store.claim(cache_key("feishu", "full", card_message_id), FULL_REPORT_TTL_S)
+
+    async def release_full_report(self, card_message_id: str) -> None:
+        """Give back the claim of :meth:`first_full_report` (posting failed: a later press may retry)."""
+        await self._store.delete(cache_key("feishu", "full", card_message_id))

@@ -34,34 +34,46 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         repo, _, window = _value(body).partition("|")
         language = deps.core.language(None, conversation)
         words = chat_phrases(language)
-        if not await deps.dedup.once(full_report_key(conversation.channel, root, window)):
+        key = full_report_key(conversation.channel, root, window)
+        if not await deps.dedup.once(key):
             await deps.delivery.note(body["response_url"], words.already_in_thread)
             return
+        done = False
         try:
             digest = await deps.core.digest(repo, window, conversation, language)
+            rest = render_slack(digest)[1:]
+            if rest:
+                await deps.delivery.post(conversation.channel, rest, thread_ts=root)
+            else:
+                await deps.delivery.note(body["response_url"], words.no_more)
+            done = True
         except PrhubError as exc:
             await deps.delivery.note(body["response_url"], words.error.format(message=slack_text(str(exc))))
-            return
-        rest = render_slack(digest)[1:]
-        if not rest:
-            await deps.delivery.note(body["response_url"], words.no_more)
-            return
-        await deps.delivery.post(conversation.channel, rest, thread_ts=root)
+        finally:
+            if not done:  # failed: the next press may try again
+                await deps.dedup.release(key)
 
     async def analyze(body: dict[str, Any]) -> None:
         conversation, root = _where(body)
         repo, _, number = _value(body).rpartition("#")
         language = deps.core.language(None, conversation)
-        if not await deps.dedup.once(f"analyze:{conversation.channel}:{root}:{repo}#{number}"):
+        key = f"analyze:{conversation.channel}:{root}:{repo}#{number}"
+        if not await deps.dedup.once(key):
             await deps.delivery.note(body["response_url"], chat_phrases(language).already_in_thread)
             return
-        reply = await deps.core.answer(PRIntent(int(number), repo or None), conversation)
-        messages, _ = slack_messages(reply)
-        if isinstance(reply, PRReply):
-            await deps.delivery.post(conversation.channel, messages, thread_ts=root)
-        else:
-            await deps.delivery.respond(body["response_url"], messages, channel=conversation.channel,
-                                        public=False, language=language)
+        done = False
+        try:
+            reply = await deps.core.answer(PRIntent(int(number), repo or None), conversation)
+            messages, _ = slack_messages(reply)
+            if isinstance(reply, PRReply):
+                await deps.delivery.post(conversation.channel, messages, thread_ts=root)
+                done = True
+            else:
+                await deps.delivery.respond(body["response_url"], messages, channel=conversation.channel,
+                                            public=False, language=language)
+        finally:
+            if not done:
+                await deps.dedup.release(key)
 
     async def subscribe(body: dict[str, Any]) -> None:
         conversation, _ = _where(body)

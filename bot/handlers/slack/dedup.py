@@ -43,6 +43,10 @@ class Dedup:
         """Claim the piece of work named ``what`` (e.g. ``full:C123:1713.0001:2026-W16``)."""
         return await self._store.claim(once_key(what), self._ttl_s)
 
+    async def release(self, what: str) -> None:
+        """Give the claim on ``what`` back (the work failed: a later press may try again)."""
+        await self._store.delete(once_key(what))
+
 
 def once_key(what: str) -> str:
     """The store key of the once-only work ``what`` (see :meth:`Dedup.once`)."""

@@ -184,3 +184,20 @@ def test_the_shared_intent_table_reads_the_same_through_feishu(kind: str) -> Non
         message = read_message(payload, bot_open_id=BOT_OPEN_ID)
         assert message is not None
         assert parse_intent(message.text) == intent, text
+
+
+async def test_full_report_that_failed_says_so_and_can_be_pressed_again(
+    http: httpx.AsyncClient, bot: FeishuBot, fake_api: FakeFeishuAPI,
+) -> None:
+    payload = fixture("card_action")
+    payload["header"]["event_id"] = "ev_card_0099"
+    payload["event"]["action"]["value"] = {"action": "prhub_full_report", "repo": "verl-project/verl",
+                                           "window": "2026-W99", "lang": "zh"}
+    await _post(http, bot, payload)
+    await bot.drain()
+    [error] = fake_api.replies()
+    assert error.content["header"]["template"] == "red"
+    assert "2026-W99" in json.dumps(error.content, ensure_ascii=False)
+    payload["header"]["event_id"] = "ev_card_0100"  # a second press on the same card
+    response = await _post(http, bot, payload)
+    assert response.json()["toast"]["content"] == "正在发送完整报告…"  # not "already in the thread"

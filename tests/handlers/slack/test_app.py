@@ -149,3 +149,23 @@ def test_full_report_button_posts_the_rest_once(start_bot: StartBot, fake_slack:
 def _ts_of_first(fake: FakeSlack) -> str:
     """The ts the fake gave the first accepted post (its counter starts at …000100 + 100)."""
     return "1713500000.000200"
+
+
+def test_full_report_that_failed_can_be_pressed_again(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    """A full report whose digest fails says so, and does not block the next press."""
+    bot = start_bot()
+    card = {"type": "message", "ts": "1713600000.000900", "blocks": []}
+    payload = {
+        "type": "block_actions", "user": {"id": "U0ALICE"}, "team": {"id": "T0TEAM"}, "api_app_id": "A0APP",
+        "channel": {"id": "C0CHAN"}, "message": card, "response_url": fake_slack.response_url("button"),
+        "container": {"type": "message", "message_ts": card["ts"], "channel_id": "C0CHAN"}, "trigger_id": "1.2.3",
+        "actions": [{"type": "button", "action_id": "prhub_full_report", "block_id": "b1",
+                     "value": "verl-project/verl|2026-W99", "action_ts": "1713600001.000000"}],
+    }
+    assert post_action(bot, payload).status_code == 200
+    [error] = fake_slack.wait_for("response_url", 1)
+    assert "2026-W99" in str(error.args)
+    assert post_action(bot, payload).status_code == 200  # the same press again: tried again, not "already done"
+    notes = fake_slack.wait_for("response_url", 2)
+    assert "2026-W99" in str(notes[1].args)
+    assert fake_slack.of("chat.postMessage") == []
