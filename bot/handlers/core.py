@@ -36,6 +36,7 @@ them to Redis sets).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -46,7 +47,7 @@ from bot.commands.common import canonical_repo
 from bot.config import Settings
 from bot.digest.service import Analyzer, analyze_pr, analyze_pr_async, build_digest, build_digest_async
 from bot.digest.window import date_window, parse_week, resolve_window, week_window, zone
-from bot.errors import PrhubError, PRNotFoundError, SourceError
+from bot.errors import LLMStopError, PrhubError, PRNotFoundError, SourceError
 from bot.handlers.intents import (
     DigestIntent,
     HelpIntent,
@@ -71,6 +72,8 @@ SUB_INDEX_KEY = "prhub:sub-index"
 
 SourceOpener = Callable[[str], PRSource]
 
+
+log = logging.getLogger(__name__)
 
 KNOWN_LABEL_WEEKS = 4
 """A subscription to a label not seen in this many weeks (nor given by a rule) gets a warning."""
@@ -254,10 +257,13 @@ class Core:
         prs = await asyncio.to_thread(source.merged_prs, name, window)
         if (llm := self._llm_runtime()) is not None:
             # Usage is counted on the runtime's client for the bot's lifetime, not per digest.
-            return await build_digest_async(
-                prs, repo=name, window=window, settings=self.settings, language=language, analyzer=llm.analyzer,
-                narrator=llm.narrator, now=self._clock(),
-            )
+            try:
+                return await build_digest_async(
+                    prs, repo=name, window=window, settings=self.settings, language=language,
+                    analyzer=llm.analyzer, narrator=llm.narrator, now=self._clock(),
+                )
+            except LLMStopError as exc:  # key refused or quota spent: the heuristic answers meanwhile
+                log.warning("LLM unusable, answering with the heuristic analyzer: %s", exc)
         return await asyncio.to_thread(
             build_digest, prs, repo=name, window=window, settings=self.settings, language=language,
             analyzer=self._analyzer, now=self._clock(),
@@ -283,10 +289,14 @@ class Core:
         week = await asyncio.to_thread(
             source.merged_prs, found.repo, week_window(day.year, day.week, self.settings.timezone)
         )
+        item: DigestPR | None = None
         if (llm := self._llm_runtime()) is not None:
-            item = await analyze_pr_async(found, settings=self.settings, analyzer=llm.analyzer, language=lang,
-                                          window_prs=week)
-        else:
+            try:
+                item = await analyze_pr_async(found, settings=self.settings, analyzer=llm.analyzer, language=lang,
+                                              window_prs=week)
+            except LLMStopError as exc:  # key refused or quota spent: the heuristic answers meanwhile
+                log.warning("LLM unusable, answering with the heuristic analyzer: %s", exc)
+        if item is None:
             item = await asyncio.to_thread(
                 analyze_pr, found, settings=self.settings, language=lang, analyzer=self._analyzer, window_prs=week
             )

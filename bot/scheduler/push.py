@@ -42,7 +42,7 @@ from bot.config import Settings
 from bot.digest.heuristic import AnalysisContext
 from bot.digest.service import AsyncAnalyzer, build_digest, build_digest_async
 from bot.digest.window import parse_week
-from bot.errors import ConfigError, PrhubError, SourceError
+from bot.errors import ConfigError, LLMStopError, PrhubError, SourceError
 from bot.models import Analysis, Digest, Language, PullRequest, Window
 from bot.scheduler.delivery import Deliverers, split_channel
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
@@ -265,9 +265,14 @@ async def llm_builder(settings: Settings, store: Store, *, deadline_s: float,
     runtime = llm_runtime(settings, store)
 
     async def build(prs: Sequence[PullRequest], repo: str, window: Window, language: Language) -> Digest:
-        return await build_digest_async(
-            prs, repo=repo, window=window, settings=settings, language=language,
-            analyzer=DeadlineAnalyzer(runtime.analyzer, seconds=deadline_s), narrator=runtime.narrator,
-            meter=runtime.meter, now=clock())
+        try:
+            return await build_digest_async(
+                prs, repo=repo, window=window, settings=settings, language=language,
+                analyzer=DeadlineAnalyzer(runtime.analyzer, seconds=deadline_s), narrator=runtime.narrator,
+                meter=runtime.meter, now=clock())
+        except LLMStopError as exc:  # key refused or quota spent: the week's digest still goes out
+            log.error("LLM unusable for the push of %s %s, using the heuristic analyzer: %s", repo, window.name, exc)
+            return await build_digest_async(prs, repo=repo, window=window, settings=settings, language=language,
+                                            now=clock())
 
     return build

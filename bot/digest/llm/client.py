@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -46,6 +48,8 @@ from bot.errors import LLMAuthError, LLMCallError, LLMQuotaError, LLMStopError
 
 OUTER_GRACE_S = 5.0
 MAX_WAIT_S = 60.0
+STOP_FOR_S = 600.0
+"""After an auth or quota error, calls fail at once for this many seconds, then the provider is asked again."""
 _QUOTA_MARKERS = ("insufficient_quota", "exceeded your current quota")
 
 
@@ -92,6 +96,9 @@ class LLMClient:
         self.max_wait_s = max_wait_s
         self._slots = asyncio.Semaphore(concurrency)
         self._stopped: LLMStopError | None = None
+        self._stopped_until = 0.0
+        self.stop_for_s = STOP_FOR_S
+        self._clock: Callable[[], float] = time.monotonic
 
     @classmethod
     def from_settings(cls, settings: Settings, meter: UsageMeter | None = None) -> LLMClient:
@@ -119,12 +126,16 @@ class LLMClient:
         Raises:
             LLMCallError: timeout, refused request, or retries spent.
             LLMAuthError: credentials refused.
-            LLMQuotaError: quota spent. After either of these, every later call of this
-                client raises the same error at once, without a request.
+            LLMQuotaError: quota spent. After either of these, every call of this client in
+                the next ``stop_for_s`` seconds raises the same error at once, without a
+                request; after that the provider is asked again (a long-running bot recovers
+                once the key or the quota is fixed).
         """
         async with self._slots:
             if self._stopped is not None:
-                raise self._stopped
+                if self._clock() < self._stopped_until:
+                    raise self._stopped
+                self._stopped = None
             retrying = AsyncRetrying(
                 stop=stop_after_attempt(self.max_retries + 1), wait=self._wait,
                 retry=retry_if_exception_type(_Transient), reraise=True,
@@ -134,7 +145,7 @@ class LLMClient:
                     with attempt:
                         return await self._send(messages, max_tokens)
             except LLMStopError as exc:
-                self._stopped = exc
+                self._stopped, self._stopped_until = exc, self._clock() + self.stop_for_s
                 raise
             except _Transient as exc:
                 raise LLMCallError(f"{exc} (after {self.max_retries} retries)") from exc
