@@ -11,7 +11,10 @@ Each replica keeps its own memory job store (replicas must not share an APSchedu
 store, and a restart need not remember anything): exactly once is the Redis markers' job.
 APScheduler's misfire grace is set to ``push_grace_s`` and runs are coalesced, and
 :func:`start_scheduler` first runs the catch-up of pushes missed while the bot was down.
-A job that fails is logged by the job itself and retried at its next fire.
+- ``push-retry`` — every :data:`~bot.scheduler.push.RETRY_EVERY_S` seconds, the catch-up again:
+  a push that failed at its fire (source or platform down) is retried within its grace.
+
+A job that fails is logged by the job itself.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from redis.exceptions import RedisError
 
 from bot.config import Settings
 from bot.errors import PrhubError
-from bot.scheduler.push import Pusher
+from bot.scheduler.push import RETRY_EVERY_S, Pusher
 from bot.scheduler.schedule import cron_trigger
 from bot.store import Store
 
@@ -48,7 +51,7 @@ def _guarded(name: str, job: Callable[[], Awaitable[Any]]) -> Callable[[], Await
         try:
             await job()
         except (PrhubError, RedisError):
-            log.exception("scheduled job %s failed; it runs again at its next fire", name)
+            log.exception("scheduled job %s failed; it is tried again by push-retry or its next fire", name)
 
     return run
 
@@ -71,6 +74,11 @@ def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = 
         scheduler.add_job(_guarded(f"push:{channel}", partial(pusher.run_scheduled, channel)),
                           cron_trigger(cfg.push, cfg.timezone or "UTC"), id=f"push:{channel}",
                           name=f"weekly push to {channel}", replace_existing=True)
+    if pusher.scheduled_channels():
+        retry = partial(pusher.catch_up, report_missed=False)
+        scheduler.add_job(_guarded("push-retry", retry), IntervalTrigger(seconds=RETRY_EVERY_S), id="push-retry",
+                          name="retry failed pushes within their grace", replace_existing=True,
+                          misfire_grace_time=RETRY_EVERY_S)
     if poll is not None:
         interval = alerts_interval_s or settings.alerts_interval_s
         scheduler.add_job(_guarded("alerts", poll), IntervalTrigger(seconds=interval), id="alerts",

@@ -54,6 +54,9 @@ __all__ = ["DONE_TTL_S", "LOCK_TTL_S", "LOOKBACK", "DeadlineAnalyzer", "PushOutc
 
 log = logging.getLogger(__name__)
 
+RETRY_EVERY_S = 15 * 60
+"""How often pushes that failed within their grace are tried again (seconds)."""
+
 DONE_TTL_S = 400 * 24 * 3600
 LOCK_TTL_S = 30 * 60
 LOOKBACK = timedelta(days=7)
@@ -225,10 +228,12 @@ class Pusher:
             return None
         return await self.push(channel, fire=fire)
 
-    async def catch_up(self) -> list[PushOutcome]:
+    async def catch_up(self, *, report_missed: bool = True) -> list[PushOutcome]:
         """At start: push the weeks whose fire lies within the grace and are not done; log the
         older misses of the last :data:`LOOKBACK` loudly. One channel's failure is logged and
-        the others go on.
+        the others go on. The scheduler also runs it every :data:`RETRY_EVERY_S` seconds with
+        ``report_missed=False``, so a push that failed (source or platform down at the fire)
+        is tried again until it is posted or its grace runs out.
 
         Returns:
             One outcome per fire looked at (``posted``, ``already_done``, ``busy`` or ``missed``).
@@ -245,7 +250,7 @@ class Pusher:
                     week = week_before(fire, tz).name
                     if now - fire <= grace:
                         outcomes.append(await self.push(channel, fire=fire))
-                    elif not await self.is_done(channel, week):
+                    elif report_missed and not await self.is_done(channel, week):
                         _, repo, _, _ = self._binding(channel)
                         log.error("MISSED weekly push: %s %s to %s was due at %s, more than %s ago "
                                   "(push_grace_s); post it with: prhub push --channel %s --week %s",

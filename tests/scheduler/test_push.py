@@ -157,7 +157,7 @@ async def test_serve_runs_the_jobs_and_stops_them(fake_slack: FakeSlack, store: 
 
     settings = settings_for(fake_slack, push_grace_s=0)  # no catch-up post whatever today is
     async with scheduled(settings, store) as scheduler:
-        assert {job.id for job in scheduler.get_jobs()} == {f"push:{CHANNEL}", "alerts"}
+        assert {job.id for job in scheduler.get_jobs()} == {f"push:{CHANNEL}", "push-retry", "alerts"}
         assert scheduler.running
     assert not scheduler.running
 
@@ -178,3 +178,22 @@ async def test_a_pushed_digest_thread_is_marked_complete(fake_slack: FakeSlack, 
     assert len(threaded) == 1  # every further message is in the first one's thread
     (root_ts,) = threaded
     assert not await store.claim(once_key(full_report_key("C0PUSH", root_ts, "2026-W16")), 60)
+
+
+async def test_a_push_that_failed_at_its_fire_is_retried_within_the_grace(
+    fake_slack: FakeSlack, store: RedisStore,
+) -> None:
+    from bot.scheduler.delivery import DeliveryError
+
+    settings = settings_for(fake_slack)
+    settings = settings.model_copy(update={"channels": {"slack:C0LATE": settings.channels[CHANNEL]}})
+    fake_slack.not_member.add("C0LATE")
+    with pytest.raises(DeliveryError):  # the platform refused at the fire
+        await pusher(settings, store, MONDAY_W17 + timedelta(seconds=1)).run_scheduled("slack:C0LATE")
+    fake_slack.not_member.clear()  # it works again
+    retried = await pusher(settings, store, MONDAY_W17 + timedelta(minutes=15)).catch_up(report_missed=False)
+    assert [(o.week, o.status) for o in retried] == [("2026-W16", "posted")]
+    again = await pusher(settings, store, MONDAY_W17 + timedelta(minutes=30)).catch_up(report_missed=False)
+    assert [o.status for o in again] == ["already_done"]
+    jobs = {job.id for job in build_scheduler(pusher(settings, store, MONDAY_W17)).get_jobs()}
+    assert "push-retry" in jobs
