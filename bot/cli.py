@@ -151,11 +151,11 @@ def digest(
     try:
         settings = load_settings(timezone=tz, language=lang)
         zone(settings.timezone)
-        pr_source = open_source(default_source_spec(source, repo), settings=settings)
+        pr_source = open_source(default_source_spec(source, repo, settings), settings=settings)
         window = resolve_window(
             week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
         )
-        repo = canonical_repo(repo, pr_source.repos())
+        repo = canonical_repo(repo or settings.default_repo, pr_source.repos())
         try:
             with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
                 prs = pr_source.merged_prs(repo, window)

@@ -91,10 +91,22 @@ def test_unreadable_reference_is_one_line(ref: str) -> None:
     assert err.startswith("error: ")
 
 
-def test_source_is_required() -> None:
+def test_source_or_repo_is_required(no_config: Path) -> None:
     code, out, err = run("pr", "6046")
     assert (code, out) == (1, "")
-    assert err.strip() == "error: --source is required for now: jsonl:PATH (a snapshot file)"
+    assert err.strip().startswith("error: --source or --repo is required: --source takes github")
+
+
+def test_config_defaults_stand_in_for_source_and_repo(no_config: Path) -> None:
+    """`default_source` / `default_repo` in prhub.toml are the CLI's defaults too."""
+    (no_config / "prhub.toml").write_text(
+        f'default_source = "jsonl:{EXAMPLE}"\ndefault_repo = "verl-project/verl"\n', encoding="utf-8")
+    code, out, err = run("pr", "6046")
+    assert code == 0, err
+    assert "PR #6046" in out
+    digest = CliRunner().invoke(app, ["digest", "--week", "2026-W16", "--format", "json"])
+    assert digest.exit_code == 0, digest.stderr
+    assert '"pr_count": 39' in digest.stdout
 
 
 def test_json_format_is_the_digest_pr_model() -> None:

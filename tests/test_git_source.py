@@ -105,8 +105,8 @@ def test_not_a_repository(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("url", "name"),
-    [("git@github.com:owner/name.git", "owner/name"), ("https://gitlab.com/group/sub/proj", "sub/proj"),
-     ("https://gitee.com/o/n.git/", "o/n"), ("nonsense", None)],
+    [("git@github.com:owner/name.git", "owner/name"), ("https://gitlab.com/group/sub/proj", None),
+     ("/srv/git/proj.git", None), ("https://gitee.com/o/n.git/", "o/n"), ("nonsense", None)],
 )
 def test_repo_from_remote(url: str, name: str | None) -> None:
     assert repo_from_remote(url) == name

@@ -49,6 +49,9 @@ def canonical_repo(requested: str | None, held: list[str]) -> str:
         SourceError: no ``--repo`` and the source holds several repositories or none.
     """
     if requested is None:
+        if not held:
+            raise SourceError("--repo is required: the source does not say which repository it holds "
+                              "(a git clone needs an origin remote on a host, e.g. git@github.com:owner/name.git)")
         if len(held) != 1:
             raise SourceError(f"--repo is required: the source holds {len(held)} repositories ({', '.join(held[:5])})")
         return held[0]

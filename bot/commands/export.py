@@ -104,11 +104,11 @@ def export(
     try:
         settings = load_settings(timezone=tz)
         zone(settings.timezone)
-        pr_source = open_source(default_source_spec(source, repo), settings=settings)
+        pr_source = open_source(default_source_spec(source, repo, settings), settings=settings)
         window = resolve_window(
             week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
         )
-        name = canonical_repo(repo, pr_source.repos())
+        name = canonical_repo(repo or settings.default_repo, pr_source.repos())
         try:
             prs = pr_source.merged_prs(name, window)
         finally:

@@ -31,13 +31,13 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import canonical_repo
+from bot.commands.common import SourceOption, canonical_repo
 from bot.config import Settings, load_settings, settings_source
 from bot.digest.service import analyze_pr
 from bot.digest.window import week_window, zone
-from bot.errors import PrhubError, PRNotFoundError, SourceError
+from bot.errors import PrhubError, PRNotFoundError
 from bot.models import DigestPR, Language, PullRequest
-from bot.sources.base import PRSource, open_source
+from bot.sources.base import PRSource, default_source_spec, open_source
 
 _stderr = Console(stderr=True)
 
@@ -91,9 +91,7 @@ def parse_pr_ref(ref: str) -> tuple[str | None, int]:
 
 def pr(
     ref: Annotated[str, typer.Argument(metavar="N", help="PR number (6046 or '#6046') or the PR's URL.")],
-    source: Annotated[
-        str | None, typer.Option(help="Where PRs come from: jsonl:PATH (a snapshot file, plain or .gz).")
-    ] = None,
+    source: SourceOption = None,
     repo: Annotated[
         str | None,
         typer.Option(help="Repository owner/name; may be left out when N is a URL or the source holds only one."),
@@ -108,13 +106,12 @@ def pr(
     """
     try:
         settings = load_settings(language=lang)
-        if source is None:
-            raise SourceError("--source is required for now: jsonl:PATH (a snapshot file)")
         url_repo, number = parse_pr_ref(ref)
         if url_repo and repo and url_repo.lower() != repo.strip().lower():
             raise PrhubError(f"the URL names {url_repo} but --repo says {repo.strip()}")
-        pr_source = open_source(source)
-        name = canonical_repo(repo or url_repo, pr_source.repos())
+        wanted = repo or url_repo
+        pr_source = open_source(default_source_spec(source, wanted, settings), settings=settings)
+        name = canonical_repo(wanted or settings.default_repo, pr_source.repos())
         found = _pull_request(pr_source, name, number)
         week = _week_prs(pr_source, found, settings.timezone)
         item = _analyze(found, settings=settings, window_prs=week)

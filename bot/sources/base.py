@@ -115,16 +115,17 @@ def open_source(spec: str, *, settings: Settings | None = None) -> PRSource:
     raise SourceError(f"unsupported source {spec!r}: expected {SOURCE_FORMS}")
 
 
-def default_source_spec(source: str | None, repo: str | None) -> str:
-    """The CLI's ``--source``: as given, else ``github`` when ``--repo`` is given.
+def default_source_spec(source: str | None, repo: str | None, settings: Settings | None = None) -> str:
+    """The CLI's ``--source``: as given; else, when a repository is known (``--repo``, or
+    ``default_repo`` in the config), the config's ``default_source`` (``github`` unless set).
 
     Raises:
-        SourceError: neither ``--source`` nor ``--repo`` was given.
+        SourceError: no ``--source`` and no repository to read from.
     """
     if source is not None:
         return source
-    if repo is not None:
-        return "github"
+    if repo is not None or (settings is not None and settings.default_repo):
+        return settings.default_source if settings is not None else "github"
     raise SourceError(f"--source or --repo is required: --source takes {SOURCE_FORMS}")
 
 

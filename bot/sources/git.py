@@ -56,9 +56,17 @@ _NAME = re.compile(r"^[^/\s]+/[^/\s]+$")
 
 
 def repo_from_remote(url: str) -> str | None:
-    """``owner/name`` from a remote URL (``git@host:owner/name.git``, ``https://host/owner/name``,
-    ``ssh://git@host/group/owner/name.git`` → the last two path parts), or ``None``."""
-    found = _REMOTE.search(url.strip())
+    """``owner/name`` from a hosted remote URL (``git@host:owner/name.git``, ``https://host/owner/name``),
+    or ``None`` — for a local path (``/srv/x.git``, ``file://…``) and for a path deeper than
+    ``owner/name`` (a GitLab subgroup), whose name would be guessed wrong: pass ``repo=`` then."""
+    url = url.strip()
+    scp = re.match(r"^[\w.-]+@[\w.-]+:(?P<path>.+)$", url)
+    hosted = re.match(r"^(?:https?|ssh|git)://[^/]+/(?P<path>.+)$", url)
+    matched = scp or hosted
+    path = matched["path"] if matched is not None else None
+    if path is None or path.strip("/").removesuffix(".git").count("/") != 1:
+        return None
+    found = _REMOTE.search(url)
     if found is None:
         return None
     name = f"{found['owner']}/{found['name']}"
