@@ -170,7 +170,8 @@ def digest(
     except PrhubError as exc:
         raise _fail(exc) from exc
     config = settings_source()
-    summary = (f"{result.repo} {result.window.name}: {result.stats.pr_count} PRs, "
+    plural = "" if result.stats.pr_count == 1 else "s"
+    summary = (f"{result.repo} {result.window.name}: {result.stats.pr_count} PR{plural}, "
                f"{result.stats.key_pr_count} key{request_summary(pr_source)} · config {config}")
     if out is None:
         sys.stdout.write(text)

@@ -119,7 +119,7 @@ def test_empty_description_gets_a_sentence_from_title_and_files(analyze, all_prs
     assert "个文件" in zh.summary
     assert f"+{pr.additions}/-{pr.deletions}" in zh.summary
     en = analyze(pr, "en")
-    assert f"Changes {len(pr.files)} files" in en.summary
+    assert f"Changed files: {len(pr.files)}" in en.summary
     assert en.risks == () or en.risks[0].title.isascii()
 
 

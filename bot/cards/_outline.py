@@ -31,7 +31,7 @@ from bot.cards.escape import (
     safe_url,
     slack_text,
 )
-from bot.cards.i18n import n_prs, phrases
+from bot.cards.i18n import is_week, n_prs, phrases
 from bot.models import Digest, DigestPR
 
 Style = Literal["bullets", "numbered", "paragraphs", "entries"]
@@ -158,7 +158,8 @@ def card_outline(digest: Digest, m: Markup) -> list[Section]:
     words = phrases(digest.language)
     sections = [
         Section("headline", "", _kept((m.paragraphs(digest.headline),)), "paragraphs"),
-        Section("highlights", words.highlights, tuple(m.text(h) for h in _kept(digest.highlights))),
+        Section("highlights", words.highlights if is_week(digest.window) else words.highlights_range,
+                tuple(m.text(h) for h in _kept(digest.highlights))),
         Section("risks", words.risks, risk_lines(digest, m)),
     ]
     key = _view.key_prs(digest)
@@ -188,7 +189,7 @@ def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False) -
         ),
         Section(
             "key_changes",
-            f"2. {words.key_changes}",
+            f"2. {words.key_changes if is_week(digest.window) else words.key_changes_range}",
             _kept(tuple(m.paragraphs(c) for c in digest.key_changes)),
             "paragraphs",
         ),

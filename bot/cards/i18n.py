@@ -35,10 +35,12 @@ class Phrases:
     short_date: str
     """``strftime`` pattern of the dates in titles."""
     highlights: str
+    highlights_range: str
     risks: str
     full_report: str
     executive_summary: str
     key_changes: str
+    key_changes_range: str
     trends: str
     key_pr_table: str
     top_key_prs: str
@@ -99,10 +101,12 @@ ZH = Phrases(
     range_title="{first} 至 {last} 周报",
     short_date="%m-%d",
     highlights="本周亮点",
+    highlights_range="本期亮点",
     risks="风险观察",
     full_report="完整周报",
     executive_summary="执行摘要",
     key_changes="本周重点变化",
+    key_changes_range="本期重点变化",
     trends="模块与主题趋势",
     key_pr_table="重点 PR 速览",
     top_key_prs="重点 PR（前 {shown} / 共 {total}）",
@@ -144,10 +148,12 @@ EN = Phrases(
     range_title="{first} – {last} digest",
     short_date="%b %d",
     highlights="Highlights",
+    highlights_range="Highlights",
     risks="Risk observations",
     full_report="Full report",
     executive_summary="Executive summary",
     key_changes="Key changes",
+    key_changes_range="Key changes",
     trends="Modules and trends",
     key_pr_table="Key PRs at a glance",
     top_key_prs="Key PRs (top {shown} of {total})",
@@ -190,6 +196,11 @@ _PHRASES: dict[Language, Phrases] = {"zh": ZH, "en": EN}
 def phrases(language: Language) -> Phrases:
     """The phrase set of ``language`` (``zh`` or ``en``)."""
     return _PHRASES[language]
+
+
+def is_week(window: Window) -> bool:
+    """Whether ``window`` is an ISO week (``2026-W16``) rather than a date range."""
+    return "-W" in window.name
 
 
 def window_days(window: Window) -> tuple[date, date]:

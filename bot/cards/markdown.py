@@ -42,10 +42,9 @@ def render_markdown(digest: Digest) -> str:
     """
     words = phrases(digest.language)
     card = {section.key: section for section in card_outline(digest, MARKDOWN)}
+    if not digest.prs:  # the headline would say the same again
+        return "\n\n".join([f"# {digest_title(digest)}", md_line(meta_line(digest)), words.empty_report]) + "\n"
     parts = [f"# {digest_title(digest)}", *card["headline"].items, md_line(meta_line(digest))]
-    if not digest.prs:
-        parts.append(words.empty_report)
-        return "\n\n".join(parts) + "\n"
     parts.append(md_line(analysis_line(digest)))
     sections = [card["highlights"], card["risks"], *report_outline(digest, MARKDOWN, repeat_reasons=True)]
     for section in sections:

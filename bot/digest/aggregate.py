@@ -84,8 +84,12 @@ def trends(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], t: texts.
         types = Counter(p.analysis.change_type for p in members if p.analysis)
         note = ""
         if types:
-            main_type, main_count = types.most_common(1)[0]
-            note = t.trend_note.format(count=len(members), main_type=t.type_names[main_type], main_count=main_count)
+            (main_type, main_count), *rest = types.most_common()
+            if rest and rest[0][1] == main_count:
+                note = t.trend_mixed.format(count=len(members))
+            else:
+                note = t.trend_note.format(count=len(members), main_type=t.type_names[main_type],
+                                           main_count=main_count)
         out.append(LabelTrend(label=group.label, count=len(members), pr_numbers=group.pr_numbers,
                               hot_files=hot, note=note))
     return tuple(out)

@@ -84,11 +84,11 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         reason_importance="importance {importance}/10, insight {insight}/10",
         reason_sep="; ",
         reason_mechanical="mostly line-for-line replacements (a rename or sweep); skimming is enough",
-        summary_from_title="{subject}. Changes {files} files (+{additions}/-{deletions}), mostly in {where}.",
-        point_scope="{files} files changed (+{additions}/-{deletions}), mostly in {where}",
-        point_added="adds {first} and {n} source file(s) in all",
-        point_removed="removes {first} and {n} file(s) in all",
-        point_tests="touches {n} test file(s)",
+        summary_from_title="{subject}. Changed files: {files} (+{additions}/-{deletions}), mostly in {where}.",
+        point_scope="changed files: {files} (+{additions}/-{deletions}), mostly in {where}",
+        point_added="new source files: {n}, largest {first}",
+        point_removed="removed files: {n}, e.g. {first}",
+        point_tests="test files changed: {n}",
         point_no_tests="no test changes",
     ),
 }
@@ -112,6 +112,7 @@ class DigestTexts:
     type_names: dict[str, str]
     key_change: str
     trend_note: str
+    trend_mixed: str
     risk_note: str
     risk_where: str
     period_week: str
@@ -142,6 +143,7 @@ DIGEST: dict[Language, DigestTexts] = {
                     "ci": "CI", "chore": "杂项", "test": "测试", "revert": "回滚"},
         key_change="#{number} {title}（{labels}，重要性 {importance}/10）：{summary}",
         trend_note="以{main_type}为主（{main_count}/{count}）",
+        trend_mixed="改动类型分散（{count} 个 PR）",
         risk_note="主要风险：{risks}。",
         risk_where="主要涉及 {labels}",
         period_week="本周",
@@ -167,7 +169,7 @@ DIGEST: dict[Language, DigestTexts] = {
         pr_ref="#{number} ({title})",
         highlight_label="{label} was the busiest area: {count} PRs, notably {prs}.",
         highlight_pr="#{number} {title}: {summary}",
-        highlight_related="{prs} all change {path}; read them together.",
+        highlight_related="{prs} change the same file {path}; read them together.",
         summary=(
             "{count} PRs were merged {period}, {key} of them key PRs (importance ≥ {bar}); "
             "average importance {avg_importance}, average insight {avg_insight}. "
@@ -178,6 +180,7 @@ DIGEST: dict[Language, DigestTexts] = {
                      "doc": "docs", "ci": "CI", "chore": "chore", "test": "test", "revert": "revert"},
         key_change="#{number} {title} ({labels}, importance {importance}/10): {summary}",
         trend_note="mostly {main_type} ({main_count}/{count})",
+        trend_mixed="mixed change types ({count} PRs)",
         risk_note="Main risks: {risks}.",
         risk_where="mostly in {labels}",
         period_week="this week",
