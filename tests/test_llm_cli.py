@@ -36,9 +36,8 @@ def _run() -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_cli_llm_digest_with_redis_reports_usage_and_caches(
-    fake_env: FakeLLMServer, monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _redis_db15(monkeypatch: pytest.MonkeyPatch) -> redis.Redis:
+    """The real local Redis, DB 15, set as PRHUB_REDIS_URL; fails in CI and skips elsewhere without it."""
     monkeypatch.setenv("PRHUB_REDIS_URL", "redis://127.0.0.1:6379/15")
     client = redis.Redis.from_url("redis://127.0.0.1:6379/15")
     try:
@@ -47,6 +46,21 @@ def test_cli_llm_digest_with_redis_reports_usage_and_caches(
         if os.environ.get("CI") == "true":
             pytest.fail(f"Redis is required in CI: {exc}")
         pytest.skip(f"Redis does not answer: {exc}")
+    return client
+
+
+def _drop_model_keys(client: redis.Redis, model: str) -> None:
+    """Delete the cache keys of the test's one-off model name, and close the client."""
+    keys = [k for k in client.scan_iter(match="prhub:*") if model.split("/")[1].encode() in k]
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
+def test_cli_llm_digest_with_redis_reports_usage_and_caches(
+    fake_env: FakeLLMServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client = _redis_db15(monkeypatch)
     model = os.environ["PRHUB_LLM_MODEL"]
     try:
         code, out, err = _run()
@@ -61,10 +75,7 @@ def test_cli_llm_digest_with_redis_reports_usage_and_caches(
         assert "LLM: 0 calls, 40 cache hits" in err
         assert json.loads(out)["usage"]["llm_calls"] == 0
     finally:
-        keys = [k for k in client.scan_iter(match="prhub:*") if model.split("/")[1].encode() in k]
-        if keys:
-            client.delete(*keys)
-        client.close()
+        _drop_model_keys(client, model)
 
 
 def test_cli_redis_down_warns_once_and_still_digests(
@@ -96,14 +107,7 @@ def test_cli_pr_reuses_the_digest_analysis_from_the_cache(
     fake_env: FakeLLMServer, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """"PR #6046 值得读吗" after the week's digest: answered from Redis, no model call."""
-    monkeypatch.setenv("PRHUB_REDIS_URL", "redis://127.0.0.1:6379/15")
-    client = redis.Redis.from_url("redis://127.0.0.1:6379/15")
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Redis is required in CI: {exc}")
-        pytest.skip(f"Redis does not answer: {exc}")
+    client = _redis_db15(monkeypatch)
     model = os.environ["PRHUB_LLM_MODEL"]
     pr_args = ["pr", "6046", "--source", f"jsonl:{EXAMPLE}", "--format", "json"]
     try:
@@ -122,7 +126,4 @@ def test_cli_pr_reuses_the_digest_analysis_from_the_cache(
         assert "PR #99999 not found in this source" in missing.stderr
         assert len(fake_env.requests) == calls_before
     finally:
-        keys = [k for k in client.scan_iter(match="prhub:*") if model.split("/")[1].encode() in k]
-        if keys:
-            client.delete(*keys)
-        client.close()
+        _drop_model_keys(client, model)
