@@ -3,16 +3,9 @@ unique key prefix (removed afterwards), and one call that builds the verl 2026-W
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
-import pytest
-import redis.asyncio as aioredis
 from pydantic import SecretStr
-from redis.exceptions import RedisError
 
 from bot.config import Settings
 from bot.digest.llm import LLMAnalyzer, LLMClient, Narrator
@@ -20,9 +13,8 @@ from bot.digest.llm.prompts import Prompt
 from bot.digest.service import build_digest_async
 from bot.digest.usage import UsageMeter
 from bot.models import Digest, PullRequest, Window
-from bot.store import RedisStore, Store
+from bot.store import Store
 
-REDIS_URL = "redis://127.0.0.1:6379/15"
 FAKE_MODEL = "openai/fake-model"
 
 
@@ -33,31 +25,6 @@ def llm_settings(base: Settings, api_base: str, **changes: Any) -> Settings:
                               "llm_concurrency": 8}
     values.update(changes)
     return base.model_copy(update=values)
-
-
-@asynccontextmanager
-async def redis_store() -> AsyncIterator[RedisStore]:
-    """A store on the real local Redis (DB 15) under a unique key prefix, deleted afterwards.
-
-    Without Redis the test fails when ``CI=true`` and is skipped otherwise.
-    """
-    client = aioredis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        await client.ping()
-    except RedisError as exc:
-        await client.aclose()
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Redis at {REDIS_URL} is required in CI: {exc}")
-        pytest.skip(f"Redis at {REDIS_URL} does not answer: {exc}")
-    prefix = f"test-{uuid.uuid4().hex[:12]}:"
-    store = RedisStore(client, key_prefix=prefix)
-    try:
-        yield store
-    finally:
-        keys = [key async for key in client.scan_iter(match=prefix + "*")]
-        if keys:
-            await client.delete(*keys)
-        await client.aclose()
 
 
 async def llm_build(

@@ -26,7 +26,8 @@ from fakes.llm_server import (
     truncated_reply,
     unauthorized,
 )
-from llm_support import llm_build, llm_settings, redis_store
+from llm_support import llm_build, llm_settings
+from redis_support import redis_store
 
 from bot.config import Settings
 from bot.digest.llm.prompts import load_prompt, make_prompt

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 from conftest import EXAMPLE
 from fakes.llm_server import FakeLLMServer
-from llm_support import llm_settings, redis_store
+from llm_support import llm_settings
+from redis_support import redis_store
 
 from bot.config import Settings
 from bot.handlers.core import Conversation, Core, DigestReply, PRReply

@@ -4,7 +4,6 @@ the fake Feishu Open API on 127.0.0.1, and the 2026-W16 example snapshot. Clocks
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
@@ -12,32 +11,18 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-import redis.asyncio as aioredis
 from fakes.feishu_api import FakeFeishuAPI
 from fakes.slack_api import FakeSlack, serve
-from redis.exceptions import RedisError
+from redis_support import redis_client, redis_store
 
 from bot.store import RedisStore
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "verl-2026-W16.jsonl"
 REPO = "verl-project/verl"
-REDIS_URL = "redis://127.0.0.1:6379/15"
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 MONDAY_W17 = datetime(2026, 4, 20, 10, 0, tzinfo=SHANGHAI)
 """The fire of ``mon 10:00`` Asia/Shanghai that posts 2026-W16."""
-
-
-async def redis_client() -> aioredis.Redis:
-    client = aioredis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        await client.ping()
-    except RedisError as exc:
-        await client.aclose()
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Redis at {REDIS_URL} is required in CI: {exc}")
-        pytest.skip(f"Redis at {REDIS_URL} does not answer: {exc}")
-    return client
 
 
 @pytest.fixture
@@ -48,14 +33,8 @@ def prefix() -> str:
 @pytest.fixture
 async def store(prefix: str) -> AsyncIterator[RedisStore]:
     """A store on DB 15 under a unique prefix; every key under it is deleted afterwards."""
-    client = await redis_client()
-    try:
-        yield RedisStore(client, key_prefix=prefix)
-    finally:
-        keys = [key async for key in client.scan_iter(match=prefix + "*")]
-        if keys:
-            await client.delete(*keys)
-        await client.aclose()
+    async with redis_store(prefix) as made:
+        yield made
 
 
 @pytest.fixture

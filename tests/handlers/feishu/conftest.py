@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
@@ -23,9 +22,8 @@ from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
-import redis.asyncio as aioredis
 from fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuAPI
-from redis.exceptions import RedisError
+from redis_support import redis_store
 from starlette.applications import Starlette
 
 from bot.config import Settings
@@ -41,7 +39,6 @@ ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "feishu"
 EXAMPLE = ROOT / "examples" / "verl-2026-W16.jsonl"
 REPO = "verl-project/verl"
-REDIS_URL = "redis://127.0.0.1:6379/15"
 VERIFICATION_TOKEN = "v-token-test"
 NOW = datetime(2026, 4, 22, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 """Wednesday of 2026-W17: "last week" is the example's 2026-W16."""
@@ -55,22 +52,8 @@ def fixture(name: str) -> dict[str, Any]:
 
 @pytest.fixture
 async def store() -> AsyncIterator[RedisStore]:
-    client = aioredis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        await client.ping()
-    except RedisError as exc:
-        await client.aclose()
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Redis at {REDIS_URL} is required in CI: {exc}")
-        pytest.skip(f"Redis at {REDIS_URL} does not answer: {exc}")
-    prefix = f"test-feishu-{uuid.uuid4().hex[:12]}:"
-    try:
-        yield RedisStore(client, key_prefix=prefix)
-    finally:
-        keys = [key async for key in client.scan_iter(match=prefix + "*")]
-        if keys:
-            await client.delete(*keys)
-        await client.aclose()
+    async with redis_store(f"test-feishu-{uuid.uuid4().hex[:12]}:") as made:
+        yield made
 
 
 @pytest.fixture
