@@ -36,6 +36,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from importlib import resources
+from itertools import islice
 from typing import Any
 
 from bot.models import Language
@@ -54,12 +55,14 @@ from bot.understand.intents import (
     QuestionIntent,
 )
 from bot.understand.subscriptions import subscription_command, subscription_intent
-from bot.understand.windows import WindowReading, read_window, window_spans
+from bot.understand.windows import WindowReading, read_windows
 
-MAX_CHARS = 2_000
+MAX_CHARS = 1_000
 """Characters of a message that are read; the rest is ignored (no question needs more)."""
 MAX_TERMS = 6
 """Search words kept from one question."""
+MAX_REFS = 24
+"""PR references of each kind that are read (a comparison holds at most six)."""
 
 _REPO = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_.-]{0,99}[A-Za-z0-9_]"
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -69,6 +72,9 @@ _Z = r"(?![A-Za-z])"
 _PR_URL = re.compile(rf"https?://[^\s/<>|]{{1,253}}/(?P<repo>{_REPO})/(?:pull|pulls|-/merge_requests)/"
                      r"(?P<n>[0-9]{1,7})(?![0-9])")
 _URL = re.compile(r"https?://[^\s<>|]{1,2000}")
+_MENTION = re.compile(r"<[@!#][A-Za-z0-9_|.-]{1,80}>|@_user_[0-9]{1,4}|<at [^>]{0,200}>[^<]{0,100}</at>")
+"""Mentions of people, channels and groups (Slack ``<@U…>``, ``<!here>``, ``<#C…|name>``; Feishu
+``@_user_1``, ``<at …>``): they are neither search words nor labels."""
 _REPO_HASH = re.compile(rf"(?<![A-Za-z0-9_./-])(?P<repo>{_REPO})#(?P<n>[0-9]{{1,7}})(?![0-9])")
 _HASH = re.compile(r"(?<![A-Za-z0-9&#])#\s?(?P<n>[0-9]{1,7})(?![0-9])")
 _PR_WORD_NUMBER = re.compile(rf"{_A}(?:prs?|pull\s?requests?|pulls?|mrs?)\s?[#:：]?\s?(?P<n>[0-9]{{1,7}})(?![0-9])",
@@ -118,6 +124,9 @@ _LABEL_ZH = re.compile(r"(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63})\s?(?:标签|標
 _LABEL_EN = re.compile(rf"{_A}labels?\s?[:=]?\s?(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]{{0,63}})|"
                        rf"(?P<b>[A-Za-z0-9][A-Za-z0-9_.+-]{{0,63}})\s(?:label|area|module){_Z}", re.IGNORECASE)
 _LABEL_LIKE = re.compile(r"[a-z][a-z0-9_.+-]{0,40}")
+_AREA = re.compile(rf"{_A}(?:in|for|on|about|of)\s(?:the\s)?(?P<a>[A-Za-z][A-Za-z0-9_.+-]{{0,40}}){_Z}|"
+                   r"(?P<b>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s?的?\s?(?:周报|週報|动态|動態|进展|進展|情况|情況|方面)",
+                   re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“”'‘’`「『](?P<t>[^\"“”'‘’`「」『』\n]{1,60})[\"“”'‘’`」』]")
 _PUNCT_EDGE = ".,;:!?()[]{}<>\"'“”‘’`。，；：！？（）【】「」《》、…~～*"
 
@@ -169,8 +178,10 @@ class _Reading:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.window: WindowReading | None = read_window(text)
-        self.window_spans = window_spans(text)
+        text = _blank(text, [(m.start(), m.end()) for m in islice(_MENTION.finditer(text), 100)])
+        self.text = text
+        self.window: WindowReading | None
+        self.window, self.window_spans = read_windows(text)
         outside = _blank(text, self.window_spans)
         self.refs: list[tuple[int, str | None, tuple[int, int]]] = []
         self.repo: str | None = None
@@ -205,19 +216,20 @@ class _Reading:
                 self.repo = self.repo or m["repo"]
         text = _blank(text, used)
         text = _blank(text, [(m.start(), m.end()) for m in _URL.finditer(text)])
-        explicit = [(m, p) for p in (_HASH, _PR_WORD_NUMBER) for m in p.finditer(text)]
-        for m, _ in explicit:
+        explicit = [m for p in (_HASH, _PR_WORD_NUMBER) for m in islice(p.finditer(text), MAX_REFS)]
+        for m in explicit:
             self.refs.append((int(m["n"]), None, (m.start(), m.end())))
-        text = _blank(text, [(m.start(), m.end()) for m, _ in explicit])
-        bare = [m for m in _BARE_NUMBER.finditer(text) if not _COUNT_AFTER.match(text, m.end())]
+        text = _blank(text, [(m.start(), m.end()) for m in explicit])
+        bare = [m for m in islice(_BARE_NUMBER.finditer(text), MAX_REFS) if not _COUNT_AFTER.match(text, m.end())]
         if not bare:
+            self.refs.sort(key=lambda r: r[2][0])
             return
         context_compare = _COMPARE.search(self.text) is not None
         context_pr = bool(_WHAT.search(self.text) or _WORTH.search(self.text) or _ANALYZE.search(self.text))
         only_numbers = not re.sub(r"[0-9\s#,，、]|(?i:prs?)", "", text).strip()
+        pr_words = [(w.start(), w.end()) for w in islice(_PR_WORD.finditer(self.text), MAX_REFS)]
         for m in bare:
-            near_pr_word = any(abs(w.start() - m.end()) <= 6 or abs(m.start() - w.end()) <= 6
-                               for w in _PR_WORD.finditer(self.text))
+            near_pr_word = any(abs(s - m.end()) <= 6 or abs(m.start() - e) <= 6 for s, e in pr_words)
             if context_compare or only_numbers or self._joined(m) or (len(bare) == 1 and (context_pr or near_pr_word)):
                 self.refs.append((int(m["n"]), None, (m.start(), m.end())))
                 self.refs.sort(key=lambda r: r[2][0])
@@ -266,6 +278,16 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
         if term and term.lower() not in (t.lower() for t in out):
             out.append(term)
     return out[:MAX_TERMS]
+
+
+def _leftover(rest: str, *, stop: bool = True) -> int:
+    """How many words of ``rest`` are not function words: English words (outside the stop list,
+    unless ``stop`` is false) plus the Chinese characters the stop phrases leave (``我上周请假了``
+    leaves 假: it is not a bare window)."""
+    words = [w for w in re.findall(r"[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest)
+             if not (stop and w.strip(_PUNCT_EDGE).lower() in _EN_STOP) and not w.isdigit()]
+    zh = _ZH_STOP_RE.sub(" ", re.sub(r"[A-Za-z0-9_./+-]+", " ", rest))
+    return len(words) + len(_CJK.findall(zh))
 
 
 def _label(text: str) -> tuple[str, tuple[int, int]] | None:
@@ -326,7 +348,9 @@ def _decide(r: _Reading) -> Intent:
     terms = _terms(rest, label) + [p for p in r.path_like if p.lower() not in _EN_STOP]
     terms = terms[:MAX_TERMS]
     change = _CHANGE.search(rest) is not None
+    about_prs = _PR_WORD.search(rest) is not None
     lang = detect_language(text, [label] if label else [])
+    single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
     if label is not None:
         if change and terms:
@@ -334,19 +358,29 @@ def _decide(r: _Reading) -> Intent:
                                     text=text)
         else:
             intent = LabelIntent(label, repo=r.repo, language=lang, window=window, said=said)
-    elif change and terms:
+    elif change and terms and (about_prs or _OPENER.search(rest) or r.window is not None):
+        # "哪些 PR 改了 rollout 的配置", "which PRs touched fully_async last week", "W16 有没有改 megatron 的 PR"
         intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
-    elif terms and (_OPENER.search(rest) or _PR_WORD.search(rest) or _LISTING.search(rest)) \
-            and not _DIGEST.search(rest):
-        if len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]):
-            lang = detect_language(text, terms)
-            intent = LabelIntent(terms[0], repo=r.repo, language=lang, window=window, said=said)
+    elif terms and about_prs and not _DIGEST.search(rest):
+        if single_label:  # "上周 trainer 有哪些重点 PR", "trainer PRs last week"
+            intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window,
+                                 said=said)
         else:
             intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
+    elif terms and single_label and r.window is not None and not _DIGEST.search(rest) \
+            and _leftover(rest, stop=False) == 1:
+        # "上周 npu", "npu W16": a label and a window, nothing else
+        intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
+    elif single_label and (_DIGEST.search(rest) or _OPENER.search(rest)) and any(
+            (m["a"] or m["b"]).lower() == terms[0] for m in _AREA.finditer(rest)):
+        # "what's new in rollout this week", "npu 的动态"
+        intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
     elif not terms and not _DIGEST.search(rest) and (
-            _MERGED.search(rest) or (_PR_WORD.search(rest) and _LISTING.search(rest) and not _KEY.search(rest))):
+            _MERGED.search(rest) or (about_prs and _LISTING.search(rest) and not _KEY.search(rest))):
+        # "本月合并了哪些 PR", "what merged this month", "list PRs since Monday"
         intent = MergedIntent(window, repo=r.repo, language=lang, said=said)
-    elif _DIGEST.search(rest) or r.window is not None or (_KEY.search(rest) and _PR_WORD.search(rest)):
+    elif _DIGEST.search(rest) or (r.window is not None and not _leftover(rest)) or (
+            _KEY.search(rest) and about_prs and (r.window is not None or _LISTING.search(rest))):
         intent = DigestIntent(week=window, repo=r.repo, language=lang, said=said)
     if intent is None:
         return HelpIntent(language=lang, said=text)

@@ -43,6 +43,9 @@ from typing import Literal
 from bot.digest.window import WEEKDAYS, iso_weeks_in_year
 from bot.understand.numbers import EN_NUMBER, ZH_NUMBER, number
 
+MAX_PHRASES = 16
+"""Matches of one pattern that are read; a message naming more windows than this is not a request."""
+
 WindowProblem = Literal["no_such_week", "no_such_month", "no_such_date", "several_windows", "week_range"]
 """Why a window could not be read: the reply names the problem and asks."""
 
@@ -95,7 +98,7 @@ _WEEKDAY_EN = r"(?P<wd>mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}"
 _WEEKDAY_ZH = "一二三四五六日天"
 _CONNECTOR = re.compile(r"\s{0,3}(?:到|至|~|～|-|–|—|\.\.|to|until|till|through|thru|and)\s{0,3}", re.IGNORECASE)
 _DAY_END = re.compile(r"(?P<d>[0-9]{1,2})\s?(?:日|号|號|st|nd|rd|th)?(?![0-9/.\-月])")
-_SINCE_BEFORE = re.compile(r"(?:since|from|从|自从|自)\s{0,2}$", re.IGNORECASE)
+_SINCE_BEFORE = re.compile(r"(?:since|from|between|从|自从|自)\s{0,2}$", re.IGNORECASE)
 _SINCE_AFTER = re.compile(r"^\s{0,2}(?:以来|以後|以后|之后|之後|起|开始|開始|至今|到现在|到現在|on(?:ward|wards)?)",
                           re.IGNORECASE)
 
@@ -182,6 +185,21 @@ def _named_day(m: re.Match[str]) -> _Part | None:
     return _day(m, _MONTHS.index(m["mon"][:3].lower()) + 1)
 
 
+def _dotted_range(m: re.Match[str]) -> _Part | None:
+    """``4.13-4.19``: dotted dates only as the two ends of a range (``0.18`` alone is a version)."""
+    first = _numeric_day(False)(m)
+    if first is None or first.problem is not None:
+        return first
+    month, day = number(m["m2"]), number(m["d2"])
+    if month is None or day is None or not 1 <= month <= 12 or not 1 <= day <= 31:
+        return None
+    try:
+        date(2000, month, day)
+    except ValueError:
+        return _Part("other", None, m.start(), m.end(), "no_such_date")
+    return _Part("other", f"{first.spec}..*-{month:02d}-{day:02d}", m.start(), m.end())
+
+
 def _weekday_since(m: re.Match[str]) -> _Part:
     wd = m["wd"]
     index = _WEEKDAY_ZH.index(wd) if wd in _WEEKDAY_ZH else WEEKDAYS.index(wd[:3].lower())
@@ -242,6 +260,8 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_ND}(?P<y>[0-9]{{4}})[-/.](?P<m>[0-9]{{1,2}})[-/.](?P<d>[0-9]{{1,2}}){_NZ}"), _numeric_day(True)),
     (_p(r"(?<![0-9/.])(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![0-9/])"), _numeric_day(False)),
     (_p(r"(?<![0-9/.\-])(?P<m>[0-9]{1,2})-(?P<d>[0-9]{1,2})(?![0-9\-])"), _numeric_day(False)),
+    (_p(r"(?<![0-9.])(?P<m>[0-9]{1,2})\.(?P<d>[0-9]{1,2})\s?(?:-|~|～|到|至|–)\s?(?P<m2>[0-9]{1,2})\.(?P<d2>[0-9]{1,2})"
+        r"(?![0-9.])"), _dotted_range),
     (_p(rf"{_A}{_MONTH_EN}\s?(?P<d>[0-9]{{1,2}})(?:st|nd|rd|th)?{_NZ}(?:\s?,?\s?(?P<y>[0-9]{{4}}){_NZ})?"),
      _named_day),
     (_p(rf"{_ND}(?P<d>[0-9]{{1,2}})(?:st|nd|rd|th)?\s(?:of\s)?{_MONTH_EN}{_Z}(?:\s?,?\s?(?P<y>[0-9]{{4}}){_NZ})?"),
@@ -262,17 +282,19 @@ def _parts(text: str) -> list[_Part]:
     """Every window phrase of ``text``, overlaps resolved (longest first, then earliest)."""
     found: list[_Part] = []
     for pattern, build in _PATTERNS:
-        for match in pattern.finditer(text):
+        for count, match in enumerate(pattern.finditer(text)):
+            if count >= MAX_PHRASES:
+                break
             part = build(match)
             if part is not None and part.end > part.start:
                 found.append(part)
     found.sort(key=lambda p: (-(p.end - p.start), p.start))
     chosen: list[_Part] = []
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(text) + 1)
     for part in found:
-        if all(part.end <= s or part.start >= e for s, e in taken):
+        if not any(taken[part.start:part.end]):
             chosen.append(part)
-            taken.append((part.start, part.end))
+            taken[part.start:part.end] = b"\x01" * (part.end - part.start)
     return sorted(chosen, key=lambda p: p.start)
 
 
@@ -316,7 +338,7 @@ def _range(first: _Part, last: _Part, text: str) -> _Part:
         a, b = (f"{year:04d}" + s[1:] if s.startswith("*") else s for s in (a, b))
     start = first.start
     before = _SINCE_BEFORE.search(text, 0, start)
-    if before is not None and re.match(r"(?:from|从|自从|自)", before.group(0).strip(), re.IGNORECASE):
+    if before is not None and re.match(r"(?:from|between|从|自从|自)", before.group(0).strip(), re.IGNORECASE):
         start = before.start()
     return _Part("other", f"{a}..{b}", start, last.end)
 
@@ -352,7 +374,17 @@ def read_window(text: str) -> WindowReading | None:
         date; several different windows; a range of weeks); ``None`` when no
         window words occur. Never raises.
     """
+    return read_windows(text)[0]
+
+
+def read_windows(text: str) -> tuple[WindowReading | None, list[tuple[int, int]]]:
+    """:func:`read_window` and the spans of every window phrase (what the rest of the reading
+    ignores), from one scan."""
     parts = _join(text, _parts(text))
+    return _reading(text, parts), [(p.start, p.end) for p in parts]
+
+
+def _reading(text: str, parts: list[_Part]) -> WindowReading | None:
     if not parts:
         return None
     if len(parts) > 1 and len({p.spec for p in parts}) > 1:
@@ -362,6 +394,3 @@ def read_window(text: str) -> WindowReading | None:
     return WindowReading(part.spec, text[part.start:part.end].strip(), part.start, part.end, part.problem)
 
 
-def window_spans(text: str) -> list[tuple[int, int]]:
-    """The spans of every window phrase in ``text`` (what the rest of the reading ignores)."""
-    return [(p.start, p.end) for p in _join(text, _parts(text))]
