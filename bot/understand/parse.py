@@ -269,7 +269,7 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
         if len(word) < 2 or word in _EN_STOP or word.isdigit() or (label and word == label):
             continue
         found.append(word)
-    zh = _ZH_STOP_RE.sub(" ", re.sub(r"[A-Za-z0-9_./+-]+", " ", rest))
+    zh = _ZH_STOP_RE.sub(" ", _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest)))
     for run in re.findall(r"[\u3400-\u9fff\uf900-\ufaff]{2,20}", zh):
         found.append(run)
     out: list[str] = []
@@ -280,13 +280,25 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
     return out[:MAX_TERMS]
 
 
+_COUNTED = re.compile(r"[一二两兩三四五六七八九十几幾0-9]{1,3}\s?(?:个|個|条|條|项|項|位|次)")
+
+
+def _function_words_blanked(text: str) -> str:
+    """``text`` with the phrases of every vocabulary section (compare, what, digest, change …) and
+    counted nouns (``两个``) blanked, so the stop list cannot split a word like 对比 into 对 + 比."""
+    for pattern in (_COUNTED, _COMPARE, _WHAT, _WORTH, _ANALYZE, _DIGEST, _MERGED, _LISTING, _KEY, _CHANGE,
+                    _OPENER, _LIST_SUBS_MORE):
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
+
+
 def _leftover(rest: str, *, stop: bool = True) -> int:
     """How many words of ``rest`` are not function words: English words (outside the stop list,
     unless ``stop`` is false) plus the Chinese characters the stop phrases leave (``我上周请假了``
     leaves 假: it is not a bare window)."""
     words = [w for w in re.findall(r"[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest)
              if not (stop and w.strip(_PUNCT_EDGE).lower() in _EN_STOP) and not w.isdigit()]
-    zh = _ZH_STOP_RE.sub(" ", re.sub(r"[A-Za-z0-9_./+-]+", " ", rest))
+    zh = _ZH_STOP_RE.sub(" ", _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest)))
     return len(words) + len(_CJK.findall(zh))
 
 
