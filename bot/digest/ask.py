@@ -1,0 +1,353 @@
+"""Questions about the PRs of a window, answered from the data with citations.
+
+``answer_question(digest, records, terms)`` searches the window's PRs for the
+question's search words and returns an :class:`Answer`: the matching PRs, best
+first, each with what matched (the label, the title, the files, the changed
+lines, a piece of the description), or no PR at all — it never guesses.
+
+Where a word matches, strongest first (:data:`WEIGHTS`): a label of the PR
+(the digest's labels: GitHub labels, title modules, path rules), its title, a
+file path (or the path before a rename), a changed line of the diff (``+``/``-``
+lines only, not context), its description. A word also matches through the
+glossary (``bot/defaults/glossary.toml``: ``配置`` → ``config``, ``yaml`` …;
+``dependencies`` → ``requirements`` …). ASCII words match at a word boundary and
+may run longer (``config`` matches ``configs``; ``npu`` does not match ``input``;
+words of three letters or fewer must end there too); ``fully_async``,
+``fully-async`` and ``fully async`` are one word.
+
+Honest matching:
+
+- A word found in more than :data:`COMMON_SHARE` of the window's PRs (``import``
+  in the diffs, ``verl`` in every path) is *common*: it counts only where a PR is
+  *about* it (its labels, title or paths), and it does not narrow the answer — it
+  only ranks. Every other word must match (a PR about rollout *and* config); when
+  every word is common, all must match where the PRs are about them.
+- Ranking: the weight of each word's strongest match times its rarity in the
+  window (``log(1 + N / df)``), a bonus when two words meet in one file, and a
+  PR whose matching files are a small part of a large change (a 92-file rename)
+  ranks below one that is mostly about the words; ties by importance.
+- At most ``limit`` matches are returned (``Answer.total`` counts them all) and
+  :data:`MAX_EVIDENCE` pieces of evidence each; every piece is one line of at
+  most :data:`EVIDENCE_CHARS` characters.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+from bot.digest.aggregate import by_importance
+from bot.models import Digest, DigestPR, PullRequest
+
+__all__ = [
+    "COMMON_SHARE",
+    "EVIDENCE_CHARS",
+    "MAX_EVIDENCE",
+    "MAX_MATCHES",
+    "WEIGHTS",
+    "Answer",
+    "Evidence",
+    "EvidenceKind",
+    "Match",
+    "TermCount",
+    "answer_question",
+    "glossary",
+]
+
+EvidenceKind = Literal["label", "title", "path", "diff", "body"]
+
+WEIGHTS: Mapping[EvidenceKind, float] = {"label": 4.0, "title": 4.0, "path": 3.0, "diff": 2.0, "body": 1.0}
+"""How much a match counts, by where it was found."""
+ABOUT: frozenset[EvidenceKind] = frozenset({"label", "title", "path"})
+"""The places that say what a PR is about (a common word counts only there)."""
+COMMON_SHARE = 0.5
+"""A word matching more than this share of the window's PRs does not narrow the answer."""
+MIN_PRS_FOR_COMMON = 6
+"""Windows with fewer PRs than this have no common words (every word narrows)."""
+MAX_MATCHES = 10
+"""Matches returned by default."""
+MAX_EVIDENCE = 4
+"""Pieces of evidence kept per match."""
+EVIDENCE_CHARS = 160
+"""Characters of one piece of evidence (a longer diff line is cut with "…")."""
+MAX_LINES_PER_FILE = 2
+"""Diff lines kept per file and word."""
+CO_LOCATION_BONUS = 1.5
+"""Added per extra word that matches in the same file as another."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One place a search word matched: ``kind``, the ``term`` (as asked), the text found
+    (the label, the title, the path, the diff line with its ``+``/``-``, a piece of the
+    description; unescaped, one line) and the file for path and diff evidence."""
+
+    kind: EvidenceKind
+    term: str
+    text: str
+    path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A PR of the window that answers the question: the digest's entry, its ``score``
+    and the evidence (strongest first)."""
+
+    pr: DigestPR
+    score: float
+    evidence: tuple[Evidence, ...]
+    terms: tuple[str, ...] = ()
+    """The search words this PR matched, in the question's order."""
+
+
+@dataclass(frozen=True, slots=True)
+class TermCount:
+    """How many PRs of the window a search word matched (``prs``; for a common word, those it
+    matched in labels, titles or paths), in how many it occurred anywhere (``mentions``), and
+    whether it was too common to narrow the answer."""
+
+    term: str
+    prs: int
+    common: bool = False
+    mentions: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The answer to a question about one window.
+
+    ``matches`` are at most the ``limit`` asked for, best first; ``total`` counts every
+    matching PR; ``window_prs`` is the number of PRs searched (after the label filter);
+    ``counts`` says per word how many PRs it matched (so "none match both" can say which
+    word found nothing).
+    """
+
+    digest: Digest
+    terms: tuple[str, ...]
+    matches: tuple[Match, ...]
+    total: int
+    window_prs: int
+    counts: tuple[TermCount, ...]
+    label: str | None = None
+    question: str = ""
+
+    @property
+    def none(self) -> bool:
+        """Whether no PR of the window answers the question."""
+        return not self.matches
+
+    @property
+    def common_terms(self) -> tuple[str, ...]:
+        """The words too common in this window to narrow it (they only ranked)."""
+        return tuple(c.term for c in self.counts if c.common)
+
+    @property
+    def missing_terms(self) -> tuple[str, ...]:
+        """The words no PR of the window matched."""
+        return tuple(c.term for c in self.counts if c.prs == 0)
+
+
+@cache
+def glossary() -> Mapping[str, tuple[str, ...]]:
+    """The shipped glossary (``bot/defaults/glossary.toml``): lower-case word → the words PRs use."""
+    text = resources.files("bot").joinpath("defaults/glossary.toml").read_text(encoding="utf-8")
+    return {k.lower(): tuple(v) for k, v in tomllib.loads(text)["terms"].items()}
+
+
+def _alternatives(term: str, words: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    key = term.strip().lower()
+    found = [key, *words.get(key, ())]
+    if key.isascii() and key.endswith("ies") and len(key) > 4:
+        found.append(key[:-3] + "y")
+    elif key.isascii() and key.endswith("s") and len(key) > 3 and not key.endswith("ss"):
+        found.append(key[:-1])
+    return tuple(dict.fromkeys(a for a in found if a))
+
+
+def _pattern(alternatives: tuple[str, ...]) -> re.Pattern[str]:
+    """One case-insensitive pattern for all spellings of a word (see the module docstring)."""
+    parts = []
+    for alt in sorted(alternatives, key=len, reverse=True):
+        if not alt.isascii():
+            parts.append(re.escape(alt))
+            continue
+        pieces = [re.escape(p) for p in re.split(r"[\s_-]+", alt) if p]
+        body = r"[\s_-]?".join(pieces)
+        end = r"(?![a-z])" if len(alt) <= 3 else ""
+        start = r"(?<![a-z0-9])" if alt[0].isalnum() else ""
+        parts.append(f"{start}{body}{end}")
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+@dataclass
+class _Hit:
+    """What one word matched in one PR."""
+
+    evidence: list[Evidence] = field(default_factory=list)
+    files: set[str] = field(default_factory=set)
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= EVIDENCE_CHARS else line[: EVIDENCE_CHARS - 1] + "…"
+
+
+def _excerpt(text: str, start: int, end: int) -> str:
+    left = max(0, start - 60)
+    right = min(len(text), end + 80)
+    piece = ("…" if left else "") + text[left:right] + ("…" if right < len(text) else "")
+    return _one_line(piece)
+
+
+def _changed_lines(patch: str, pattern: re.Pattern[str]) -> list[str]:
+    """The ``+``/``-`` lines of ``patch`` the pattern finds (not context, not file headers)."""
+    lines: list[str] = []
+    for m in pattern.finditer(patch):
+        start = patch.rfind("\n", 0, m.start()) + 1
+        if patch[start:start + 1] not in ("+", "-") or patch.startswith(("+++", "---"), start):
+            continue
+        end = patch.find("\n", m.end())
+        line = _one_line(patch[start:end if end != -1 else len(patch)])
+        if line not in lines:
+            lines.append(line)
+            if len(lines) >= MAX_LINES_PER_FILE:
+                break
+    return lines
+
+
+def _hit(term: str, pattern: re.Pattern[str], pr: DigestPR, record: PullRequest | None) -> _Hit:
+    hit = _Hit()
+
+    def add(kind: EvidenceKind, text: str, path: str | None = None) -> None:
+        hit.evidence.append(Evidence(kind, term, text, path))
+        if path is not None:
+            hit.files.add(path)
+
+    for label in pr.labels:
+        if pattern.search(label):
+            add("label", label)
+            break
+    if pattern.search(pr.title):
+        add("title", _one_line(pr.title))
+    if record is None:
+        return hit
+    for change in record.files:
+        paths = [change.path, *([change.previous_path] if change.previous_path else [])]
+        if any(pattern.search(p) for p in paths):
+            add("path", change.path, change.path)
+    for change in record.files:
+        for line in _changed_lines(change.patch or "", pattern):
+            add("diff", line, change.path)
+    if m := pattern.search(record.body):
+        add("body", _excerpt(record.body, m.start(), m.end()))
+    return hit
+
+
+def _about_only(hit: _Hit) -> _Hit:
+    kept = [e for e in hit.evidence if e.kind in ABOUT]
+    return _Hit(evidence=kept, files={e.path for e in kept if e.path})
+
+
+def _share(files: set[str], record: PullRequest | None) -> float:
+    """The part of the PR's changed lines that the matched files hold (0.2 … 1)."""
+    if record is None or not files or not record.files:
+        return 1.0
+    total = sum(f.changed_lines for f in record.files) or len(record.files)
+    matched = sum(f.changed_lines for f in record.files if f.path in files) or len(files)
+    return min(1.0, max(0.2, matched / total))
+
+
+def _strength(hit: _Hit, record: PullRequest | None) -> float:
+    """The weight of a word's strongest match in one PR; file matches count by the part of the
+    change those files are (a label or title match counts whole)."""
+    best = 0.0
+    for item in hit.evidence:
+        weight = WEIGHTS[item.kind]
+        best = max(best, weight * _share(hit.files, record) if item.path is not None else weight)
+    return best
+
+
+def _evidence(hits: dict[str, _Hit]) -> tuple[Evidence, ...]:
+    """The strongest evidence of each word first, files shared by several words before others."""
+    shared = set.intersection(*(h.files for h in hits.values())) if len(hits) > 1 else set()
+    ordered: list[Evidence] = []
+    for hit in hits.values():
+        best = sorted(hit.evidence, key=lambda e: (-(e.path in shared), -WEIGHTS[e.kind]))
+        ordered.extend(best[:1])
+    rest = sorted((e for h in hits.values() for e in h.evidence if e not in ordered),
+                  key=lambda e: (-(e.path in shared), -WEIGHTS[e.kind]))
+    unique: dict[tuple[str, str], Evidence] = {}
+    for item in [*ordered, *rest]:
+        unique.setdefault((item.kind, item.text), item)  # a title matched by two words, a line in two files: once
+    return tuple(list(unique.values())[:MAX_EVIDENCE])
+
+
+def answer_question(
+    digest: Digest,
+    records: Sequence[PullRequest],
+    terms: Sequence[str],
+    *,
+    label: str | None = None,
+    question: str = "",
+    limit: int = MAX_MATCHES,
+    words: Mapping[str, tuple[str, ...]] | None = None,
+) -> Answer:
+    """The PRs of ``digest``'s window that answer a question, with what matched.
+
+    Args:
+        digest: the window's digest (its PRs, their labels and analyses).
+        records: the PR records the digest was built from (files, patches, bodies); PRs
+            of the digest without a record are searched by title and labels only.
+        terms: the search words as asked (``rollout``, ``配置``, ``fully_async``, a path).
+        label: only PRs carrying this label (case-insensitive) are searched.
+        question: the question as asked (kept for the reply).
+        limit: most matches returned.
+        words: the glossary; default :func:`glossary`.
+
+    Returns:
+        The answer; ``Answer.none`` when no PR matches. Never raises for any input.
+    """
+    words = glossary() if words is None else words
+    wanted = tuple(dict.fromkeys(t.strip() for t in terms if t.strip()))
+    by_number = {r.number: r for r in records if r.repo.lower() == digest.repo.lower()}
+    prs = [pr for pr in digest.prs if label is None or label.lower() in (x.lower() for x in pr.labels)]
+    if not prs or not wanted:
+        return Answer(digest, wanted, (), 0, len(prs), tuple(TermCount(t, 0) for t in wanted), label, question)
+    n = len(prs)
+    hits: dict[str, dict[int, _Hit]] = {}
+    mentions: dict[str, int] = {}
+    common: set[str] = set()
+    for term in wanted:
+        pattern = _pattern(_alternatives(term, words))
+        found = {pr.number: h for pr in prs if (h := _hit(term, pattern, pr, by_number.get(pr.number))).evidence}
+        mentions[term] = len(found)
+        if n >= MIN_PRS_FOR_COMMON and len(found) > COMMON_SHARE * n:
+            common.add(term)  # everywhere in diffs and descriptions: only what PRs are about counts
+            found = {k: a for k, h in found.items() if (a := _about_only(h)).evidence}
+        hits[term] = found
+    gating = [t for t in wanted if t not in common] or list(wanted)
+    counts = tuple(TermCount(t, len(hits[t]), t in common, mentions[t]) for t in wanted)
+    importance = {pr.number: i for i, pr in enumerate(by_importance(prs))}
+    matches: list[Match] = []
+    for pr in prs:
+        if not all(pr.number in hits[t] for t in gating):
+            continue
+        mine = {t: hits[t][pr.number] for t in wanted if pr.number in hits[t]}
+        record = by_number.get(pr.number)
+        score = 0.0
+        for term, hit in mine.items():
+            rarity = math.log(1 + n / max(1, len(hits[term])))
+            score += rarity * _strength(hit, record)
+        files = [h.files for h in mine.values() if h.files]
+        if len(files) > 1:
+            together = set.intersection(*files)
+            score += CO_LOCATION_BONUS * (len(files) - 1) if together else 0.0
+        matches.append(Match(pr, round(score, 6), _evidence(mine), tuple(mine)))
+    matches.sort(key=lambda m: (-m.score, importance[m.pr.number]))
+    return Answer(digest, wanted, tuple(matches[: max(0, limit)]), len(matches), n, counts, label, question)
