@@ -52,9 +52,11 @@ __all__ = [
     "MAX_MATCHES",
     "WEIGHTS",
     "Answer",
+    "Claim",
     "Evidence",
     "EvidenceKind",
     "Match",
+    "Phrasing",
     "TermCount",
     "answer_question",
     "glossary",
@@ -151,6 +153,25 @@ class Answer:
     def missing_terms(self) -> tuple[str, ...]:
         """The words no PR of the window matched."""
         return tuple(c.term for c in self.counts if c.prs == 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One sentence of a phrased answer and the PRs of the window it cites (at least one)."""
+
+    text: str
+    prs: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Phrasing:
+    """The model's words over an :class:`Answer` (``bot/digest/llm/answer.py``): the claims kept
+    (each cites only PRs the answer lists) and how many were ``dropped`` for citing none or
+    citing a PR outside them."""
+
+    claims: tuple[Claim, ...]
+    dropped: int = 0
+    model: str = ""
 
 
 @cache

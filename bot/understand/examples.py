@@ -40,7 +40,8 @@ class Example:
 
 EXAMPLES: tuple[Example, ...] = (
     Example("digest", "上周周报", "last week's digest", ("周报", "weekly report", "digest", "summary", "总结")),
-    Example("pr", "PR #6046 值得读吗", "is PR #6046 worth reading?", ("值不值得看 6046", "should I read 6046", "分析 6046")),
+    Example("pr", "PR #6046 值得读吗", "is PR #6046 worth reading?",
+            ("值不值得看 6046", "should I read 6046", "分析 6046")),
     Example("question", "上周哪些 PR 改了 rollout 的配置？", "which PRs touched rollout config last week?",
             ("哪些 PR 改了", "哪些 PR 修改了 文件", "which PRs changed", "did any PR touch", "有没有 PR 动了")),
     Example("label", "上周 trainer 有哪些重点 PR", "trainer PRs last week", ("trainer 的 PR", "key PRs in trainer")),
