@@ -108,6 +108,7 @@ _COMPARE = _vocabulary("compare")
 _WHAT = _vocabulary("what")
 _WORTH = _vocabulary("worth")
 _ANALYZE = _vocabulary("analyze")
+_LOOK = _vocabulary("look")
 _PR_WORD = _vocabulary("pr_word")
 _DIGEST = _vocabulary("digest")
 _MERGED = _vocabulary("merged")
@@ -226,11 +227,14 @@ class _Reading:
             return
         context_compare = _COMPARE.search(self.text) is not None
         context_pr = bool(_WHAT.search(self.text) or _WORTH.search(self.text) or _ANALYZE.search(self.text))
+        context_look = _LOOK.search(self.text) is not None
         only_numbers = not re.sub(r"[0-9\s#,，、]|(?i:prs?)", "", text).strip()
         pr_words = [(w.start(), w.end()) for w in islice(_PR_WORD.finditer(self.text), MAX_REFS)]
         for m in bare:
             near_pr_word = any(abs(s - m.end()) <= 6 or abs(m.start() - e) <= 6 for s, e in pr_words)
-            if context_compare or only_numbers or self._joined(m) or (len(bare) == 1 and (context_pr or near_pr_word)):
+            looked_at = context_look and len(m["n"]) >= 3  # "看看 上周 top 5" is no PR #5
+            if context_compare or only_numbers or self._joined(m) or (
+                    len(bare) == 1 and (context_pr or near_pr_word or looked_at)):
                 self.refs.append((int(m["n"]), None, (m.start(), m.end())))
                 self.refs.sort(key=lambda r: r[2][0])
 
