@@ -11,6 +11,9 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from conftest import EXAMPLE, FIXED_NOW, REPO, SHANGHAI
+from fakes.llm_server import FakeLLMServer, RecordedRequest, Reply, prose_reply
+from llm_support import llm_settings
 
 from bot.config import Settings
 from bot.digest.ask import Answer, answer_question
@@ -32,9 +35,6 @@ from bot.understand import (
     normalize,
     understand,
 )
-from conftest import EXAMPLE, FIXED_NOW, REPO, SHANGHAI
-from fakes.llm_server import FakeLLMServer, RecordedRequest, Reply, prose_reply
-from llm_support import llm_settings
 
 NOW = datetime(2026, 4, 22, 10, tzinfo=ZoneInfo(SHANGHAI))
 W16 = week_window(2026, 16, SHANGHAI)
@@ -116,7 +116,8 @@ async def test_a_reask_that_fixes_the_reading_is_taken_and_prose_is_not(
     fake.responder = lambda request: _json(
         {"intent": "question", "terms": ["megatron"]} if request.is_reask else {"intent": "question", "terms": []})
     reader = IntentReader(client=_client(fake, default_settings))
-    assert await reader.read(UNUSUAL, language="zh", tz=SHANGHAI, now=NOW) == QuestionIntent(("megatron",), language="zh")
+    fixed = await reader.read(UNUSUAL, language="zh", tz=SHANGHAI, now=NOW)
+    assert fixed == QuestionIntent(("megatron",), language="zh")
     fake.reset()
     fake.responder = lambda request: prose_reply()
     assert await reader.read(UNUSUAL, language="zh", tz=SHANGHAI, now=NOW) is None
@@ -135,7 +136,9 @@ async def test_the_message_is_fenced_as_data(fake: FakeLLMServer, default_settin
     fake.responder = lambda request: _json({"intent": "help"})
     await IntentReader(client=_client(fake, default_settings)).read(attack, language="en", tz=SHANGHAI, now=NOW)
     fence = re.search(r'<message id="(\w+)">', fake.requests[0].text)
-    assert fence is not None and fence.group(1) != "x" and len(fence.group(1)) == 12
+    assert fence is not None
+    assert fence.group(1) != "x"
+    assert len(fence.group(1)) == 12
 
 
 # -- phrasing an answer -------------------------------------------------------------------------------
@@ -157,7 +160,8 @@ async def test_claims_citing_a_pr_outside_the_window_are_gone(
 ) -> None:
     answer = _answer(w16)
     listed = {m.pr.number for m in answer.matches}
-    assert {6029, 6046} <= listed and 7173 not in {pr.number for pr in w16[0].prs}
+    assert {6029, 6046} <= listed
+    assert 7173 not in {pr.number for pr in w16[0].prs}
     fake.responder = lambda request: _json({"claims": [
         {"text": "#6046 和 #6029 修复了部分 rollout 恢复时 routed_experts 的拼接。", "prs": [6046, 6029]},
         {"text": "#7173 回滚了这项修复。", "prs": [7173]},  # a PR of another week: gone
@@ -170,7 +174,8 @@ async def test_claims_citing_a_pr_outside_the_window_are_gone(
     assert phrasing.claims[0].prs == (6046, 6029)
     assert phrasing.dropped == 3
     prompt = fake.requests[0].text
-    assert "#6046" in prompt and "Matched routed_experts in diff" in prompt
+    assert "#6046" in prompt
+    assert "Matched routed_experts in diff" in prompt
     assert "#6053" not in prompt  # only the matched PRs are given to the model
     assert "Simplified Chinese" in prompt
 
@@ -198,5 +203,8 @@ async def test_a_failed_phrasing_leaves_the_answer_alone_and_a_good_one_is_cache
     writer = AnswerWriter(client=client, store=store)
     first = await writer.phrase(answer)
     second = await writer.phrase(answer)
-    assert first == second and first is not None and len(first.claims) == 1
-    assert len(fake.requests) == 1 and client.meter.cache_hits == 1
+    assert first == second
+    assert first is not None
+    assert len(first.claims) == 1
+    assert len(fake.requests) == 1
+    assert client.meter.cache_hits == 1

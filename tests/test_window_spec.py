@@ -11,6 +11,7 @@ import pytest
 from bot.digest.window import (
     date_window,
     in_progress,
+    latest_week,
     month_window,
     spec_is_relative,
     week_window,
@@ -105,3 +106,14 @@ def test_in_progress_is_so_far() -> None:
     assert in_progress(window_from_spec("this", tz=SH, now=WED), WED)
     assert not in_progress(window_from_spec("last", tz=SH, now=WED), WED)
     assert in_progress(window_from_spec("month-0", tz=SH, now=WED), WED)
+
+
+def test_the_latest_week_with_a_merge() -> None:
+    merges = [datetime(2026, 8, 22, 17, 24, tzinfo=ZoneInfo(SH)), datetime(2026, 8, 23, 16, 30, tzinfo=UTC),
+              datetime(2026, 3, 1, tzinfo=UTC)]
+    found = latest_week(merges, SH)
+    assert found is not None
+    week, moment = found
+    assert week.name == "2026-W35"  # 16:30 UTC on Sunday 08-23 is Monday 00:30 in Shanghai
+    assert moment == merges[1]
+    assert latest_week([], SH) is None

@@ -28,7 +28,8 @@ Public functions:
   :data:`SPEC_FORMS`: ``week-2``, ``*-W16``, ``month-0``, ``days-14``, ``*-04-13..*-04-19`` …)
   laid out against a clock;
 - :func:`spec_is_relative`, :func:`in_progress` — whether a spec depends on "now", whether
-  a window has not ended yet.
+  a window has not ended yet;
+- :func:`latest_week` — the ISO week of the latest merge (for "the latest window with merged PRs").
 
 A window's ``start`` and ``end`` carry the fixed UTC offset in effect at that
 instant in the zone (``2026-03-09T00:00-04:00`` in America/New_York), so
@@ -42,6 +43,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -55,6 +57,7 @@ __all__ = [
     "in_progress",
     "iso_weeks_in_year",
     "last_day",
+    "latest_week",
     "month_window",
     "parse_week",
     "resolve_window",
@@ -372,6 +375,24 @@ def spec_is_relative(spec: str) -> bool:
 def _is_dated_range(text: str) -> bool:
     first, sep, last = text.partition("..")
     return bool(sep and _SPEC_DAY.fullmatch(first) and _SPEC_DAY.fullmatch(last) and "*" not in text)
+
+
+def latest_week(instants: Iterable[datetime], tz: str) -> tuple[Window, datetime] | None:
+    """The ISO week (in zone ``tz``) holding the latest of ``instants`` (merge times), and that
+    instant; ``None`` when there is none — "the latest window with merged PRs is …".
+
+    Raises:
+        WindowError: ``tz`` is unknown.
+        ValueError: an instant is naive.
+    """
+    latest: datetime | None = None
+    for instant in instants:
+        _require_aware(instant, "instant")
+        if latest is None or instant.astimezone(UTC) > latest.astimezone(UTC):
+            latest = instant
+    if latest is None:
+        return None
+    return _week_of(_local_date(latest, zone(tz)), tz), latest
 
 
 def in_progress(window: Window, now: datetime) -> bool:
