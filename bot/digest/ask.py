@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -191,19 +192,81 @@ def _alternatives(term: str, words: Mapping[str, tuple[str, ...]]) -> tuple[str,
     return tuple(dict.fromkeys(a for a in found if a))
 
 
-def _pattern(alternatives: tuple[str, ...]) -> re.Pattern[str]:
-    """One case-insensitive pattern for all spellings of a word (see the module docstring)."""
-    parts = []
-    for alt in sorted(alternatives, key=len, reverse=True):
-        if not alt.isascii():
-            parts.append(re.escape(alt))
-            continue
-        pieces = [re.escape(p) for p in re.split(r"[\s_-]+", alt) if p]
-        body = r"[\s_-]?".join(pieces)
-        end = r"(?![a-z])" if len(alt) <= 3 else ""
-        start = r"(?<![a-z0-9])" if alt[0].isalnum() else ""
-        parts.append(f"{start}{body}{end}")
-    return re.compile("|".join(parts), re.IGNORECASE)
+class _Searcher:
+    """One word's spellings as a pattern, with a literal pre-check: a text that holds none of the
+    spellings' longest pieces (lower case) is skipped without running the pattern."""
+
+    def __init__(self, alternatives: tuple[str, ...]) -> None:
+        parts = []
+        literals = []
+        for alt in sorted(alternatives, key=len, reverse=True):
+            if not alt.isascii():
+                parts.append(re.escape(alt))
+                literals.append(alt.lower())
+                continue
+            pieces = [p for p in re.split(r"[\s_-]+", alt) if p]
+            body = r"[\s_-]?".join(re.escape(p) for p in pieces)
+            end = r"(?![a-z])" if len(alt) <= 3 else ""
+            start = r"(?<![a-z0-9])" if alt[0].isalnum() else ""
+            parts.append(f"{start}{body}{end}")
+            literals.append(max(pieces, key=len).lower() if pieces else alt.lower())
+        self.pattern = re.compile("|".join(parts), re.IGNORECASE)
+        self.lowered = re.compile("|".join(parts).lower())
+        """The same pattern for lower-cased text (faster than ``IGNORECASE``)."""
+        self.literals = tuple(dict.fromkeys(literals))
+
+    def maybe_in(self, lowered: str) -> bool:
+        """Whether ``lowered`` (a lower-cased text) may hold a match."""
+        return any(literal in lowered for literal in self.literals)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text)
+
+
+class _Changed:
+    """The changed lines of one patch (``+``/``-``, no file headers) and their lower-cased text."""
+
+    def __init__(self, patch: str) -> None:
+        self.lines = [line for line in patch.split("\n")
+                      if line[:1] in ("+", "-") and not line.startswith(("+++", "---"))]
+        self.lowered = "\n".join(self.lines).lower()
+        self.starts = [0]
+        for line in self.lines[:-1]:
+            self.starts.append(self.starts[-1] + len(line.lower()) + 1)
+
+    def matching(self, searcher: _Searcher) -> list[str]:
+        """Up to :data:`MAX_LINES_PER_FILE` distinct changed lines the word matches, one line each."""
+        found: list[str] = []
+        if not searcher.maybe_in(self.lowered):
+            return found
+        for m in searcher.lowered.finditer(self.lowered):
+            line = _one_line(self.lines[bisect_right(self.starts, m.start()) - 1])
+            if line not in found:
+                found.append(line)
+                if len(found) >= MAX_LINES_PER_FILE:
+                    break
+        return found
+
+
+class _Lowered:
+    """Per question: the changed lines of every patch and the lower-cased bodies, computed once
+    and shared by every word."""
+
+    def __init__(self) -> None:
+        self._changed: dict[int, _Changed] = {}
+        self._texts: dict[int, str] = {}
+
+    def changed(self, patch: str) -> _Changed:
+        found = self._changed.get(id(patch))
+        if found is None:
+            found = self._changed[id(patch)] = _Changed(patch)
+        return found
+
+    def __call__(self, text: str) -> str:
+        found = self._texts.get(id(text))
+        if found is None:
+            found = self._texts[id(text)] = text.lower()
+        return found
 
 
 @dataclass
@@ -226,23 +289,7 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return _one_line(piece)
 
 
-def _changed_lines(patch: str, pattern: re.Pattern[str]) -> list[str]:
-    """The ``+``/``-`` lines of ``patch`` the pattern finds (not context, not file headers)."""
-    lines: list[str] = []
-    for m in pattern.finditer(patch):
-        start = patch.rfind("\n", 0, m.start()) + 1
-        if patch[start:start + 1] not in ("+", "-") or patch.startswith(("+++", "---"), start):
-            continue
-        end = patch.find("\n", m.end())
-        line = _one_line(patch[start:end if end != -1 else len(patch)])
-        if line not in lines:
-            lines.append(line)
-            if len(lines) >= MAX_LINES_PER_FILE:
-                break
-    return lines
-
-
-def _hit(term: str, pattern: re.Pattern[str], pr: DigestPR, record: PullRequest | None) -> _Hit:
+def _hit(term: str, searcher: _Searcher, pr: DigestPR, record: PullRequest | None, lowered: _Lowered) -> _Hit:
     hit = _Hit()
 
     def add(kind: EvidenceKind, text: str, path: str | None = None) -> None:
@@ -251,21 +298,22 @@ def _hit(term: str, pattern: re.Pattern[str], pr: DigestPR, record: PullRequest 
             hit.files.add(path)
 
     for label in pr.labels:
-        if pattern.search(label):
+        if searcher.search(label):
             add("label", label)
             break
-    if pattern.search(pr.title):
+    if searcher.search(pr.title):
         add("title", _one_line(pr.title))
     if record is None:
         return hit
     for change in record.files:
         paths = [change.path, *([change.previous_path] if change.previous_path else [])]
-        if any(pattern.search(p) for p in paths):
+        if any(searcher.search(p) for p in paths):
             add("path", change.path, change.path)
     for change in record.files:
-        for line in _changed_lines(change.patch or "", pattern):
-            add("diff", line, change.path)
-    if m := pattern.search(record.body):
+        if change.patch and searcher.maybe_in(lowered(change.patch)):
+            for line in lowered.changed(change.patch).matching(searcher):
+                add("diff", line, change.path)
+    if record.body and searcher.maybe_in(lowered(record.body)) and (m := searcher.search(record.body)):
         add("body", _excerpt(record.body, m.start(), m.end()))
     return hit
 
@@ -344,9 +392,11 @@ def answer_question(
     hits: dict[str, dict[int, _Hit]] = {}
     mentions: dict[str, int] = {}
     common: set[str] = set()
+    lowered = _Lowered()
     for term in wanted:
-        pattern = _pattern(_alternatives(term, words))
-        found = {pr.number: h for pr in prs if (h := _hit(term, pattern, pr, by_number.get(pr.number))).evidence}
+        searcher = _Searcher(_alternatives(term, words))
+        found = {pr.number: h for pr in prs
+                 if (h := _hit(term, searcher, pr, by_number.get(pr.number), lowered)).evidence}
         mentions[term] = len(found)
         if n >= MIN_PRS_FOR_COMMON and len(found) > COMMON_SHARE * n:
             common.add(term)  # everywhere in diffs and descriptions: only what PRs are about counts
