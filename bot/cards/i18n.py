@@ -500,3 +500,26 @@ def clarify_text(said: str, problem: str, language: Language) -> str:
     words = answer_phrases(language)
     why = words.clarify_why.get(problem, words.clarify_why["several_windows"])
     return words.clarify.format(said=said, why=why, examples=words.clarify_examples)
+
+
+def window_notes(window: Window, *, spec: str | None, said: str | None, now: datetime,
+                 language: Language) -> list[str]:
+    """The lines a reply about ``window`` shows above its content (unescaped): the echo of a
+    window the person named in words that depend on the day (``上上周``, ``本月``, ``W16``) and
+    the "so far" of a window that has not ended. Explicit names (``2026-W16``) are not echoed.
+
+    Args:
+        window: the window the reply is about (laid out from ``spec``).
+        spec: the intent's window spec (``None``: the door's default window, not echoed).
+        said: the words that named it (the intent's ``said``).
+        now: the current instant (aware).
+        language: the reply language.
+    """
+    from bot.digest.window import spec_is_relative  # the renderers' phrases need no window rules otherwise
+
+    notes = []
+    if spec is not None and said and spec_is_relative(spec):
+        notes.append(window_echo(said, window, language))
+    if (so_far := so_far_note(window, now, language)) is not None:
+        notes.append(so_far)
+    return notes

@@ -288,12 +288,14 @@ _COUNTED = re.compile(r"[一二两兩三四五六七八九十几幾0-9]{1,3}\s?(
 
 
 def _function_words_blanked(text: str) -> str:
-    """``text`` with the phrases of every vocabulary section (compare, what, digest, change …) and
-    counted nouns (``两个``) blanked, so the stop list cannot split a word like 对比 into 对 + 比."""
-    for pattern in (_COUNTED, _COMPARE, _WHAT, _WORTH, _ANALYZE, _DIGEST, _MERGED, _LISTING, _KEY, _CHANGE,
-                    _OPENER, _LIST_SUBS_MORE):
-        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
-    return text
+    """``text`` with the phrases of every vocabulary section (compare, what, digest, change …,
+    longest first) and counted nouns (``两个``) blanked, so the stop list cannot split a word
+    like 对比 into 对 + 比."""
+    return _FUNCTION_RE.sub(lambda m: " " * len(m.group(0)), _COUNTED.sub(lambda m: " " * len(m.group(0)), text))
+
+
+_FUNCTION_RE = re.compile("|".join(re.escape(w) for w in sorted(
+    {w for name, section in _WORDS.items() if name != "stop" for w in section.get("zh", [])}, key=len, reverse=True)))
 
 
 def _leftover(rest: str, *, stop: bool = True) -> int:

@@ -216,7 +216,8 @@ _E = EN_NUMBER
 _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     # ISO weeks and week numbers
     (_p(rf"{_ND}(?P<y>[0-9]{{4}})\s?(?:年\s?)?(?:-|/|\s)?w(?:k|eek)?\s?(?P<w>[0-9]{{1,2}}){_NZ}"), _any_week),
-    (_p(rf"{_ND}(?P<y>[0-9]{{4}})\s?(?:年\s?)?的?\s?第\s?(?P<w>{_N})\s?(?:个\s?)?{_WEEK_ZH}"), _any_week),
+    (_p(rf"{_ND}(?P<y>[0-9]{{4}})\s?(?:年\s?的?\s?(?:第\s?)?|的?\s?第\s?)(?P<w>{_N})\s?(?:个\s?)?"
+        rf"{_WEEK_ZH}"), _any_week),
     (_p(rf"{_A}(?:w|wk|week)\s?#?(?P<w>[0-9]{{1,2}}){_NZ}(?:\s?(?:of|,)\s?(?P<y>[0-9]{{4}}){_NZ})?"), _any_week),
     (_p(rf"第\s?(?P<w>{_N})\s?(?:个\s?)?{_WEEK_ZH}"), _any_week),
     (_p(rf"(?<![0-9A-Za-z近前后後过這这本上最])(?P<w>[0-9]{{1,2}})\s?{_WEEK_ZH}"

@@ -26,7 +26,14 @@ from bot.cards.answers import (
     render_nearest_markdown,
     render_nearest_slack,
 )
-from bot.cards.i18n import clarify_text, latest_window_note, so_far_note, window_echo, window_text
+from bot.cards.i18n import (
+    clarify_text,
+    latest_window_note,
+    so_far_note,
+    window_echo,
+    window_notes,
+    window_text,
+)
 from bot.config import Settings
 from bot.digest.ask import Answer, Claim, Evidence, Match, Phrasing, TermCount, answer_question
 from bot.digest.compare import compare_prs
@@ -243,3 +250,16 @@ def test_window_texts() -> None:
         "我没能确定“第60周”指哪段时间：ISO 周只有 W01 到 W53。"
         "可以这样写：2026-W16、第16周、上周、本月、4月13日到19日。")
     assert clarify_text("W14-W16", "week_range", "en").startswith("I could not tell which dates “W14-W16” means")
+
+
+def test_window_notes_echo_what_depends_on_the_day() -> None:
+    now = datetime(2026, 4, 22, 10, tzinfo=ZoneInfo(SHANGHAI))
+    w15 = window_from_spec("week-2", tz=SHANGHAI, now=now)
+    assert window_notes(w15, spec="week-2", said="上上周", now=now, language="zh") == [
+        "我把“上上周”理解为 2026-W15（04-06 – 04-12）。"]
+    assert window_notes(W16, spec="2026-W16", said="2026-W16", now=now, language="zh") == []  # explicit: no echo
+    this = window_from_spec("this", tz=SHANGHAI, now=now)
+    assert window_notes(this, spec="this", said="this week", now=now, language="en") == [
+        "I read “this week” as 2026-W17 (04-20 – 04-26).",
+        "2026-W17 (04-20 – 04-26) is not over yet: these are the PRs merged so far (through 04-22)."]
+    assert window_notes(W16, spec=None, said=None, now=now, language="en") == []  # the default window
