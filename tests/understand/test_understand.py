@@ -387,6 +387,29 @@ TABLE: list[Row] = [
     r("我订阅了哪些标签", LS),
     r("看看我的订阅", LS),
     r("我都订了啥", LS),
+    r("@_user_1 上周周报", D, W16),  # the Feishu mention placeholder
+    r("<#C0123|dev> 本周周报", D, W17),  # a Slack channel link
+    r("上周pr", D, W16),
+    r("上周的pr有哪些", M, W16),
+    r("上周合了啥", M, W16),
+    r("最近合并的 PR", M, None),
+    r("最新的周报", D, None),
+    r("last weeks digest", D, W16),
+    r("Digest?", D, None),
+    r("周报？？", D, None),
+    r("【周报】上周", D, W16),
+    r("上周 周报 谢谢啦～", D, W16),
+    r("pr 6046 好不好读", P, number=6046),
+    r("6046 要读吗", P, number=6046),
+    r("哪个PR改了 grpo", Q, None, terms=("grpo",)),
+    r("有哪些 PR 支持了 Qwen3.5", Q, None, terms=("qwen3.5",)),
+    r("上个月有没有 PR 修改 docker 镜像", Q, MARCH, terms=("docker", "镜像")),
+    r("哪些 PR 同时改了 trainer 和 rollout", Q, None, terms=("trainer", "rollout")),
+    r("npu W16", L, W16, label="npu"),
+    r("W16 npu", L, W16, label="npu"),
+    r("对比一下 #6046 #6029 #6001 #5899", C, numbers=(6046, 6029, 6001, 5899)),
+    r("what did we ship in April?", M, APRIL),
+    r("what went in last week", M, W16),
 ]
 
 
