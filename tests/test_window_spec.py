@@ -13,6 +13,7 @@ from bot.digest.window import (
     in_progress,
     latest_week,
     month_window,
+    parse_week,
     spec_is_relative,
     week_window,
     window_from_spec,
@@ -117,3 +118,11 @@ def test_the_latest_week_with_a_merge() -> None:
     assert week.name == "2026-W35"  # 16:30 UTC on Sunday 08-23 is Monday 00:30 in Shanghai
     assert moment == merges[1]
     assert latest_week([], SH) is None
+
+
+def test_parse_week_reads_the_week_forms_of_the_specs() -> None:
+    # The chat core of today lays out DigestIntent.week with parse_week: 上上周 and 第16周 work there too.
+    assert parse_week("week-2", tz=SH, now=WED).name == "2026-W15"
+    assert parse_week("*-W16", tz=SH, now=WED).name == "2026-W16"
+    with pytest.raises(WindowError, match="YYYY-Www"):
+        parse_week("month-0", tz=SH, now=WED)  # a month is not a week

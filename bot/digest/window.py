@@ -71,6 +71,8 @@ WEEK_FORM = "YYYY-Www (e.g. 2026-W16), 'this' or 'last'"
 """The accepted forms of a week spec, as quoted in error messages."""
 
 _WEEK_RE = re.compile(r"^(?P<year>[0-9]{4})-?[Ww](?P<week>[0-9]{2})$")
+_RELATIVE_WEEK_RE = re.compile(r"week-[0-9]{1,4}|\*-W[0-9]{1,2}")
+"""The week forms of the window specs (``week-2``, ``*-W16``), which :func:`parse_week` also reads."""
 _ONE_MICROSECOND = timedelta(microseconds=1)
 
 
@@ -191,7 +193,9 @@ def parse_week(spec: str, *, tz: str, now: datetime) -> Window:
     characters as typed with a CJK input method read as their ASCII forms):
     ``2026-W16``, ``2026-w16``, ``2026W16`` (two-digit week); ``this`` (the
     ISO week containing ``now``'s local date in ``tz``) and ``last`` (the ISO
-    week before it, i.e. the most recent complete week).
+    week before it, i.e. the most recent complete week); and the two week
+    forms of the window specs (:func:`window_from_spec`): ``week-N`` (N weeks
+    before the current one) and ``*-Www`` (the latest week ``ww`` that has begun).
 
     Args:
         spec: the week spec as the user typed it.
@@ -212,6 +216,8 @@ def parse_week(spec: str, *, tz: str, now: datetime) -> Window:
         if keyword == "last":
             today -= timedelta(days=7)
         return _week_of(today, tz)
+    if _RELATIVE_WEEK_RE.fullmatch(text):
+        return window_from_spec(text, tz=tz, now=now)
     match = _WEEK_RE.fullmatch(text)
     if match is None:
         raise WindowError(f"malformed week {spec!r}: expected {WEEK_FORM}")

@@ -192,7 +192,7 @@ class _Reading:
         urls = [(m.start(), m.end()) for m in _URL.finditer(rest)]
         rest = _blank(rest, urls)
         self.path_like: list[str] = []
-        for m in _BARE_REPO.finditer(rest):
+        for m in islice(_BARE_REPO.finditer(rest), MAX_REFS):
             marked = _REPO_MARKER.search(rest, max(0, m.start() - 12), m.start()) is not None
             if self.repo is None and (marked or not self._looks_like_path(m["repo"])):
                 self.repo = m["repo"]
