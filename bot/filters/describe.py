@@ -42,6 +42,12 @@ def _label(value: str) -> str:
     return value if plain else '"' + value.replace('"', "'") + '"'
 
 
+def _plain(value: str) -> str:
+    """A path or author as typed, quoted when it holds a blank or a separator."""
+    bare = re.sub(r"\{[^{}]*\}", "", value)
+    return '"' + value.replace('"', "'") + '"' if re.search(r"[\s,;、|\"]", bare) else value
+
+
 def _quoted(value: str, language: Language) -> str:
     return f"“{value}”" if language == "zh" else f'"{value}"'
 
@@ -53,11 +59,11 @@ def _values(key: TermKey, values: tuple[str, ...], language: Language, *, exclud
     if key == "path":
         globs = [v for v in values if not is_owner(v)]
         owners = [v for v in values if v not in globs]
-        parts = [w["path"] + w["or"].join(globs)] if globs else []
+        parts = [w["path"] + w["or"].join(map(_plain, globs))] if globs else []
         parts += [w["mine"] if o == ME else w["owned"].format(owner=o) for o in owners]
         return w["or"].join(parts)
     if key == "author":
-        return w["author"] + w["or"].join(values)
+        return w["author"] + w["or"].join(map(_plain, values))
     if key == "title":
         return w["or"].join(w["title"] + _quoted(v, language) for v in values)
     return w["verdict"] + w["or"].join(_LEVELS[language][v] for v in values)  # type: ignore[index]

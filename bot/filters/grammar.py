@@ -485,7 +485,11 @@ def parse_filter(text: str, *, aliases: Mapping[str, str] | None = None,
     if reader.repo is not None:
         raise FilterError(f"repo:{reader.repo} is not a filter term here; give the repository separately",
                           zh=f"repo:{reader.repo} 不能写在筛选条件里；请单独指定仓库")
-    result = Filter(include=tuple(reader.include), exclude=tuple(reader.exclude), bounds=tuple(reader.bounds))
+    try:
+        result = Filter(include=tuple(reader.include), exclude=tuple(reader.exclude), bounds=tuple(reader.bounds))
+    except ValidationError as exc:  # two bounds on one score that cannot both hold
+        first = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise FilterError(f"{first}: no PR can match", zh=f"{first}：这些条件互相矛盾，不会有任何 PR 符合") from exc
     if known_labels is not None:
         check_labels(result, known_labels)
     return result
@@ -565,6 +569,12 @@ def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
     """
     clean = _normalise(text).strip()
     language = detect_language(clean)
+    repo: str | None = None
+    for pattern in (_REPO_KEY, _IN_REPO):
+        if found := pattern.search(clean):
+            repo = found["repo"]
+            clean = clean[: found.start()] + " " + clean[found.end():]
+            break
     action: Action
     if m := _UNSUB_ALL.search(clean):
         action, rest = "unsubscribe_all", clean[m.end():]
@@ -575,12 +585,6 @@ def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
     else:
         raise FilterError("say subscribe, unsubscribe or unsubscribe all, e.g. subscribe npu -ci",
                           zh="请说 订阅、退订 或 退订全部，例如：订阅 npu -ci")
-    repo: str | None = None
-    for pattern in (_REPO_KEY, _IN_REPO):
-        if found := pattern.search(rest):
-            repo = found["repo"]
-            rest = rest[: found.start()] + " " + rest[found.end():]
-            break
     if repo is None and (lead := _LEADING_REPO.match(rest)):
         wanted = {r.lower() for r in known_repos} if known_repos is not None else None
         if wanted is None or lead["repo"].lower() in wanted:

@@ -102,9 +102,9 @@ class Bound(_Frozen):
         return (self.low is None or score >= self.low) and (self.high is None or score <= self.high)
 
     def text(self) -> str:
-        """``importance>=6``, ``minutes<=15``, ``importance:6..8``, ``importance:7``."""
+        """``importance>=6``, ``minutes<=15``, ``importance:6..8``, ``importance=7``."""
         if self.low is not None and self.high is not None:
-            return f"{self.key}:{self.low}" if self.low == self.high else f"{self.key}:{self.low}..{self.high}"
+            return f"{self.key}={self.low}" if self.low == self.high else f"{self.key}:{self.low}..{self.high}"
         if self.low is not None:
             return f"{self.key}>={self.low}"
         return f"{self.key}<={self.high}"
