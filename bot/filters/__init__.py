@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from bot.filters.describe import describe, explain
+from bot.filters.describe import describe, explain, reasons_text
 from bot.filters.grammar import (
            RESERVED_WORDS,
            SubscriptionCommand,
@@ -28,4 +28,4 @@ from bot.filters.model import ME, Bound, Filter, Term
 
 __all__ = ["DEFAULT_BOTS", "ME", "RESERVED_WORDS", "Bound", "Candidate", "Filter", "Match", "OwnerMap", "Reason",
            "SubscriptionCommand", "Term", "check_labels", "describe", "detect_language", "explain", "is_bot", "match",
-           "parse_filter", "parse_subscription"]
+           "parse_filter", "parse_subscription", "reasons_text"]

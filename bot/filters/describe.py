@@ -18,7 +18,7 @@ from bot.filters.match import Match, Reason
 from bot.filters.model import ME, Bound, Filter, TermKey, is_owner
 from bot.models import Language, RecommendationLevel
 
-__all__ = ["describe", "explain"]
+__all__ = ["describe", "explain", "reasons_text"]
 
 _LEVELS: dict[Language, dict[RecommendationLevel, str]] = {
     "zh": {"close_read": "值得精读", "skim": "建议浏览", "skip": "可跳过"},
@@ -116,12 +116,19 @@ def _reason(reason: Reason, language: Language) -> str:
     return f"{name} {reason.evidence}" + (w["unit"] if reason.key == "minutes" else "")
 
 
+def reasons_text(reasons: tuple[Reason, ...], language: Language) -> str:
+    """The clauses a PR matched on, joined (``标签 npu；路径 verl/trainer/**（verl/trainer/ppo.py）``);
+    ``全部 PR`` / ``all PRs`` when the filter has no clause."""
+    w = _WORDS[language]
+    return w["sep"].join(_reason(r, language) for r in reasons) or w["all"]
+
+
 def explain(result: Match, language: Language) -> str:
     """Why a PR matched (``标签 npu；路径 verl/trainer/**（verl/trainer/ppo.py）``), or why not
     (``排除：标签 ci`` / ``bot`` / the keys that did not hold)."""
     w = _WORDS[language]
     if result.matched:
-        return w["sep"].join(_reason(r, language) for r in result.reasons) or w["all"]
+        return reasons_text(result.reasons, language)
     if result.excluded_by is not None:
         return w["except"] + _reason(result.excluded_by, language)
     if result.bot:

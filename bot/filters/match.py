@@ -62,7 +62,7 @@ class Candidate:
     """The facts of one merged PR that a filter looks at.
 
     ``labels`` are the digest's labels (lower case); ``paths`` every changed file's path and,
-    for renames, its old path; ``analysis`` is ``None`` while pending.
+    for renames, its old path, the most changed first; ``analysis`` is ``None`` while pending.
     """
 
     repo: str
@@ -77,7 +77,8 @@ class Candidate:
     def of(cls, pr: PullRequest, item: DigestPR | None = None) -> Candidate:
         """The candidate of ``pr``; ``item`` (the PR as a digest shows it) gives the digest labels
         and the analysis — without it only the source's labels are known and nothing is analysed."""
-        paths = tuple(dict.fromkeys(p for f in pr.files for p in (f.path, f.previous_path) if p))
+        biggest_first = sorted(pr.files, key=lambda f: -f.changed_lines)  # the evidence shown is the main change
+        paths = tuple(dict.fromkeys(p for f in biggest_first for p in (f.path, f.previous_path) if p))
         labels = item.labels if item is not None else pr.labels
         return cls(repo=pr.repo, number=pr.number, title=pr.title, author=pr.author,
                    labels=tuple(dict.fromkeys(label.lower() for label in labels)), paths=paths,
