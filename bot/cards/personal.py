@@ -20,6 +20,7 @@ section with an "analyze this PR" button; Feishu: JSON 2.0 cards under
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
@@ -36,6 +37,8 @@ __all__ = ["budget_line", "personal_title", "render_personal_feishu", "render_pe
            "render_personal_slack"]
 
 REASON_CHARS = 200
+_MARKDOWN = dataclasses.replace(MARKDOWN, br="  \n   ")
+"""Markdown with hard line breaks inside a numbered entry (the lines stay in the list item)."""
 _WEEK = re.compile(r"^(?P<year>\d{4})-W(?P<week>\d{2})$")
 
 _WORDS: dict[Language, dict[str, str]] = {
@@ -126,7 +129,7 @@ def _entry(item: PersonalPR, index: int, language: Language, markup: Markup) -> 
 def render_personal_markdown(pd: PersonalDigest) -> str:
     """The personal digest as one Markdown document (never cut), ending with a newline."""
     parts = [f"# {md_line(personal_title(pd))}", *(md_line(line) for line in _head_lines(pd))]
-    parts += [_entry(item, i, pd.language, MARKDOWN) for i, item in enumerate(pd.prs, 1)]
+    parts += [_entry(item, i, pd.language, _MARKDOWN) for i, item in enumerate(pd.prs, 1)]
     if others := _others_line(pd):
         parts.append(md_line(others))
     return "\n\n".join(parts) + "\n"
