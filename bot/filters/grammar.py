@@ -373,7 +373,7 @@ class _Reader:
                 self.negate_rest = False
                 self.previous = None
                 return
-            if lowered in _FILLER or lowered in _ALL:
+            if lowered in _FILLER or lowered in _ALL or lowered in ("-", "+", "!", "—", "–", ":"):
                 return
         if self.pending is not None:
             key, negated = self.pending

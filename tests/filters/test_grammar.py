@@ -27,6 +27,7 @@ TABLE: list[tuple[str, str]] = [
     ("npu and rollout or trainer", "label:npu label:rollout label:trainer"),
     ("ｎｐｕ　ｒｏｌｌｏｕｔ", "label:npu label:rollout"),
     ("npu 相关的 PR", "label:npu"),
+    ("npu - rollout", "label:npu label:rollout"),
     ("npu相关的PR", "label:npu"),
     ("kind/bug", "label:kind/bug"),
     ('"good first issue"', 'label:"good first issue"'),
