@@ -192,6 +192,15 @@ class GitHubSource:
         """Close the HTTP client if this source created it."""
         self._http.close()
 
+    def file_text(self, repo: str, path: str) -> str | None:
+        """The text of ``path`` on ``repo``'s default branch, or ``None`` when it has no such file
+        (contents API; for CODEOWNERS, :mod:`bot.codeowners`).
+
+        Raises:
+            GitHubError: the API refused the request or failed.
+        """
+        return self._http.file_text(repo, path)
+
     # -- PRSource ---------------------------------------------------------------------------------
 
     def repos(self) -> list[str]:
