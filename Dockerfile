@@ -19,6 +19,10 @@ FROM python:3.11-slim
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
+# Chromium prints `prhub digest --format pdf`; the CJK font draws the Chinese of the charts.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends chromium fonts-noto-cjk fontconfig \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --create-home --uid 10001 --user-group prhub
 COPY --from=builder /opt/venv /opt/venv
 WORKDIR /app

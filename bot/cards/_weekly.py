@@ -85,6 +85,7 @@ ZH = WeeklyPhrases(
         "github_counts_only": "GitHub API 只统计了前几期的 PR 数（读取它们的文件要每个 PR 一次请求）",
         "not_covered": "数据源中没有 {first} 之前的记录，更早的 {missing}不计入",
         "source_error": "读取前几期的记录失败",
+        "not_covered_all": "数据源中没有 {first} 之前的记录，无法与前几{unit}比较",
         "no_source": "没有可读取前几期的数据源",
     },
     parts={"counts": "PR 数", "labels": "标签", "hot_files": "热点文件", "risks": "风险"},
@@ -121,6 +122,7 @@ EN = WeeklyPhrases(
                               "request per PR)",
         "not_covered": "the source holds no record before {first}; the {missing} before are left out",
         "source_error": "reading the earlier periods failed",
+        "not_covered_all": "the source holds no record before {first}, so there is nothing earlier to compare with",
         "no_source": "no source to read earlier periods from",
     },
     parts={"counts": "PR counts", "labels": "labels", "hot_files": "hot files", "risks": "risks"},
@@ -239,7 +241,7 @@ def gap_line(digest: Digest) -> str:
         return ""
     words = weekly_phrases(digest.language)
     reason = gap_reason(digest)
-    if not wow.unavailable:
+    if not wow.unavailable or "counts" in wow.unavailable:
         return reason[0].upper() + reason[1:] if digest.language == "en" else reason
     parts = words.list_sep.join(words.parts[p] for p in wow.unavailable)
     return words.missing.format(parts=parts, reason=reason)
@@ -255,7 +257,8 @@ def gap_reason(digest: Digest) -> str:
     words = weekly_phrases(digest.language)
     unit = words.period if is_week(digest.window) else words.period_range
     missing = f"{sum(w.pr_count is None for w in wow.history[:-1])} {unit}"
-    return words.gaps[wow.gap].format(first=first, missing=missing)
+    key = "not_covered_all" if wow.gap == "not_covered" and not counted else wow.gap
+    return words.gaps[key].format(first=first, missing=missing, unit=unit)
 
 
 def label_change(digest: Digest, label: str) -> str:
