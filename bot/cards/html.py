@@ -190,7 +190,7 @@ def _view_model(digest: Digest, charts: Sequence[Chart]) -> dict[str, Any]:
     weekly: dict[str, Any] | None = None
     if wow is not None:
         weekly = {
-            "title": _weekly.title(digest), "lines": list(_weekly.weekly_lines(digest, PLAIN, labels=8, hot_files=6)),
+            "title": _weekly.title(digest), "lines": list(_weekly.weekly_lines(digest, PLAIN)),
             "heads": [h.format(unit=("周" if week else "期") if digest.language == "zh" else
                                ("week" if week else "period"), n=wow.average_windows) for h in page.label_table],
             "labels": [{"name": c.name, "count": c.count, "last": "-" if c.last is None else c.last,

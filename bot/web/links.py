@@ -111,7 +111,7 @@ class PageLinks:
             BadLink: ``unsigned`` (no signature part), ``tampered`` (the signature does not match
                 this key), or ``expired`` (older than ``ttl_s``).
         """
-        if token.count(".") != 2:
+        if token.count(".") < 2:  # payload.timestamp.signature (a compressed payload adds a leading ".")
             raise BadLink("unsigned")
         try:
             value = self._serializer().loads(token, max_age=self.ttl_s)
