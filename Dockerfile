@@ -33,4 +33,4 @@ COPY prhub.toml ./
 USER prhub
 # `prhub serve` (the chat bot) becomes the default command once it exists.
 ENTRYPOINT ["prhub"]
-CMD ["digest", "--source", "jsonl:examples/verl-2026-W16.jsonl", "--repo", "verl-project/verl", "--week", "2026-W16"]
+CMD ["digest", "--source", "jsonl:examples/verl-2026-W12-W16.jsonl.gz", "--repo", "verl-project/verl", "--week", "2026-W16"]
