@@ -14,6 +14,7 @@
     │   │   └── RateLimitError      a rate limit outlasted the bounded waits (has ``wait_s``)
     │   └── CodeownersError         no CODEOWNERS to read: the source has no file contents, or the
     │                               repository has no CODEOWNERS file (zh + en messages)
+    ├── RenderError                 a report could not be rendered (no Chromium to print a PDF with)
     └── LLMError                    a call to the language model failed
         ├── LLMCallError            this call failed (timeout, bad reply, retries spent): the PR falls back
         └── LLMStopError            the model cannot be used for the rest of the run: the run stops
@@ -111,6 +112,10 @@ class RateLimitError(GitHubError):
     def __init__(self, message: str, *, status: int, wait_s: float) -> None:
         super().__init__(message, status=status)
         self.wait_s = wait_s
+
+
+class RenderError(PrhubError):
+    """A report could not be rendered (e.g. ``--format pdf`` without a Chromium to print with)."""
 
 
 class LLMError(PrhubError):

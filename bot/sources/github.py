@@ -222,6 +222,23 @@ class GitHubSource:
                         key=lambda h: (h.merged_at, h.number))
         return [self._complete(name, head) for head in chosen]
 
+    def merged_count(self, repo: str, window: Window) -> int:
+        """How many PRs of ``repo`` were merged in ``window``: one GraphQL search, no files read
+        (the look back of week over week, :mod:`bot.digest.history`).
+
+        The search's ``merged:A..B`` is inclusive, so it runs up to one second before ``window.end``.
+
+        Raises:
+            GitHubError: no token (the search needs one), or the API refused the query.
+            RateLimitError: a rate limit outlasted the bounded waits.
+        """
+        name = self._name(repo)
+        start = window.start.astimezone(UTC)
+        last = window.end.astimezone(UTC) - timedelta(seconds=1)
+        query = f"repo:{name} is:pr is:merged merged:{_stamp(start)}..{_stamp(last)}"
+        data = self._http.graphql(_SEARCH_QUERY, {"q": query, "first": 1, "after": None})
+        return int(data["search"]["issueCount"])
+
     def pull_request(self, repo: str, number: int) -> PullRequest:
         """The merged PR ``number`` of ``repo`` with its files (two requests or more).
 
