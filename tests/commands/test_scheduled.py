@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 import redis
+from conftest import EXAMPLE, REPO
 from fakes.slack_api import BOT_TOKEN, FakeSlack
 from redis_support import REDIS_URL, redis_client
 from typer.testing import CliRunner
 
 from bot.cli import app
 from bot.handlers.core import SUB_INDEX_KEY
-
-from .conftest import EXAMPLE, REPO
 
 
 @pytest.fixture
