@@ -31,14 +31,13 @@ from bot.commands.common import (
     TzOption,
     UntilOption,
     WeekOption,
-    canonical_repo,
 )
 from bot.config import Settings, load_settings, settings_source
 from bot.digest.service import build_digest
 from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError
 from bot.models import Digest, Language, PullRequest, Window
-from bot.sources.base import close_source, default_source_spec, open_source, request_summary
+from bot.sources.base import canonical_repo, close_source, default_source_spec, open_source, request_summary
 
 app = typer.Typer(
     name="prhub",

@@ -66,7 +66,7 @@ from pydantic_settings import (
 
 from bot.errors import ConfigError
 from bot.models import Language
-from bot.scheduler.schedule import PushSpec, cron_fields
+from bot.push_spec import PushSpec, cron_fields
 
 DEFAULT_PR_URL_TEMPLATE = "https://github.com/{repo}/pull/{number}"
 
@@ -117,7 +117,7 @@ class ChannelConfig(BaseModel):
     """IANA zone of the channel's weeks and push time (default: the global ``timezone``)."""
     push: PushSpec | None = None
     """Weekly push time: ``"mon 10:00"`` or cron fields ``{day_of_week = "mon", hour = 10}``
-    (:func:`bot.scheduler.schedule.cron_fields`); ``None``: no scheduled push."""
+    (:func:`bot.push_spec.cron_fields`); ``None``: no scheduled push."""
 
     @field_validator("push")
     @classmethod

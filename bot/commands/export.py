@@ -29,13 +29,12 @@ from bot.commands.common import (
     TzOption,
     UntilOption,
     WeekOption,
-    canonical_repo,
 )
 from bot.config import load_settings
 from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError, SourceError
 from bot.models import PullRequest
-from bot.sources.base import close_source, default_source_spec, open_source, request_summary
+from bot.sources.base import canonical_repo, close_source, default_source_spec, open_source, request_summary
 
 __all__ = ["register", "snapshot_lines", "snapshot_record"]
 

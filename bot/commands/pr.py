@@ -31,13 +31,13 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import SourceOption, canonical_repo
+from bot.commands.common import SourceOption
 from bot.config import Settings, load_settings, settings_source
 from bot.digest.service import analyze_pr
 from bot.digest.window import week_window, zone
 from bot.errors import PrhubError, PRNotFoundError
 from bot.models import DigestPR, Language, PullRequest
-from bot.sources.base import PRSource, default_source_spec, open_source
+from bot.sources.base import PRSource, canonical_repo, default_source_spec, open_source
 
 _stderr = Console(stderr=True)
 

@@ -43,7 +43,6 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from bot.cards.chat import chat_phrases
-from bot.commands.common import canonical_repo
 from bot.config import Settings
 from bot.digest.service import Analyzer, analyze_pr, analyze_pr_async, build_digest, build_digest_async
 from bot.digest.window import date_window, parse_week, resolve_window, week_window, zone
@@ -59,7 +58,7 @@ from bot.handlers.intents import (
     UnsubscribeIntent,
 )
 from bot.models import Digest, DigestPR, Language, PullRequest, Window
-from bot.sources.base import PRSource, open_source
+from bot.sources.base import PRSource, canonical_repo, open_source
 from bot.store import Store
 
 if TYPE_CHECKING:

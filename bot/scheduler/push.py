@@ -37,7 +37,6 @@ from typing import Literal
 
 from redis.exceptions import RedisError
 
-from bot.commands.common import canonical_repo
 from bot.config import Settings
 from bot.digest.heuristic import AnalysisContext
 from bot.digest.service import AsyncAnalyzer, build_digest, build_digest_async
@@ -46,7 +45,7 @@ from bot.errors import ConfigError, LLMStopError, PrhubError, SourceError
 from bot.models import Analysis, Digest, Language, PullRequest, Window
 from bot.scheduler.delivery import Deliverers, split_channel
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
-from bot.sources.base import PRSource
+from bot.sources.base import PRSource, canonical_repo
 from bot.sources.base import open_source as open_spec
 from bot.store import Store, cache_key
 
