@@ -19,7 +19,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot import __version__
@@ -31,13 +30,13 @@ from bot.commands.common import (
     TzOption,
     UntilOption,
     WeekOption,
+    warner,
 )
 from bot.config import Settings, load_settings, settings_source
-from bot.digest.service import build_digest
 from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError
-from bot.models import Digest, Language, PullRequest, Window
-from bot.sources.base import canonical_repo, close_source, default_source_spec, open_source, request_summary
+from bot.models import Digest, Language, Window
+from bot.sources.base import canonical_repo, default_source_spec, request_summary
 
 app = typer.Typer(
     name="prhub",
@@ -90,24 +89,28 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
         yield update
 
 
-def _llm_digest(
-    prs: list[PullRequest], *, repo: str, window: Window, settings: Settings, progress: Callable[[int, int], None],
-) -> Digest:
-    """The digest with the LLM analyzer (``PRHUB_LLM_MODEL``), cached in Redis when it answers
-    (otherwise one warning line and an in-process cache); usage goes to stderr."""
-    from bot.digest.llm.run import llm_digest  # imports litellm: only when a model is configured
-    from bot.digest.usage import describe_usage
+async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Callable[[], Window],
+                  ) -> tuple[Digest, str]:
+    """Read the PRs and build the digest with the process's services (:mod:`bot.app`): the LLM analyzer
+    when ``PRHUB_LLM_MODEL`` is set, cached in Redis when it answers (otherwise one warning line and an
+    in-process cache), and the heuristic said so on stderr when the model is unusable. Returns the
+    digest and the source's request summary."""
+    from bot.app import open_services
 
-    warned: list[str] = []
+    async with open_services(settings, store="cache" if settings.llm_model else "memory", warn=warner(_stderr),
+                             on_fallback=warner(_stderr)) as services:
+        pr_source = services.channels.source(spec)
+        window = window_of()
+        name = canonical_repo(repo or settings.default_repo, await asyncio.to_thread(pr_source.repos))
+        with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
+            prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
+        with _progress(f"analysing {len(prs)} PRs") as progress:
+            result = await services.digests.digest(prs, repo=name, window=window, progress=progress)
+        if services.digests.uses_llm:
+            from bot.digest.usage import describe_usage
 
-    def warn(message: str) -> None:
-        if not warned:
-            warned.append(message)
-            _stderr.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
-
-    result = asyncio.run(llm_digest(prs, repo=repo, window=window, settings=settings, warn=warn, progress=progress))
-    _stderr.print(describe_usage(result.usage), highlight=False, soft_wrap=True)
-    return result
+            _stderr.print(describe_usage(result.usage), highlight=False, soft_wrap=True)
+    return result, request_summary(pr_source)
 
 
 def _fail(exc: PrhubError) -> typer.Exit:
@@ -150,28 +153,20 @@ def digest(
     try:
         settings = load_settings(timezone=tz, language=lang)
         zone(settings.timezone)
-        pr_source = open_source(default_source_spec(source, repo, settings), settings=settings)
-        window = resolve_window(
-            week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
-        )
-        repo = canonical_repo(repo or settings.default_repo, pr_source.repos())
-        try:
-            with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
-                prs = pr_source.merged_prs(repo, window)
-        finally:
-            close_source(pr_source)
-        with _progress(f"analysing {len(prs)} PRs") as progress:
-            if settings.llm_model:
-                result = _llm_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
-            else:
-                result = build_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
+        spec = default_source_spec(source, repo, settings)
+
+        def window_of() -> Window:
+            return resolve_window(week=week, since=_date(since), until=_date(until), tz=settings.timezone,
+                                  now=datetime.now(UTC))
+
+        result, requests = asyncio.run(_digest(settings, spec, repo, window_of))
         text = _render(result, fmt)
     except PrhubError as exc:
         raise _fail(exc) from exc
     config = settings_source()
     plural = "" if result.stats.pr_count == 1 else "s"
     summary = (f"{result.repo} {result.window.name}: {result.stats.pr_count} PR{plural}, "
-               f"{result.stats.key_pr_count} key{request_summary(pr_source)} · config {config}")
+               f"{result.stats.key_pr_count} key{requests} · config {config}")
     if out is None:
         sys.stdout.write(text)
         _stderr.print(summary, highlight=False, soft_wrap=True)

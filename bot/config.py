@@ -162,6 +162,9 @@ class Settings(BaseSettings):
     timezone: str = "Asia/Shanghai"
     language: Language = "zh"
     redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_key_prefix: str = ""
+    """Put before every Redis key this process writes (deployments, or tests, sharing one Redis DB);
+    ``PRHUB_REDIS_KEY_PREFIX``."""
     # GitHub source (README "数据源 / Sources"): the token is optional (anonymous REST: 60 requests/hour).
     # The alias choices let the usual GITHUB_TOKEN work; the field still has a default.
     github_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
@@ -233,8 +236,9 @@ class Settings(BaseSettings):
     """Seconds between two polls of the label alerts (``prhub serve``)."""
     alerts_overlap_s: int = Field(default=3600, ge=0)
     """Each poll re-reads this many seconds before its checkpoint (sources that list a merge late)."""
-    dedup_ttl_s: int = Field(default=6 * 3600, ge=60)
-    """How long a handled chat event is remembered (redeliveries, restarts), in seconds."""
+    dedup_ttl_s: int = Field(default=12 * 3600, ge=8 * 3600)
+    """How long a handled chat delivery is remembered (redeliveries, restarts), in seconds: at least
+    8 hours, past Feishu's last retry (~6 hours after the first try); see :mod:`bot.claims`."""
     default_repo: str | None = None
     """Repository of channels without a ``[channels]`` section (``prhub serve --repo``)."""
     default_source: str = "github"

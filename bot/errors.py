@@ -11,6 +11,9 @@
     │   ├── PRNotFoundError         no merged PR with that number
     │   └── GitHubError             the GitHub API refused or failed a request (has ``status``)
     │       └── RateLimitError      a rate limit outlasted the bounded waits (has ``wait_s``)
+    ├── DeliveryError               a chat platform refused or could not take a message (has ``code``, ``status``)
+    │   ├── FeishuAPIError          the Feishu Open API or a webhook refused (``bot.delivery.feishu``)
+    │   └── ResponseUrlError        a Slack ``response_url`` refused a post (``bot.delivery.slack``)
     └── LLMError                    a call to the language model failed
         ├── LLMCallError            this call failed (timeout, bad reply, retries spent): the PR falls back
         └── LLMStopError            the model cannot be used for the rest of the run: the run stops
@@ -85,6 +88,21 @@ class RateLimitError(GitHubError):
     def __init__(self, message: str, *, status: int, wait_s: float) -> None:
         super().__init__(message, status=status)
         self.wait_s = wait_s
+
+
+class DeliveryError(PrhubError):
+    """A platform refused a message, could not be reached, or the conversation cannot receive it.
+
+    Attributes:
+        code: the platform's error: Slack's ``error`` string (``channel_not_found``), Feishu's numeric
+            code (``230025``); ``""`` when there is none.
+        status: the HTTP status of the answer (0 when none came: network failure).
+    """
+
+    def __init__(self, message: str, *, code: str | int = "", status: int = 0) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
 
 
 class LLMError(PrhubError):

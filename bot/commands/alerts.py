@@ -52,14 +52,10 @@ def describe(report: PollReport) -> str:
 
 
 async def _run(settings: Settings, *, once: bool) -> None:
-    from bot.commands.push import open_redis
-    from bot.scheduler.alerts import AlertPoller
-    from bot.scheduler.delivery import Deliverers
+    from bot.app import open_services
 
-    store = await open_redis(settings)
-    deliverers = Deliverers(settings)
-    try:
-        poller = AlertPoller(settings=settings, store=store, deliverers=deliverers)
+    async with open_services(settings, store="redis", purpose="label alerts need Redis") as services:
+        poller = services.poller()
         while True:
             report = await poller.poll()
             for who, repo, number in report.sent:
@@ -70,6 +66,3 @@ async def _run(settings: Settings, *, once: bool) -> None:
             if once:
                 return
             await asyncio.sleep(settings.alerts_interval_s)
-    finally:
-        await deliverers.aclose()
-        await store.close()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.markup import escape
 
 # Options several commands share, declared once so their names and help read the same everywhere.
 SourceOption = Annotated[
@@ -33,3 +36,16 @@ TzOption = Annotated[
     str | None, typer.Option("--tz", help="IANA time zone of the window (default from config: Asia/Shanghai).")
 ]
 OutOption = Annotated[Path | None, typer.Option("--out", help="Write to this file instead of stdout.")]
+
+
+def warner(console: Console) -> Callable[[str], None]:
+    """A ``warn(message)`` that prints its first message as one ``warning:`` line on ``console`` (stderr)
+    and drops any later one (a Redis that stopped answering says so once)."""
+    warned: list[str] = []
+
+    def warn(message: str) -> None:
+        if not warned:
+            warned.append(message)
+            console.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
+
+    return warn

@@ -21,6 +21,8 @@ Public functions:
 - :func:`parse_week` — ``2026-W16`` / ``2026-w16`` / ``2026W16`` / ``this`` / ``last``;
 - :func:`date_window` — inclusive calendar dates, named ``2026-04-13..2026-04-19``;
 - :func:`resolve_window` — the CLI's rules for ``--week`` / ``--since`` / ``--until``;
+- :func:`named_window` — a window named as the chat bots name one (a week spec, or a window's name
+  ``2026-04-13..2026-04-19`` from a card's button);
 - :func:`contains` — is an aware instant inside a window;
 - :func:`last_day` — the inclusive last calendar day, for display.
 
@@ -47,6 +49,7 @@ __all__ = [
     "date_window",
     "iso_weeks_in_year",
     "last_day",
+    "named_window",
     "parse_week",
     "resolve_window",
     "week_window",
@@ -297,3 +300,23 @@ def last_day(window: Window) -> date:
     """
     tzinfo = zone(window.timezone)
     return _local_date(window.end.astimezone(UTC) - _ONE_MICROSECOND, tzinfo)
+
+
+def named_window(spec: str | None, *, tz: str, now: datetime) -> Window:
+    """The window a chat request names: ``None`` (the last complete week, as :func:`resolve_window`),
+    a week spec (:func:`parse_week`) or a window's own name ``YYYY-MM-DD..YYYY-MM-DD`` (both days
+    included, as :func:`date_window` names it; a card's button carries it).
+
+    Raises:
+        WindowError: a malformed spec or date, ``since`` after ``until``, an unknown zone.
+    """
+    if spec is not None and ".." in spec:
+        first, _, last = spec.partition("..")
+        try:
+            since, until = date.fromisoformat(first.strip()), date.fromisoformat(last.strip())
+        except ValueError as exc:
+            raise WindowError(f"cannot read the window {spec!r}: expected YYYY-MM-DD..YYYY-MM-DD") from exc
+        return date_window(since, until, tz)
+    if spec is None:
+        return resolve_window(week=None, since=None, until=None, tz=tz, now=now)
+    return parse_week(spec, tz=tz, now=now)

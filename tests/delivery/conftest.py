@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuAPI
 
-from bot.handlers.feishu.client import FeishuClient
+from bot.delivery.feishu import FeishuClient
 
 
 @pytest.fixture

@@ -26,9 +26,9 @@ from fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuAPI
 from redis_support import redis_store
 from starlette.applications import Starlette
 
+from bot.app import Services, build_services
 from bot.config import Settings
-from bot.handlers.feishu.client import FeishuClient
-from bot.handlers.feishu.dedup import Deduper
+from bot.delivery.feishu import FeishuClient, FeishuDeliverer
 from bot.handlers.feishu.http import events_route
 from bot.store import RedisStore
 
@@ -82,12 +82,18 @@ def client(fake_api: FakeFeishuAPI, sleeps: list[float]) -> FeishuClient:
 
 
 @pytest.fixture
-async def bot(client: FeishuClient, store: RedisStore, settings: Settings) -> AsyncIterator[FeishuBot]:
-    from bot.handlers.core import Core
+async def services(store: RedisStore, settings: Settings) -> AsyncIterator[Services]:
+    made = build_services(settings, store, clock=lambda: NOW)
+    yield made
+    await made.aclose()
+
+
+@pytest.fixture
+async def bot(client: FeishuClient, services: Services) -> AsyncIterator[FeishuBot]:
     from bot.handlers.feishu.app import FeishuBot
 
-    core = Core(settings=settings, store=store, clock=lambda: NOW)
-    feishu = FeishuBot(client=client, core=core, deduper=Deduper(store), verification_token=VERIFICATION_TOKEN)
+    feishu = FeishuBot(deliverer=FeishuDeliverer(client), core=services.core, claims=services.claims,
+                       verification_token=VERIFICATION_TOKEN)
     await feishu.start()
     yield feishu
     await feishu.drain()

@@ -80,7 +80,7 @@ async def test_same_message_three_times_is_answered_once(http: httpx.AsyncClient
 async def test_a_bot_restart_does_not_answer_again(http: httpx.AsyncClient, bot: FeishuBot,
                                                    fake_api: FakeFeishuAPI) -> None:
     await _post(http, bot, fixture("p2p_text"))
-    fresh = FeishuBot(client=bot.client, core=bot.core, deduper=bot._deduper, verification_token="v-token-test")
+    fresh = FeishuBot(deliverer=bot.deliverer, core=bot.core, claims=bot.claims, verification_token="v-token-test")
     await fresh.start()
     from bot.handlers.feishu.events import IncomingMessage
 
