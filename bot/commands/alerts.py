@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -16,7 +16,9 @@ from rich.text import Text
 
 from bot.config import Settings, load_settings
 from bot.errors import PrhubError
-from bot.scheduler.alerts import PollReport
+
+if TYPE_CHECKING:
+    from bot.scheduler.alerts import PollReport
 
 _stderr = Console(stderr=True)
 

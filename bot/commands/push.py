@@ -9,7 +9,7 @@ to know. Prints one line to stderr; exit code 1 on any error.
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -17,7 +17,9 @@ from rich.text import Text
 
 from bot.config import Settings, load_settings
 from bot.errors import PrhubError
-from bot.scheduler.push import PushOutcome
+
+if TYPE_CHECKING:
+    from bot.scheduler.push import PushOutcome
 
 _stderr = Console(stderr=True)
 
