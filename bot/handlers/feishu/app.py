@@ -109,6 +109,7 @@ class FeishuBot:
 
     async def drain(self) -> None:
         """Wait until every reply scheduled so far has been sent (tests, shutdown)."""
+        await asyncio.sleep(0)  # tasks handed over from this loop's own thread start on its next turn
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
