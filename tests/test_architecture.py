@@ -89,3 +89,15 @@ def test_no_module_imports_itself_through_a_circle() -> None:
         if module not in index:
             visit(module)
     assert cycles == []
+
+
+def test_the_readme_layout_names_every_module_and_package() -> None:
+    """README "目录结构" shows the tree as it is: every top-level module and package of ``bot/`` is named."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## 目录结构"):]
+    layout = layout[: layout.index("```", layout.index("```") + 3)]
+    names = sorted(p.stem if p.is_file() else p.name for p in (ROOT / "bot").iterdir()
+                   if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and p.name != "__pycache__"))
+    missing = [n for n in names if f"{n}/" not in layout and f"{n}.py" not in layout and f" {n}," not in layout]
+    assert len(names) > 15
+    assert missing == []
