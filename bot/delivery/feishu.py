@@ -129,13 +129,13 @@ class FeishuClient:
         timeout_s: per-request timeout.
     """
 
-    def __init__(self, *, app_id: str, app_secret: str, base_url: str, pacer: Pacer | None = None,
+    def __init__(self, *, app_id: str, app_secret: str, base_url: str, pacer: Pacer,
                  sleep: Sleep = asyncio.sleep, timeout_s: float = 15.0) -> None:
         self._lark: Any = (
             lark.Client.builder().app_id(app_id).app_secret(app_secret).domain(base_url.rstrip("/"))
             .timeout(timeout_s).log_level(lark.LogLevel.WARNING).build()
         )
-        self._pacer = pacer or Pacer()
+        self._pacer = pacer
         self._sleep = sleep
         self._open_id: str | None = None
 

@@ -10,6 +10,7 @@ import pytest
 from fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuAPI
 
 from bot.delivery.feishu import FeishuClient
+from bot.delivery.pacing import Pacer
 
 
 @pytest.fixture
@@ -29,4 +30,5 @@ def client(fake_api: FakeFeishuAPI, sleeps: list[float]) -> FeishuClient:
         sleeps.append(seconds)
         await asyncio.sleep(0)
 
-    return FeishuClient(app_id=APP_ID, app_secret=APP_SECRET, base_url=fake_api.base_url, sleep=record)
+    return FeishuClient(app_id=APP_ID, app_secret=APP_SECRET, base_url=fake_api.base_url, pacer=Pacer(),
+                        sleep=record)

@@ -224,7 +224,7 @@ def _as_dict(data: Any) -> dict[str, Any]:
 
 @asynccontextmanager
 async def running(bot: FeishuBot, *, mode: FeishuMode, app_id: str, app_secret: str, domain: str,
-                  client_factory: ClientFactory | None = None) -> AsyncIterator[list[BaseRoute]]:
+                  client_factory: ClientFactory) -> AsyncIterator[list[BaseRoute]]:
     """The Feishu bot, running while the context is open (``prhub serve --feishu ws|http``; :mod:`bot.app`).
 
     Args:
@@ -232,8 +232,8 @@ async def running(bot: FeishuBot, *, mode: FeishuMode, app_id: str, app_secret: 
         mode: ``ws`` (the long connection, in its own thread) or ``http``.
         app_id, app_secret, domain: ``FEISHU_APP_ID``, ``FEISHU_APP_SECRET``, ``PRHUB_FEISHU_API_URL``
             (the long connection's own credentials).
-        client_factory: the long connection's SDK client class (default ``lark_oapi.ws.Client``;
-            tests replace its connection step).
+        client_factory: the long connection's SDK client class (:mod:`bot.app` passes
+            ``lark_oapi.ws.Client``; tests replace its connection step).
 
     Yields:
         The routes to mount on the bot's HTTP server: ``[POST /feishu/events]``

@@ -29,6 +29,7 @@ from starlette.applications import Starlette
 from bot.app import Services, build_services
 from bot.config import Settings
 from bot.delivery.feishu import FeishuClient, FeishuDeliverer
+from bot.delivery.pacing import Pacer
 from bot.handlers.feishu.http import events_route
 from bot.store import RedisStore
 
@@ -78,7 +79,8 @@ def client(fake_api: FakeFeishuAPI, sleeps: list[float]) -> FeishuClient:
         sleeps.append(seconds)
         await asyncio.sleep(0)
 
-    return FeishuClient(app_id=APP_ID, app_secret=APP_SECRET, base_url=fake_api.base_url, sleep=record)
+    return FeishuClient(app_id=APP_ID, app_secret=APP_SECRET, base_url=fake_api.base_url, pacer=Pacer(),
+                        sleep=record)
 
 
 @pytest.fixture
