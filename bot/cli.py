@@ -34,15 +34,14 @@ from bot.commands.common import (
     TzOption,
     UntilOption,
     WeekOption,
-    canonical_repo,
+    warner,
 )
 from bot.config import Settings, load_settings, settings_source
 from bot.digest.history import read_earlier
-from bot.digest.service import build_digest, with_week_over_week
 from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError, RenderError
-from bot.models import Digest, Language, PullRequest, Window
-from bot.sources.base import close_source, default_source_spec, open_source, request_summary
+from bot.models import Digest, Language, Window
+from bot.sources.base import canonical_repo, default_source_spec, request_summary
 
 if TYPE_CHECKING:
     from bot.cards.charts import Chart
@@ -133,24 +132,31 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
         yield update
 
 
-def _llm_digest(
-    prs: list[PullRequest], *, repo: str, window: Window, settings: Settings, progress: Callable[[int, int], None],
-) -> Digest:
-    """The digest with the LLM analyzer (``PRHUB_LLM_MODEL``), cached in Redis when it answers
-    (otherwise one warning line and an in-process cache); usage goes to stderr."""
-    from bot.digest.llm.run import llm_digest  # imports litellm: only when a model is configured
-    from bot.digest.usage import describe_usage
+async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Callable[[], Window],
+                  compare: bool) -> tuple[Digest, str]:
+    """Read the PRs and build the digest with the process's services (:mod:`bot.app`): the LLM analyzer
+    when ``PRHUB_LLM_MODEL`` is set, cached in Redis when it answers (otherwise one warning line and an
+    in-process cache), and the heuristic said so on stderr when the model is unusable; with ``compare``,
+    the windows before it are read from the same source for week over week (no LLM call). Returns the
+    digest and the source's request summary."""
+    from bot.app import open_services
 
-    warned: list[str] = []
+    async with open_services(settings, store="cache" if settings.llm_model else "memory", warn=warner(_stderr),
+                             on_fallback=warner(_stderr)) as services:
+        pr_source = services.channels.source(spec)
+        window = window_of()
+        name = canonical_repo(repo or settings.default_repo, await asyncio.to_thread(pr_source.repos))
+        with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
+            prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
+            lookback = await asyncio.to_thread(read_earlier, pr_source, name, window) if compare else None
+        with _progress(f"analysing {len(prs)} PRs") as progress:
+            result = await services.digests.digest(prs, repo=name, window=window, progress=progress,
+                                                   lookback=lookback)
+        if services.digests.uses_llm:
+            from bot.digest.usage import describe_usage
 
-    def warn(message: str) -> None:
-        if not warned:
-            warned.append(message)
-            _stderr.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
-
-    result = asyncio.run(llm_digest(prs, repo=repo, window=window, settings=settings, warn=warn, progress=progress))
-    _stderr.print(describe_usage(result.usage), highlight=False, soft_wrap=True)
-    return result
+            _stderr.print(describe_usage(result.usage), highlight=False, soft_wrap=True)
+    return result, request_summary(pr_source)
 
 
 def _fail(exc: PrhubError) -> typer.Exit:
@@ -201,26 +207,15 @@ def digest(
     try:
         settings = load_settings(timezone=tz, language=lang)
         zone(settings.timezone)
-        pr_source = open_source(default_source_spec(source, repo, settings), settings=settings)
-        window = resolve_window(
-            week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
-        )
-        repo = canonical_repo(repo or settings.default_repo, pr_source.repos())
+        spec = default_source_spec(source, repo, settings)
         if fmt is OutputFormat.pdf and out is None and sys.stdout.isatty():
             raise RenderError("--format pdf writes binary data: give --out FILE.pdf or redirect the output")
-        try:
-            with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
-                prs = pr_source.merged_prs(repo, window)
-                lookback = read_earlier(pr_source, repo, window) if compare else None
-        finally:
-            close_source(pr_source)
-        with _progress(f"analysing {len(prs)} PRs") as progress:
-            if settings.llm_model:
-                result = _llm_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
-                result = with_week_over_week(result, lookback, settings=settings)
-            else:
-                result = build_digest(prs, repo=repo, window=window, settings=settings, progress=progress,
-                                      lookback=lookback)
+
+        def window_of() -> Window:
+            return resolve_window(week=week, since=_date(since), until=_date(until), tz=settings.timezone,
+                                  now=datetime.now(UTC))
+
+        result, requests = asyncio.run(_digest(settings, spec, repo, window_of, compare))
         drawn = _charts(result) if charts_dir is not None else None
         text = _render(result, fmt, drawn)
         if charts_dir is not None and drawn is not None:
@@ -231,7 +226,7 @@ def digest(
     config = settings_source()
     plural = "" if result.stats.pr_count == 1 else "s"
     summary = (f"{result.repo} {result.window.name}: {result.stats.pr_count} PR{plural}, "
-               f"{result.stats.key_pr_count} key{request_summary(pr_source)} · config {config}")
+               f"{result.stats.key_pr_count} key{requests} · config {config}")
     if out is None:
         if isinstance(text, bytes):
             sys.stdout.flush()

@@ -66,7 +66,7 @@ from pydantic_settings import (
 
 from bot.errors import ConfigError
 from bot.models import Language
-from bot.scheduler.schedule import PushSpec, cron_fields
+from bot.push_spec import PushSpec, cron_fields
 
 DEFAULT_PR_URL_TEMPLATE = "https://github.com/{repo}/pull/{number}"
 
@@ -117,7 +117,7 @@ class ChannelConfig(BaseModel):
     """IANA zone of the channel's weeks and push time (default: the global ``timezone``)."""
     push: PushSpec | None = None
     """Weekly push time: ``"mon 10:00"`` or cron fields ``{day_of_week = "mon", hour = 10}``
-    (:func:`bot.scheduler.schedule.cron_fields`); ``None``: no scheduled push."""
+    (:func:`bot.push_spec.cron_fields`); ``None``: no scheduled push."""
 
     @field_validator("push")
     @classmethod
@@ -162,6 +162,9 @@ class Settings(BaseSettings):
     timezone: str = "Asia/Shanghai"
     language: Language = "zh"
     redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_key_prefix: str = ""
+    """Put before every Redis key this process writes (deployments, or tests, sharing one Redis DB);
+    ``PRHUB_REDIS_KEY_PREFIX``."""
     # GitHub source (README "数据源 / Sources"): the token is optional (anonymous REST: 60 requests/hour).
     # The alias choices let the usual GITHUB_TOKEN work; the field still has a default.
     github_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
@@ -233,8 +236,9 @@ class Settings(BaseSettings):
     """Seconds between two polls of the label alerts (``prhub serve``)."""
     alerts_overlap_s: int = Field(default=3600, ge=0)
     """Each poll re-reads this many seconds before its checkpoint (sources that list a merge late)."""
-    dedup_ttl_s: int = Field(default=6 * 3600, ge=60)
-    """How long a handled chat event is remembered (redeliveries, restarts), in seconds."""
+    dedup_ttl_s: int = Field(default=12 * 3600, ge=8 * 3600)
+    """How long a handled chat delivery is remembered (redeliveries, restarts), in seconds: at least
+    8 hours, past Feishu's last retry (~6 hours after the first try); see :mod:`bot.claims`."""
     default_repo: str | None = None
     """Repository of channels without a ``[channels]`` section (``prhub serve --repo``)."""
     default_source: str = "github"

@@ -15,6 +15,9 @@
     │   └── CodeownersError         no CODEOWNERS to read: the source has no file contents, or the
     │                               repository has no CODEOWNERS file (zh + en messages)
     ├── RenderError                 a report could not be rendered (no Chromium to print a PDF with)
+    ├── DeliveryError               a chat platform refused or could not take a message (has ``code``, ``status``)
+    │   ├── FeishuAPIError          the Feishu Open API or a webhook refused (``bot.delivery.feishu``)
+    │   └── ResponseUrlError        a Slack ``response_url`` refused a post (``bot.delivery.slack``)
     └── LLMError                    a call to the language model failed
         ├── LLMCallError            this call failed (timeout, bad reply, retries spent): the PR falls back
         └── LLMStopError            the model cannot be used for the rest of the run: the run stops
@@ -116,6 +119,21 @@ class RateLimitError(GitHubError):
 
 class RenderError(PrhubError):
     """A report could not be rendered (e.g. ``--format pdf`` without a Chromium to print with)."""
+
+
+class DeliveryError(PrhubError):
+    """A platform refused a message, could not be reached, or the conversation cannot receive it.
+
+    Attributes:
+        code: the platform's error: Slack's ``error`` string (``channel_not_found``), Feishu's numeric
+            code (``230025``); ``""`` when there is none.
+        status: the HTTP status of the answer (0 when none came: network failure).
+    """
+
+    def __init__(self, message: str, *, code: str | int = "", status: int = 0) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
 
 
 class LLMError(PrhubError):

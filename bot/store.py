@@ -1,7 +1,16 @@
-"""A small async key-value store of JSON values with a time to live: Redis, or a dict.
+"""A small async store of JSON values with a time to live, and of records with an index: Redis, or a dict.
 
-The analysis cache (and later the bot's event de-duplication and push markers)
-sees only :class:`Store`. Two implementations share it:
+The analysis cache, the bot's claims (:mod:`bot.claims`) and its subscriptions
+(:mod:`bot.subscriptions`) see only :class:`Store`. Two kinds of data:
+
+- JSON values under string keys, each with an optional time to live (``get_json``,
+  ``set_json``, ``delete``, ``claim``);
+- records: JSON values under the fields of a hash, and an index set of the hashes that
+  hold any (``put_record``, ``delete_record``, ``records``, ``index_members``). A change
+  of a record and of the index is one atomic step (a Lua script in Redis), so two
+  changes at the same instant lose nothing.
+
+Two implementations share it:
 
 - :class:`RedisStore` — redis-py's asyncio client (``PRHUB_REDIS_URL``). If Redis
   stops answering in the middle of a run, the store reports it once through its
@@ -31,6 +40,21 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 __all__ = ["KEY_PREFIX", "MAX_PART", "MemoryStore", "RedisStore", "Store", "cache_key", "digest_of", "open_store"]
+
+# KEYS[1] the hash, KEYS[2] the index; ARGV[1] the field, ARGV[2] the JSON value, ARGV[3] the index member,
+# ARGV[4] "1" to replace an existing field. Returns 1 when the field was new.
+_PUT_RECORD = """
+local new = redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0
+if new or ARGV[4] == '1' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+redis.call('SADD', KEYS[2], ARGV[3])
+if new then return 1 else return 0 end
+"""
+# KEYS[1] the hash, KEYS[2] the index; ARGV[1] the field, ARGV[2] the index member. Returns 1 when it was there.
+_DELETE_RECORD = """
+local gone = redis.call('HDEL', KEYS[1], ARGV[1])
+if redis.call('HLEN', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[2]) end
+return gone
+"""
 
 KEY_PREFIX = "prhub"
 MAX_PART = 80
@@ -62,6 +86,33 @@ class Store(Protocol):
         """
         ...
 
+    async def put_record(self, key: str, field: str, value: Any, *, index: str, member: str,
+                         replace: bool = False) -> bool:
+        """Store ``value`` (JSON) under ``field`` of the hash ``key`` and add ``member`` to the set ``index``,
+        in one atomic step. An existing field is kept unless ``replace``.
+
+        Returns:
+            ``True`` when ``field`` was not there before.
+        """
+        ...
+
+    async def delete_record(self, key: str, field: str, *, index: str, member: str) -> bool:
+        """Remove ``field`` from the hash ``key``; when the hash is then empty, remove ``member`` from the
+        set ``index`` — in one atomic step.
+
+        Returns:
+            ``True`` when ``field`` was there.
+        """
+        ...
+
+    async def records(self, key: str) -> dict[str, Any]:
+        """Every field of the hash ``key`` with its decoded JSON value (empty when there is none)."""
+        ...
+
+    async def index_members(self, index: str) -> list[str]:
+        """The members of the set ``index``, sorted."""
+        ...
+
     async def close(self) -> None:
         """Release connections; the store is not used afterwards."""
         ...
@@ -90,6 +141,8 @@ class MemoryStore:
 
     def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._data: dict[str, tuple[str, float | None]] = {}
+        self._hashes: dict[str, dict[str, str]] = {}
+        self._sets: dict[str, set[str]] = {}
         self._clock = clock
 
     async def get_json(self, key: str) -> Any | None:
@@ -120,11 +173,38 @@ class MemoryStore:
         self._data[key] = ("1", self._clock() + ttl_s)
         return True
 
+    async def put_record(self, key: str, field: str, value: Any, *, index: str, member: str,
+                         replace: bool = False) -> bool:
+        """See :meth:`Store.put_record` (no await inside: atomic on this loop)."""
+        fields = self._hashes.setdefault(key, {})
+        new = field not in fields
+        if new or replace:
+            fields[field] = json.dumps(value, ensure_ascii=False)
+        self._sets.setdefault(index, set()).add(member)
+        return new
+
+    async def delete_record(self, key: str, field: str, *, index: str, member: str) -> bool:
+        """See :meth:`Store.delete_record`."""
+        fields = self._hashes.get(key, {})
+        gone = fields.pop(field, None) is not None
+        if not fields:
+            self._hashes.pop(key, None)
+            self._sets.get(index, set()).discard(member)
+        return gone
+
+    async def records(self, key: str) -> dict[str, Any]:
+        """See :meth:`Store.records`."""
+        return {name: json.loads(text) for name, text in self._hashes.get(key, {}).items()}
+
+    async def index_members(self, index: str) -> list[str]:
+        """See :meth:`Store.index_members`."""
+        return sorted(self._sets.get(index, set()))
+
     async def close(self) -> None:
         """Nothing to release."""
 
     def __len__(self) -> int:
-        return len(self._data)
+        return len(self._data) + len(self._hashes) + len(self._sets)
 
 
 class RedisStore:
@@ -151,13 +231,13 @@ class RedisStore:
 
     @classmethod
     def from_url(cls, url: str, *, on_unavailable: Callable[[str], None] | None = None,
-                 degrade: bool = True) -> RedisStore:
+                 degrade: bool = True, key_prefix: str = "") -> RedisStore:
         """A store on ``url`` (``redis://host:port/db``) with short connect and socket timeouts (2 s);
-        ``degrade`` as in the class."""
+        ``degrade`` and ``key_prefix`` as in the class."""
         client = aioredis.Redis.from_url(
             url, socket_connect_timeout=_CONNECT_TIMEOUT_S, socket_timeout=_CONNECT_TIMEOUT_S
         )
-        return cls(client, on_unavailable=on_unavailable, degrade=degrade)
+        return cls(client, on_unavailable=on_unavailable, degrade=degrade, key_prefix=key_prefix)
 
     async def ping(self) -> None:
         """Check that Redis answers.
@@ -213,22 +293,64 @@ class RedisStore:
         """
         return bool(await self._client.set(self.key_prefix + key, "1", nx=True, ex=ttl_s))
 
+    async def put_record(self, key: str, field: str, value: Any, *, index: str, member: str,
+                         replace: bool = False) -> bool:
+        """See :meth:`Store.put_record` (one Lua script: ``HSET``/``HEXISTS`` and ``SADD``).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer (records are state, never silently dropped).
+        """
+        keys = [self.key_prefix + key, self.key_prefix + index]
+        args = [field, json.dumps(value, ensure_ascii=False), member, "1" if replace else "0"]
+        return bool(await self._client.eval(_PUT_RECORD, 2, *keys, *args))
+
+    async def delete_record(self, key: str, field: str, *, index: str, member: str) -> bool:
+        """See :meth:`Store.delete_record` (one Lua script: ``HDEL``, ``HLEN``, ``SREM``).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        keys = [self.key_prefix + key, self.key_prefix + index]
+        return bool(await self._client.eval(_DELETE_RECORD, 2, *keys, field, member))
+
+    async def records(self, key: str) -> dict[str, Any]:
+        """See :meth:`Store.records` (``HGETALL``).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        raw = await self._client.hgetall(self.key_prefix + key)
+        return {_text(name): json.loads(value) for name, value in raw.items()}
+
+    async def index_members(self, index: str) -> list[str]:
+        """See :meth:`Store.index_members` (``SMEMBERS``).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        return sorted(_text(member) for member in await self._client.smembers(self.key_prefix + index))
+
     async def close(self) -> None:
         """Close the client's connection pool."""
         await self._client.aclose()
 
 
-async def open_store(url: str | None, *, warn: Callable[[str], None]) -> Store:
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
+async def open_store(url: str | None, *, warn: Callable[[str], None], key_prefix: str = "") -> Store:
     """The Redis store at ``url`` if it answers a ``PING``, else a :class:`MemoryStore`.
 
     Args:
         url: ``PRHUB_REDIS_URL``; ``None`` or empty means no Redis.
         warn: called with one line when Redis does not answer now, or stops answering
             later (at most once in total per store).
+        key_prefix: ``PRHUB_REDIS_KEY_PREFIX``.
     """
     if not url:
         return MemoryStore()
-    store = RedisStore.from_url(url, on_unavailable=warn)
+    store = RedisStore.from_url(url, on_unavailable=warn, key_prefix=key_prefix)
     try:
         await store.ping()
     except RedisError as exc:

@@ -1,4 +1,5 @@
-"""Shared fixtures: the real verl PR records shipped in tests/data and the project's own prhub.toml."""
+"""Shared fixtures: the real verl PR records shipped in tests/data and the project's own prhub.toml; and the
+guard that fails any test reaching past 127.0.0.1 / ::1 (:mod:`network_guard`)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import network_guard
 import pytest
 
-from bot.config import Settings, load_settings
-from bot.digest.window import date_window, week_window
-from bot.models import Digest, PullRequest
-from bot.sources.jsonl import SnapshotSource
+network_guard.install()  # before any test module (or the bot) opens a socket
+
+from bot.config import Settings, load_settings  # noqa: E402
+from bot.digest.window import date_window, week_window  # noqa: E402
+from bot.models import Digest, PullRequest  # noqa: E402
+from bot.sources.jsonl import SnapshotSource  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_DATA = ROOT / "tests" / "data" / "verl-prs.jsonl.gz"
@@ -19,6 +23,14 @@ EXAMPLE = ROOT / "examples" / "verl-2026-W16.jsonl"
 REPO = "verl-project/verl"
 SHANGHAI = "Asia/Shanghai"
 FIXED_NOW = datetime(2026, 4, 20, 1, 3, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _only_loopback_network() -> Iterator[None]:
+    """Fail the test if it (or a thread it started) tried to connect outside the loopback addresses."""
+    since = network_guard.mark()
+    yield
+    network_guard.check(since)
 
 
 @pytest.fixture(scope="session")

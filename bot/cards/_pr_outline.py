@@ -23,121 +23,18 @@ and announced in the analysis section. The Markdown answer is never cut.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.cards._outline import Markup, Section, pr_number
 from bot.cards.escape import split_text
-from bot.cards.i18n import level_name, minutes_text, phrases, status_name
+from bot.cards.i18n import PRPhrases, level_name, minutes_text, phrases, pr_phrases, status_name
 from bot.models import Analysis, DigestPR, Language
-
-
-@dataclass(frozen=True, slots=True)
-class PRPhrases:
-    """The fixed texts of the one-PR answer in one language (``str.format`` fields in braces)."""
-
-    title: str
-    """``{number}``, ``{verdict}`` (a level name or the pending placeholder)."""
-    facts: str
-    """``{repo}``, ``{author}``, ``{merged}``, ``{files}`` (:attr:`files`), ``{additions}``, ``{deletions}``."""
-    files: tuple[str, str]
-    """A number of files, singular and plural: ``{count}``."""
-    verdict: str
-    """``{level}``, ``{minutes}``."""
-    reason: str
-    """``{reason}``."""
-    summary: str
-    risks: str
-    evidence: str
-    """``{items}`` (the evidence, escaped and joined)."""
-    focus: str
-    key_points: str
-    labels: str
-    analysis: str
-    analyzer: str
-    """``{status}``, ``{analyzer}``."""
-    coverage: str
-    """``{files_seen}``, ``{files_total}``, ``{lines_seen}``, ``{lines_total}``."""
-    left_out: str
-    """``{files}``."""
-    left_out_item: str
-    """``{path}``, ``{reason}``."""
-    left_out_reasons: Mapping[str, str]
-    fallback: str
-    """``{reason}``."""
-    pending_body: str
-    more: str
-    """Marker of list items not shown: ``{count}``."""
-    shortened: str
-    """Note on a shortened answer: ``{number}``."""
-
-
-ZH = PRPhrases(
-    title="PR #{number} · {verdict}",
-    facts="{repo} · 作者 {author} · 合并于 {merged} · {files} +{additions}/-{deletions}",
-    files=("{count} 个文件", "{count} 个文件"),
-    verdict="结论：{level} · {minutes}",
-    reason="理由：{reason}",
-    summary="做了什么",
-    risks="风险",
-    evidence="依据：{items}",
-    focus="从哪里开始读",
-    key_points="关键点",
-    labels="标签",
-    analysis="分析说明",
-    analyzer="{status}（{analyzer}）",
-    coverage="覆盖：文件 {files_seen}/{files_total} · 改动行 {lines_seen}/{lines_total}",
-    left_out="未读文件：{files}",
-    left_out_item="{path}（{reason}）",
-    left_out_reasons={
-        "generated": "生成文件", "binary": "二进制", "lock_file": "锁文件", "too_large": "过大",
-        "token_budget": "超出 token 预算", "no_patch": "无 diff",
-    },
-    fallback="模型分析失败，改用启发式分析：{reason}",
-    pending_body="这个 PR 的分析还没有完成（仍在分析，或模型暂时不可用），稍后再问一次即可。",
-    more="……另有 {count} 项",
-    shortened="内容较长，这里有所缩略；完整分析见 Markdown 版本（prhub pr {number}）。",
-)
-
-EN = PRPhrases(
-    title="PR #{number} · {verdict}",
-    facts="{repo} · by {author} · merged {merged} · {files} +{additions}/-{deletions}",
-    files=("{count} file", "{count} files"),
-    verdict="Verdict: {level} · {minutes}",
-    reason="Why: {reason}",
-    summary="What it does",
-    risks="Risks",
-    evidence="Evidence: {items}",
-    focus="Where to start",
-    key_points="Key points",
-    labels="Labels",
-    analysis="About this analysis",
-    analyzer="{status} ({analyzer})",
-    coverage="Coverage: files {files_seen}/{files_total} · changed lines {lines_seen}/{lines_total}",
-    left_out="Not read: {files}",
-    left_out_item="{path} ({reason})",
-    left_out_reasons={
-        "generated": "generated", "binary": "binary", "lock_file": "lock file", "too_large": "too large",
-        "token_budget": "over the token budget", "no_patch": "no diff",
-    },
-    fallback="the model failed, heuristic analysis instead: {reason}",
-    pending_body="The analysis of this PR is not ready yet (still running, or the model is unavailable); "
-    "ask again in a while.",
-    more="… and {count} more",
-    shortened="Long content was shortened here; the full analysis is in the Markdown version (prhub pr {number}).",
-)
-
-_PR_PHRASES: dict[Language, PRPhrases] = {"zh": ZH, "en": EN}
 
 _PATH_LIKE = re.compile(r"^[\w.@+~-]*[/.][\w./@+~-]*$")
 """A focus or evidence item shown as code: one token with a slash or a dot (``verl/a.py``)."""
-
-
-def pr_phrases(language: Language) -> PRPhrases:
-    """The one-PR phrase set of ``language``."""
-    return _PR_PHRASES[language]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,15 +9,26 @@ escapers here; the phrases are ours.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from bot.cards.i18n import is_week
 from bot.models import CountChange, Digest, Language, WeekOverWeek
 
-if TYPE_CHECKING:
-    from bot.cards._outline import Markup
+
+class Markup(Protocol):
+    """What these lines need of a :class:`bot.cards._outline.Markup` (which imports this module)."""
+
+    @property
+    def text(self) -> Callable[[str], str]: ...
+
+    @property
+    def code(self) -> Callable[[str], str]: ...
+
+    @property
+    def bold(self) -> Callable[[str], str]: ...
 
 CARD_LABELS = 6
 """Label changes a card line names (the page's table shows all)."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.cards.escape import feishu_text, one_line, safe_url, slack_text
-from bot.cards.i18n import level_name, minutes_text, phrases, status_name
+from bot.cards.i18n import chat_phrases, level_name, minutes_text, phrases, status_name
 from bot.digest.window import zone
 from bot.models import DigestPR, Language
 
@@ -45,14 +45,6 @@ class Alert:
     timezone: str
 
 
-_WORDS: dict[Language, dict[str, str]] = {
-    "zh": {"importance": "重要性 {n}/10", "risks": "风险：", "no_risks": "未发现明显风险", "more": "另有 {n} 项",
-           "merged": "合并于 {when}", "open": "查看 PR", "sep": "；", "reason": "理由："},
-    "en": {"importance": "importance {n}/10", "risks": "Risks: ", "no_risks": "no notable risk", "more": "{n} more",
-           "merged": "merged {when}", "open": "Open PR", "sep": "; ", "reason": "Why: "},
-}
-
-
 def _clip(text: str, limit: int) -> str:
     text = one_line(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -60,30 +52,30 @@ def _clip(text: str, limit: int) -> str:
 
 def _parts(alert: Alert) -> tuple[str, str, list[str], str]:
     """``(header, verdict, risk titles (unescaped), context)`` in the alert's language."""
-    words = _WORDS[alert.language]
+    words = chat_phrases(alert.language)
     pr = alert.pr
     header = f"🔔 {', '.join(alert.labels)} · {alert.repo}"
     when = pr.merged_at.astimezone(zone(alert.timezone)).strftime("%m-%d %H:%M")
     analysis = pr.analysis
     if analysis is None:
         verdict = phrases(alert.language).pending_placeholder
-        context = f"@{pr.author} · {words['merged'].format(when=when)} · {status_name('pending', alert.language)}"
+        context = f"@{pr.author} · {words.alert_merged.format(when=when)} · {status_name('pending', alert.language)}"
         return header, verdict, [], context
     rec = analysis.recommendation
     verdict = " · ".join((level_name(rec.level, alert.language), minutes_text(rec.minutes, alert.language),
-                          words["importance"].format(n=analysis.importance)))
-    context = f"@{pr.author} · {words['merged'].format(when=when)} · {status_name(analysis.status, alert.language)}"
+                          words.alert_importance.format(n=analysis.importance)))
+    context = f"@{pr.author} · {words.alert_merged.format(when=when)} · {status_name(analysis.status, alert.language)}"
     return header, verdict, [r.title for r in analysis.risks], context
 
 
 def _risk_line(titles: list[str], language: Language, escape: Any) -> str:
-    words = _WORDS[language]
+    words = phrases(language)
     if not titles:
-        return words["risks"] + words["no_risks"]
+        return words.risks_prefix + words.no_risks
     shown = [escape(_clip(t, 80)) for t in titles[:MAX_RISKS]]
     if len(titles) > MAX_RISKS:
-        shown.append(words["more"].format(n=len(titles) - MAX_RISKS))
-    return words["risks"] + words["sep"].join(shown)
+        shown.append(chat_phrases(language).alert_more.format(n=len(titles) - MAX_RISKS))
+    return words.risks_prefix + words.clause_sep.join(shown)
 
 
 def _reason(alert: Alert) -> str:
@@ -101,7 +93,7 @@ def render_alert_slack(alert: Alert) -> dict[str, Any]:
     lines = [f"*{link}*", slack_text(verdict)]
     reason = _reason(alert)
     if reason:
-        lines.append(_WORDS[alert.language]["reason"] + slack_text(reason))
+        lines.append(chat_phrases(alert.language).alert_reason + slack_text(reason))
     lines.append(_risk_line(risks, alert.language, slack_text))
     blocks: list[dict[str, Any]] = [
         {"type": "header", "text": {"type": "plain_text", "text": _clip(header, 150), "emoji": True}},
@@ -121,7 +113,7 @@ def render_alert_feishu(alert: Alert) -> dict[str, Any]:
     lines = [f"**[#{pr.number} {title}]({url})**" if url else f"**#{pr.number} {title}**", feishu_text(verdict)]
     reason = _reason(alert)
     if reason:
-        lines.append(_WORDS[alert.language]["reason"] + feishu_text(reason))
+        lines.append(chat_phrases(alert.language).alert_reason + feishu_text(reason))
     lines.append(_risk_line(risks, alert.language, feishu_text))
     elements: list[dict[str, Any]] = [
         {"tag": "markdown", "content": "\n".join(lines)},
@@ -129,7 +121,7 @@ def render_alert_feishu(alert: Alert) -> dict[str, Any]:
     ]
     if url:
         elements.append({"tag": "button", "type": "default",
-                         "text": {"tag": "plain_text", "content": _WORDS[alert.language]["open"]},
+                         "text": {"tag": "plain_text", "content": chat_phrases(alert.language).alert_open},
                          "behaviors": [{"type": "open_url", "default_url": url}]})
     template = "grey" if pr.analysis is None else {"close_read": "green", "skim": "blue", "skip": "grey"}[
         pr.analysis.recommendation.level]

@@ -36,6 +36,7 @@ from typing import Any
 
 from bot.cards import feishu, slack
 from bot.cards._outline import FEISHU, MARKDOWN, SLACK, Markup, pr_number, pr_ref
+from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_OPEN_WINDOW
 from bot.cards.escape import md_cell, md_line, one_line, split_text
 from bot.cards.i18n import answer_phrases, level_name, minutes_text, n_prs, phrases, window_text
 from bot.digest.ask import Answer, Evidence, Match, Phrasing
@@ -58,10 +59,6 @@ __all__ = [
     "render_nearest_slack",
 ]
 
-ACTION_ANALYZE_PR = slack.ACTION_ANALYZE_PR
-"""The "分析此 PR" button (the same action the digest cards use)."""
-ACTION_OPEN_WINDOW = "prhub_open_window"
-"""The "查看 2026-W34" button of an empty window: post the digest of that window."""
 BUTTONS = 10
 """PRs of one reply that get an "analyze" button."""
 TITLE_CHARS = 100

@@ -32,6 +32,7 @@ import json
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from bot.cards._outline import FEISHU, Section, card_outline, report_outline
+from bot.cards.actions import ACTION_FULL_REPORT
 from bot.cards.escape import feishu_text, split_text
 from bot.cards.i18n import analysis_line, digest_title, meta_line, n_prs, phrases
 from bot.models import Digest
@@ -44,9 +45,6 @@ MAX_ELEMENTS = 50
 """Elements per card (JSON 2.0 allows 200 components; we stay far below)."""
 ELEMENT_TEXT = 3000
 """Characters of one markdown element."""
-
-ACTION_FULL_REPORT = "prhub_full_report"
-
 
 class PlainText(TypedDict):
     tag: Literal["plain_text"]
@@ -208,3 +206,38 @@ def _pack(elements: list[Element], *, reserved: list[Element]) -> list[list[Elem
 def _size(element: Element) -> int:
     """UTF-8 bytes ``element`` adds to a card's JSON (with its ``, `` separator)."""
     return len(json.dumps(element, ensure_ascii=False).encode()) + 2
+
+
+WEBHOOK_CARD_BYTES = 18_000
+"""Upper bound of one webhook card's UTF-8 JSON (a custom group-bot webhook's body limit is about 20 KB)."""
+WEBHOOK_LINK_BUTTONS = 3
+"""Link buttons (the top key PRs) on the first webhook card."""
+
+
+def render_feishu_webhook(digest: Digest) -> list[dict[str, Any]]:
+    """The digest as cards for a Feishu custom group-bot webhook, which cannot call back: the callback
+    buttons removed, link buttons (``open_url``) to the top key PRs added to the first card, every card
+    within :data:`WEBHOOK_CARD_BYTES` (more cards when needed; nothing is dropped)."""
+    by_number = {pr.number: pr for pr in digest.prs}
+    links = [
+        {"tag": "button", "type": "default", "text": {"tag": "plain_text", "content": f"#{number}"},
+         "behaviors": [{"type": "open_url", "default_url": by_number[number].url}]}
+        for number in digest.key_prs[:WEBHOOK_LINK_BUTTONS] if number in by_number
+    ]
+    out: list[dict[str, Any]] = []
+    for index, card in enumerate(render_feishu(digest)):
+        elements = [e for e in card["body"]["elements"] if e.get("tag") != "button"]
+        if index == 0:
+            elements += links
+        out += _fit_webhook({**card, "body": {**card["body"], "elements": elements}})
+    return out
+
+
+def _fit_webhook(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """``card`` split by elements until every part is within :data:`WEBHOOK_CARD_BYTES`."""
+    elements = card["body"]["elements"]
+    if card_bytes(card) <= WEBHOOK_CARD_BYTES or len(elements) < 2:
+        return [card]
+    half = len(elements) // 2
+    return [*_fit_webhook({**card, "body": {**card["body"], "elements": elements[:half]}}),
+            *_fit_webhook({**card, "body": {**card["body"], "elements": elements[half:]}})]

@@ -1,4 +1,10 @@
-"""Fixed phrases of the rendered digest, in Chinese (default) and English.
+"""Every fixed phrase the bot shows, in Chinese (default) and English: the one phrase module.
+
+Three tables, each with both languages side by side: :class:`Phrases` (:func:`phrases`) for the
+rendered digest, :class:`PRPhrases` (:func:`pr_phrases`) for the one-PR answer, and
+:class:`ChatPhrases` (:func:`chat_phrases`) for the rest of a conversation — short replies, help,
+subscriptions, button toasts, label alerts. (The words the digest's narrative is written in are
+the digest core's, :mod:`bot.digest.texts`.)
 
 Every renderer takes its section titles, badges and sentence templates from
 here, keyed by ``Digest.language``, so the Markdown report, the Slack messages
@@ -523,3 +529,248 @@ def window_notes(window: Window, *, spec: str | None, said: str | None, now: dat
     if (so_far := so_far_note(window, now, language)) is not None:
         notes.append(so_far)
     return notes
+@dataclass(frozen=True, slots=True)
+class ChatPhrases:
+    """Fixed texts of the chat replies, the buttons' toasts and the label alerts; ``{…}`` fields are
+    filled with ``str.format``."""
+
+    working: str
+    label_title: str
+    """``{label}``, ``{title}`` (the digest's title)."""
+    label_meta: str
+    """``{repo}``, ``{n_prs}``."""
+    label_empty: str
+    """``{label}``, ``{title}``."""
+    subscribed: str
+    """``{label}``, ``{repo}``."""
+    already_subscribed: str
+    unsubscribed: str
+    not_subscribed: str
+    unknown_label: str
+    """``{repo}``, ``{label}``, ``{weeks}``, ``{known}``."""
+    subscriptions_title: str
+    no_subscriptions: str
+    subscription_item: str
+    """``{label}``, ``{repo}``."""
+    help_title: str
+    help_items: tuple[str, ...]
+    help_commands: str
+    help_repo: str
+    """``{repo}``."""
+    error: str
+    """``{message}``."""
+    full_report_in_thread: str
+    """完整报告 pressed under a thread that has it already."""
+    already_in_thread: str
+    """分析此 PR pressed under a thread that has that analysis already."""
+    no_more: str
+    invite_for_rest: str
+    """``{n}`` messages could not be sent."""
+    toast_full_report: str
+    toast_analyze: str
+    """``{number}``."""
+    toast_unknown: str
+    alert_importance: str
+    """``{n}``."""
+    alert_more: str
+    """``{n}`` more risks."""
+    alert_merged: str
+    """``{when}``."""
+    alert_open: str
+    alert_reason: str
+
+
+CHAT: Mapping[Language, ChatPhrases] = {
+    "zh": ChatPhrases(
+        working="生成中…",
+        label_title="{label} · {title}",
+        label_meta="仓库：{repo} · {n_prs}",
+        label_empty="{title}没有带 {label} 标签的 PR。",
+        subscribed="已订阅 {repo} 的 {label}：该标签的 PR 合并后会在这里提醒。",
+        already_subscribed="已经订阅过 {repo} 的 {label}。",
+        unsubscribed="已取消订阅 {repo} 的 {label}。",
+        not_subscribed="没有订阅 {repo} 的 {label}，无需取消。",
+        unknown_label="注意：{repo} 最近 {weeks} 周没有 PR 用过标签 {label}（以后出现时照样提醒）。已知标签：{known}",
+        subscriptions_title="本会话的订阅",
+        no_subscriptions="还没有订阅。发送“订阅 npu”或 `/prhub subscribe npu` 订阅一个标签。",
+        subscription_item="{label}（{repo}）",
+        help_title="我能做什么",
+        help_items=(
+            "`本周周报` / `上周周报` / `周报 2026-W16` — 周报",
+            "`PR #6046 值得读吗` / `分析一下 owner/name#6046` — 一个 PR 值不值得读、从哪里读起",
+            "`npu 标签` — 上周某个标签的 PR 和阅读建议",
+            "`订阅 npu` / `取消订阅 npu` / `我的订阅` — 标签提醒",
+        ),
+        help_commands=(
+            "斜杠命令：`/prhub digest [周]`、`/prhub pr N`、`/prhub label L`、`/prhub subscribe L`、"
+            "`/prhub unsubscribe L`、`/prhub subscriptions`、`/prhub help`"
+        ),
+        help_repo="本频道默认仓库：{repo}（消息里写 `owner/name` 可换成别的仓库）",
+        error="出错了：{message}",
+        full_report_in_thread="完整报告已在这条消息的话题里",
+        already_in_thread="完整内容已经在这条消息的话题里了。",
+        no_more="这份周报只有这一条消息。",
+        invite_for_rest=(
+            "还有 {n} 条消息没能发出：把我邀请进本频道（`/invite @prhub`）后再发一次命令，后续内容会接在话题里。"
+        ),
+        toast_full_report="正在发送完整报告…",
+        toast_analyze="正在分析 PR #{number}…",
+        toast_unknown="这个按钮已失效",
+        alert_importance="重要性 {n}/10",
+        alert_more="另有 {n} 项",
+        alert_merged="合并于 {when}",
+        alert_open="查看 PR",
+        alert_reason="理由：",
+    ),
+    "en": ChatPhrases(
+        working="Working on it…",
+        label_title="{label} · {title}",
+        label_meta="Repository: {repo} · {n_prs}",
+        label_empty="No PR with the {label} label in {title}.",
+        subscribed="Subscribed to {label} in {repo}: merged PRs with that label will be announced here.",
+        already_subscribed="Already subscribed to {label} in {repo}.",
+        unsubscribed="Unsubscribed from {label} in {repo}.",
+        not_subscribed="There was no subscription to {label} in {repo}.",
+        unknown_label=("Note: no PR of {repo} used the label {label} in the last {weeks} weeks (it will still be "
+                       "announced when one does). Known labels: {known}"),
+        subscriptions_title="Subscriptions of this conversation",
+        no_subscriptions="No subscriptions yet. Send “subscribe npu” or `/prhub subscribe npu` to add one.",
+        subscription_item="{label} ({repo})",
+        help_title="What I understand",
+        help_items=(
+            "`digest` / `weekly report last week` / `digest 2026-W16` — the weekly digest",
+            "`is PR 6046 worth reading?` / `analyze owner/name#6046` — one PR: worth reading, where to start",
+            "`label npu` — last week's PRs of one label with reading advice",
+            "`subscribe npu` / `unsubscribe npu` / `my subscriptions` — label alerts",
+        ),
+        help_commands=(
+            "Slash commands: `/prhub digest [week]`, `/prhub pr N`, `/prhub label L`, `/prhub subscribe L`, "
+            "`/prhub unsubscribe L`, `/prhub subscriptions`, `/prhub help`"
+        ),
+        help_repo="This channel's repository: {repo} (name `owner/name` in a message for another one)",
+        error="Sorry, that failed: {message}",
+        full_report_in_thread="The full report is already in this thread",
+        already_in_thread="The rest is already in this message's thread.",
+        no_more="This digest has no more messages.",
+        invite_for_rest=(
+            "{n} more messages could not be sent: invite me to this channel (`/invite @prhub`) and ask again, "
+            "the rest will follow in a thread."
+        ),
+        toast_full_report="Sending the full report…",
+        toast_analyze="Analysing PR #{number}…",
+        toast_unknown="This button no longer works",
+        alert_importance="importance {n}/10",
+        alert_more="{n} more",
+        alert_merged="merged {when}",
+        alert_open="Open PR",
+        alert_reason="Why: ",
+    ),
+}
+
+
+def chat_phrases(language: Language) -> ChatPhrases:
+    """The chat, toast and alert texts of ``language``."""
+    return CHAT[language]
+
+
+@dataclass(frozen=True, slots=True)
+class PRPhrases:
+    """The fixed texts of the one-PR answer in one language (``str.format`` fields in braces)."""
+
+    title: str
+    """``{number}``, ``{verdict}`` (a level name or the pending placeholder)."""
+    facts: str
+    """``{repo}``, ``{author}``, ``{merged}``, ``{files}`` (:attr:`files`), ``{additions}``, ``{deletions}``."""
+    files: tuple[str, str]
+    """A number of files, singular and plural: ``{count}``."""
+    verdict: str
+    """``{level}``, ``{minutes}``."""
+    reason: str
+    """``{reason}``."""
+    summary: str
+    risks: str
+    evidence: str
+    """``{items}`` (the evidence, escaped and joined)."""
+    focus: str
+    key_points: str
+    labels: str
+    analysis: str
+    analyzer: str
+    """``{status}``, ``{analyzer}``."""
+    coverage: str
+    """``{files_seen}``, ``{files_total}``, ``{lines_seen}``, ``{lines_total}``."""
+    left_out: str
+    """``{files}``."""
+    left_out_item: str
+    """``{path}``, ``{reason}``."""
+    left_out_reasons: Mapping[str, str]
+    fallback: str
+    """``{reason}``."""
+    pending_body: str
+    more: str
+    """Marker of list items not shown: ``{count}``."""
+    shortened: str
+    """Note on a shortened answer: ``{number}``."""
+
+
+PR_ZH = PRPhrases(
+    title="PR #{number} · {verdict}",
+    facts="{repo} · 作者 {author} · 合并于 {merged} · {files} +{additions}/-{deletions}",
+    files=("{count} 个文件", "{count} 个文件"),
+    verdict="结论：{level} · {minutes}",
+    reason="理由：{reason}",
+    summary="做了什么",
+    risks="风险",
+    evidence="依据：{items}",
+    focus="从哪里开始读",
+    key_points="关键点",
+    labels="标签",
+    analysis="分析说明",
+    analyzer="{status}（{analyzer}）",
+    coverage="覆盖：文件 {files_seen}/{files_total} · 改动行 {lines_seen}/{lines_total}",
+    left_out="未读文件：{files}",
+    left_out_item="{path}（{reason}）",
+    left_out_reasons={
+        "generated": "生成文件", "binary": "二进制", "lock_file": "锁文件", "too_large": "过大",
+        "token_budget": "超出 token 预算", "no_patch": "无 diff",
+    },
+    fallback="模型分析失败，改用启发式分析：{reason}",
+    pending_body="这个 PR 的分析还没有完成（仍在分析，或模型暂时不可用），稍后再问一次即可。",
+    more="……另有 {count} 项",
+    shortened="内容较长，这里有所缩略；完整分析见 Markdown 版本（prhub pr {number}）。",
+)
+
+PR_EN = PRPhrases(
+    title="PR #{number} · {verdict}",
+    facts="{repo} · by {author} · merged {merged} · {files} +{additions}/-{deletions}",
+    files=("{count} file", "{count} files"),
+    verdict="Verdict: {level} · {minutes}",
+    reason="Why: {reason}",
+    summary="What it does",
+    risks="Risks",
+    evidence="Evidence: {items}",
+    focus="Where to start",
+    key_points="Key points",
+    labels="Labels",
+    analysis="About this analysis",
+    analyzer="{status} ({analyzer})",
+    coverage="Coverage: files {files_seen}/{files_total} · changed lines {lines_seen}/{lines_total}",
+    left_out="Not read: {files}",
+    left_out_item="{path} ({reason})",
+    left_out_reasons={
+        "generated": "generated", "binary": "binary", "lock_file": "lock file", "too_large": "too large",
+        "token_budget": "over the token budget", "no_patch": "no diff",
+    },
+    fallback="the model failed, heuristic analysis instead: {reason}",
+    pending_body="The analysis of this PR is not ready yet (still running, or the model is unavailable); "
+    "ask again in a while.",
+    more="… and {count} more",
+    shortened="Long content was shortened here; the full analysis is in the Markdown version (prhub pr {number}).",
+)
+
+PR: Mapping[Language, PRPhrases] = {"zh": PR_ZH, "en": PR_EN}
+
+
+def pr_phrases(language: Language) -> PRPhrases:
+    """The one-PR phrase set of ``language``."""
+    return PR[language]

@@ -27,6 +27,7 @@ from typing import Any
 
 from bot.cards import feishu, slack
 from bot.cards._outline import FEISHU, MARKDOWN, SLACK, Markup
+from bot.cards.actions import ACTION_ANALYZE_PR
 from bot.cards.escape import md_line, one_line, safe_url, slack_text, split_text, utf16_len
 from bot.cards.i18n import level_name, minutes_text, n_prs, phrases, window_days
 from bot.digest.personal import Budget, PersonalDigest, PersonalPR
@@ -155,7 +156,7 @@ def render_personal_slack(pd: PersonalDigest) -> list[dict[str, Any]]:
         for n, chunk in enumerate(chunks):
             block: dict[str, Any] = {"type": "section", "text": {"type": "mrkdwn", "text": chunk}}
             if n == 0:
-                block["accessory"] = {"type": "button", "action_id": slack.ACTION_ANALYZE_PR,
+                block["accessory"] = {"type": "button", "action_id": ACTION_ANALYZE_PR,
                                       "text": {"type": "plain_text", "text": words.analyze_button},
                                       "value": f"{pd.repo}#{item.pr.number}"}
             body.append(block)

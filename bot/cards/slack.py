@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from bot.cards._outline import SLACK, Section, card_outline, report_outline
+from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_SUBSCRIBE_LABEL
 from bot.cards.escape import one_line, slack_text, split_text, utf16_len
 from bot.cards.i18n import analysis_line, digest_title, meta_line, n_prs, phrases
 from bot.models import Digest
@@ -47,10 +48,6 @@ FALLBACK_HEADLINE = 300
 
 _MARKUP_CHARS = set("<>&")
 """Labels holding these are left out of the subscribe menu (its option value must be the raw label)."""
-
-ACTION_FULL_REPORT = "prhub_full_report"
-ACTION_SUBSCRIBE_LABEL = "prhub_subscribe_label"
-ACTION_ANALYZE_PR = "prhub_analyze_pr"
 
 
 class TextObject(TypedDict):

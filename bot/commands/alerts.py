@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -16,7 +16,9 @@ from rich.text import Text
 
 from bot.config import Settings, load_settings
 from bot.errors import PrhubError
-from bot.scheduler.alerts import PollReport
+
+if TYPE_CHECKING:
+    from bot.scheduler.alerts import PollReport
 
 _stderr = Console(stderr=True)
 
@@ -52,14 +54,10 @@ def describe(report: PollReport) -> str:
 
 
 async def _run(settings: Settings, *, once: bool) -> None:
-    from bot.commands.push import open_redis
-    from bot.scheduler.alerts import AlertPoller
-    from bot.scheduler.delivery import Deliverers
+    from bot.app import open_services
 
-    store = await open_redis(settings)
-    deliverers = Deliverers(settings)
-    try:
-        poller = AlertPoller(settings=settings, store=store, deliverers=deliverers)
+    async with open_services(settings, store="redis", purpose="label alerts need Redis") as services:
+        poller = services.poller()
         while True:
             report = await poller.poll()
             for who, repo, number in report.sent:
@@ -70,6 +68,3 @@ async def _run(settings: Settings, *, once: bool) -> None:
             if once:
                 return
             await asyncio.sleep(settings.alerts_interval_s)
-    finally:
-        await deliverers.aclose()
-        await store.close()

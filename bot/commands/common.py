@@ -1,14 +1,15 @@
-"""Helpers every ``prhub`` command shares (the digest command in :mod:`bot.cli` and :mod:`bot.commands`)."""
+"""Options every ``prhub`` command shares (the digest command in :mod:`bot.cli` and :mod:`bot.commands`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
-
-from bot.errors import SourceError
+from rich.console import Console
+from rich.markup import escape
 
 # Options several commands share, declared once so their names and help read the same everywhere.
 SourceOption = Annotated[
@@ -37,23 +38,14 @@ TzOption = Annotated[
 OutOption = Annotated[Path | None, typer.Option("--out", help="Write to this file instead of stdout.")]
 
 
-def canonical_repo(requested: str | None, held: list[str]) -> str:
-    """The source's own spelling of ``requested`` (GitHub names ignore case and stray
-    spaces are dropped); with no ``--repo``, the source's only repository.
+def warner(console: Console) -> Callable[[str], None]:
+    """A ``warn(message)`` that prints its first message as one ``warning:`` line on ``console`` (stderr)
+    and drops any later one (a Redis that stopped answering says so once)."""
+    warned: list[str] = []
 
-    Args:
-        requested: the ``owner/name`` the user gave, or ``None``.
-        held: the repositories the source holds (``PRSource.repos()``).
+    def warn(message: str) -> None:
+        if not warned:
+            warned.append(message)
+            console.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
 
-    Raises:
-        SourceError: no ``--repo`` and the source holds several repositories or none.
-    """
-    if requested is None:
-        if not held:
-            raise SourceError("--repo is required: the source does not say which repository it holds "
-                              "(a git clone needs an origin remote on a host, e.g. git@github.com:owner/name.git)")
-        if len(held) != 1:
-            raise SourceError(f"--repo is required: the source holds {len(held)} repositories ({', '.join(held[:5])})")
-        return held[0]
-    wanted = requested.strip()
-    return next((name for name in held if name.lower() == wanted.lower()), wanted)
+    return warn

@@ -12,9 +12,10 @@ A source that does not know a PR's author date (none of ours today) gets
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
@@ -29,13 +30,12 @@ from bot.commands.common import (
     TzOption,
     UntilOption,
     WeekOption,
-    canonical_repo,
 )
-from bot.config import load_settings
+from bot.config import Settings, load_settings
 from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError, SourceError
-from bot.models import PullRequest
-from bot.sources.base import close_source, default_source_spec, open_source, request_summary
+from bot.models import PullRequest, Window
+from bot.sources.base import canonical_repo, default_source_spec, request_summary
 
 __all__ = ["register", "snapshot_lines", "snapshot_record"]
 
@@ -104,20 +104,18 @@ def export(
     try:
         settings = load_settings(timezone=tz)
         zone(settings.timezone)
-        pr_source = open_source(default_source_spec(source, repo, settings), settings=settings)
-        window = resolve_window(
-            week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
-        )
-        name = canonical_repo(repo or settings.default_repo, pr_source.repos())
-        try:
-            prs = pr_source.merged_prs(name, window)
-        finally:
-            close_source(pr_source)
+        spec = default_source_spec(source, repo, settings)
+
+        def window_of() -> Window:
+            return resolve_window(week=week, since=_date(since), until=_date(until), tz=settings.timezone,
+                                  now=datetime.now(UTC))
+
+        name, window, prs, requests = asyncio.run(_read(settings, spec, repo, window_of))
         text = snapshot_lines(prs, patches=patches)
     except PrhubError as exc:
         _stderr.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from exc
-    summary = f"{name} {window.name}: {len(prs)} PRs{request_summary(pr_source)}"
+    summary = f"{name} {window.name}: {len(prs)} PRs{requests}"
     if out is None:
         sys.stdout.write(text)
         _stderr.print(summary, highlight=False, soft_wrap=True)
@@ -128,6 +126,19 @@ def export(
         _stderr.print(f"[bold red]error:[/] cannot write {out}: {exc.strerror}", highlight=False)
         raise typer.Exit(code=1) from exc
     _stderr.print(f"wrote {out} · {summary}", highlight=False, soft_wrap=True)
+
+
+async def _read(settings: Settings, spec: str, repo: str | None, window_of: Callable[[], Window],
+                ) -> tuple[str, Window, list[PullRequest], str]:
+    """The repository, the window, its PRs and the source's request summary (the source from :mod:`bot.app`)."""
+    from bot.app import open_services
+
+    async with open_services(settings, store="memory") as services:
+        pr_source = services.channels.source(spec)
+        window = window_of()
+        name = canonical_repo(repo or settings.default_repo, await asyncio.to_thread(pr_source.repos))
+        prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
+    return name, window, prs, request_summary(pr_source)
 
 
 def register(app: typer.Typer) -> None:

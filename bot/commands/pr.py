@@ -31,13 +31,12 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import SourceOption, canonical_repo
+from bot.commands.common import SourceOption, warner
 from bot.config import Settings, load_settings, settings_source
-from bot.digest.service import analyze_pr
 from bot.digest.window import week_window, zone
 from bot.errors import PrhubError, PRNotFoundError
 from bot.models import DigestPR, Language, PullRequest
-from bot.sources.base import PRSource, default_source_spec, open_source
+from bot.sources.base import PRSource, canonical_repo, default_source_spec
 
 _stderr = Console(stderr=True)
 
@@ -110,11 +109,8 @@ def pr(
         if url_repo and repo and url_repo.lower() != repo.strip().lower():
             raise PrhubError(f"the URL names {url_repo} but --repo says {repo.strip()}")
         wanted = repo or url_repo
-        pr_source = open_source(default_source_spec(source, wanted, settings), settings=settings)
-        name = canonical_repo(wanted or settings.default_repo, pr_source.repos())
-        found = _pull_request(pr_source, name, number)
-        week = _week_prs(pr_source, found, settings.timezone)
-        item = _analyze(found, settings=settings, window_prs=week)
+        spec = default_source_spec(source, wanted, settings)
+        name, item = asyncio.run(_answer(settings, spec, wanted, number))
         text = _render(item, fmt, repo=name, language=settings.language, timezone=settings.timezone)
     except PrhubError as exc:
         raise _fail(str(exc)) from exc
@@ -130,24 +126,24 @@ def pr(
     _stderr.print(Text(f"wrote {out} · {summary}"), highlight=False, soft_wrap=True)
 
 
-def _analyze(pr: PullRequest, *, settings: Settings, window_prs: list[PullRequest]) -> DigestPR:
-    """The heuristic analysis, or with ``PRHUB_LLM_MODEL`` set the LLM's (from the cache when
-    the digest already analysed this PR); LLM usage goes to stderr."""
-    if not settings.llm_model:
-        return analyze_pr(pr, settings=settings, window_prs=window_prs)
-    from bot.digest.llm.run import llm_pr  # imports litellm: only when a model is configured
-    from bot.digest.usage import describe_usage
+async def _answer(settings: Settings, spec: str, wanted: str | None, number: int) -> tuple[str, DigestPR]:
+    """The repository's name and PR ``number``'s analysis, from the process's services (:mod:`bot.app`):
+    the heuristic, or with ``PRHUB_LLM_MODEL`` set the LLM's (from the cache when the digest already
+    analysed this PR; LLM usage goes to stderr; an unusable model gives the heuristic, said so)."""
+    from bot.app import open_services
 
-    warned: list[str] = []
+    async with open_services(settings, store="cache" if settings.llm_model else "memory", warn=warner(_stderr),
+                             on_fallback=warner(_stderr)) as services:
+        pr_source = services.channels.source(spec)
+        name = canonical_repo(wanted or settings.default_repo, await asyncio.to_thread(pr_source.repos))
+        found = await asyncio.to_thread(_pull_request, pr_source, name, number)
+        week = await asyncio.to_thread(_week_prs, pr_source, found, settings.timezone)
+        item = await services.digests.pr(found, window_prs=week)
+        if (usage := services.digests.usage()) is not None:
+            from bot.digest.usage import describe_usage
 
-    def warn(message: str) -> None:
-        if not warned:
-            warned.append(message)
-            _stderr.print(Text.assemble(("warning:", "yellow"), " ", message), highlight=False, soft_wrap=True)
-
-    item, usage = asyncio.run(llm_pr(pr, settings=settings, warn=warn, window_prs=window_prs))
-    _stderr.print(Text(describe_usage(usage)), highlight=False, soft_wrap=True)
-    return item
+            _stderr.print(Text(describe_usage(usage)), highlight=False, soft_wrap=True)
+    return name, item
 
 
 def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:

@@ -9,17 +9,17 @@ to know. Prints one line to stderr; exit code 1 on any error.
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from redis.exceptions import RedisError
 from rich.console import Console
 from rich.text import Text
 
 from bot.config import Settings, load_settings
-from bot.errors import ConfigError, PrhubError
-from bot.scheduler.push import PushOutcome
-from bot.store import RedisStore
+from bot.errors import PrhubError
+
+if TYPE_CHECKING:
+    from bot.scheduler.push import PushOutcome
 
 _stderr = Console(stderr=True)
 
@@ -55,29 +55,9 @@ def push(
     _stderr.print(Text(line), highlight=False, soft_wrap=True)
 
 
-async def open_redis(settings: Settings) -> RedisStore:
-    """The Redis store the exactly-once markers live in.
-
-    Raises:
-        ConfigError: Redis does not answer at ``PRHUB_REDIS_URL``.
-    """
-    store = RedisStore.from_url(settings.redis_url, degrade=False)
-    try:
-        await store.ping()
-    except RedisError as exc:
-        await store.close()
-        raise ConfigError(f"scheduled posts need Redis at PRHUB_REDIS_URL to stay exactly-once ({exc})") from exc
-    return store
-
-
 async def _push(settings: Settings, channel: str, week: str) -> PushOutcome:
-    from bot.scheduler.delivery import Deliverers
-    from bot.scheduler.push import Pusher
+    from bot.app import open_services
 
-    store = await open_redis(settings)
-    deliverers = Deliverers(settings, store=store)
-    try:
-        return await Pusher(settings=settings, store=store, deliverers=deliverers).push(channel, week)
-    finally:
-        await deliverers.aclose()
-        await store.close()
+    async with open_services(settings, store="redis",
+                             purpose="scheduled posts need Redis to stay exactly-once") as services:
+        return await services.pusher().push(channel, week)

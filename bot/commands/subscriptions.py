@@ -50,31 +50,27 @@ def subscriptions(
 
 
 async def _lines(settings: Settings, subscriber: str | None, check: bool) -> list[str]:
-    from bot.commands.push import open_redis
+    from bot.app import open_services
     from bot.digest.window import date_window
-    from bot.scheduler.alerts import AlertPoller, known_labels, read_subscriptions
-    from bot.scheduler.delivery import Deliverers
+    from bot.subscriptions import known_labels
 
-    store = await open_redis(settings)
-    try:
-        found = await read_subscriptions(store)
-    finally:
-        await store.close()
-    known: dict[str, list[str]] = {}
-    lines: list[str] = []
-    poller = AlertPoller(settings=settings, store=store, deliverers=Deliverers(settings))
-    for who, subs in sorted(found.items()):
-        if subscriber is not None and who.key != subscriber:
-            continue
-        for sub in subs:
-            line = f"{who.key}\t{sub.repo}\t{sub.label}"
-            if check:
-                if sub.repo not in known:
-                    today = datetime.now(UTC).date()
-                    window = date_window(today - timedelta(weeks=CHECK_WEEKS), today, "UTC")
-                    prs = await asyncio.to_thread(poller.source_for(sub.repo).merged_prs, sub.repo, window)
-                    known[sub.repo] = known_labels(prs, settings, sub.repo)
-                if sub.label not in known[sub.repo]:
-                    line += f"\t(unknown label; known: {', '.join(known[sub.repo])})"
-            lines.append(line)
+    async with open_services(settings, store="redis", purpose="subscriptions live in Redis") as services:
+        found = await services.subscriptions.all()
+        known: dict[str, list[str]] = {}
+        lines: list[str] = []
+        for who, subs in sorted(found.items()):
+            if subscriber is not None and who.key != subscriber:
+                continue
+            for sub in subs:
+                line = f"{who.key}\t{sub.repo}\t{sub.label}"
+                if check:
+                    if sub.repo not in known:
+                        today = datetime.now(UTC).date()
+                        window = date_window(today - timedelta(weeks=CHECK_WEEKS), today, "UTC")
+                        source = services.channels.source_for_repo(sub.repo)
+                        prs = await asyncio.to_thread(source.merged_prs, sub.repo, window)
+                        known[sub.repo] = known_labels(prs, settings, sub.repo)
+                    if sub.label not in known[sub.repo]:
+                        line += f"\t(unknown label; known: {', '.join(known[sub.repo])})"
+                lines.append(line)
     return lines

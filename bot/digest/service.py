@@ -1,5 +1,14 @@
 """The digest service: the one entry point every door (CLI, Slack, Feishu, scheduler) calls.
 
+:class:`DigestService` is what the doors hold (built once by :mod:`bot.app`): digests and PR answers
+with the LLM analyzer when ``PRHUB_LLM_MODEL`` is set and the heuristic otherwise — and, when the
+model is unusable (credentials refused, quota spent: :class:`~bot.errors.LLMStopError`), the heuristic
+digest marked as a fallback (every analysis carries ``fallback_reason``, which the cards' analysis
+line shows) plus one call of ``on_fallback`` (the CLI's stderr line). That decision is made here
+for every door.
+
+The functions below it:
+
 ``build_digest(prs, repo=…, window=…, settings=…)`` -> :class:`~bot.models.Digest`;
 ``analyze_pr(pr, settings=…)`` -> :class:`~bot.models.DigestPR` (one PR, "PR #6046 值得读吗");
 ``await build_digest_async(prs, repo=…, window=…, settings=…, analyzer=…, narrator=…, meter=…)``
@@ -15,6 +24,7 @@ then ``Digest.week_over_week`` compares the window with the ones before it
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
@@ -26,7 +36,10 @@ from bot.digest.history import Lookback
 from bot.digest.labels import Labeler
 from bot.digest.usage import UsageMeter
 from bot.digest.window import contains, last_day
-from bot.models import Analysis, Digest, DigestPR, Language, PullRequest, Window
+from bot.errors import LLMStopError
+from bot.models import Analysis, Digest, DigestPR, Language, LLMUsage, PullRequest, Window
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` after each PR is analysed."""
@@ -321,3 +334,152 @@ def _assemble(
         suggestions=aggregate.suggestions(risks, pending, t),
         label_view=aggregate.label_view(items),
     )
+
+
+class DeadlineAnalyzer:
+    """An :class:`AsyncAnalyzer` whose answers not ready ``seconds`` after it was made are ``None`` —
+    pending — while the inner analysis goes on in the background (it fills the cache for the next
+    digest); :meth:`cancel` stops what is still running."""
+
+    def __init__(self, inner: AsyncAnalyzer, *, seconds: float, clock: Callable[[], float] | None = None) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self._clock = clock or asyncio.get_running_loop().time
+        self._deadline = self._clock() + seconds
+        self._tasks: set[asyncio.Task[Analysis | None]] = set()
+
+    async def analyze_async(self, pr: PullRequest, context: AnalysisContext) -> Analysis | None:
+        """The inner analysis, or ``None`` when the deadline passes first."""
+        task = asyncio.ensure_future(self._inner.analyze_async(pr, context))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), max(0.0, self._deadline - self._clock()))
+        except TimeoutError:
+            return None
+
+    async def cancel(self) -> None:
+        """Stop the analyses still running in the background (shutdown, tests)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class LLMParts(Protocol):
+    """What the LLM runtime (:class:`bot.digest.llm.LLMRuntime`) gives the service: one analyzer and one
+    narrator on one client (one concurrency limit), and their usage meter."""
+
+    @property
+    def analyzer(self) -> AsyncAnalyzer: ...
+
+    @property
+    def narrator(self) -> Narrator: ...
+
+    @property
+    def meter(self) -> UsageMeter: ...
+
+
+class _Fallback:
+    """The heuristic analyzer, each analysis marked as standing in for the model (``fallback_reason``)."""
+
+    def __init__(self, reason: str) -> None:
+        self._inner = HeuristicAnalyzer()
+        self.name = self._inner.name
+        self._reason = reason
+
+    def analyze(self, pr: PullRequest, context: AnalysisContext) -> Analysis | None:
+        analysis = self._inner.analyze(pr, context)
+        return None if analysis is None else analysis.model_copy(update={"fallback_reason": self._reason})
+
+
+class DigestService:
+    """Digests and PR analyses for every door.
+
+    Args:
+        settings: repositories' configuration, default language.
+        llm: the LLM runtime when a model is configured (``None``: the heuristic).
+        analyzer: a fixed per-PR analyzer instead of the LLM (tests; ``None``: the heuristic).
+        on_fallback: called with one line when the model turned out unusable and the heuristic
+            answered instead (the CLI prints it; the bot logs it in any case).
+    """
+
+    def __init__(self, settings: Settings, *, llm: LLMParts | None = None, analyzer: Analyzer | None = None,
+                 on_fallback: Callable[[str], None] | None = None) -> None:
+        self.settings = settings
+        self._llm = llm if analyzer is None else None
+        self._analyzer = analyzer
+        self._on_fallback = on_fallback
+        self._deadlines: list[DeadlineAnalyzer] = []
+
+    @property
+    def uses_llm(self) -> bool:
+        """Whether answers come from the model (when it is usable)."""
+        return self._llm is not None
+
+    def usage(self) -> LLMUsage | None:
+        """The model's usage so far (calls, cache hits, tokens, cost), or ``None`` without a model."""
+        return self._llm.meter.snapshot() if self._llm is not None else None
+
+    async def digest(
+        self, prs: Sequence[PullRequest], *, repo: str, window: Window, language: Language | None = None,
+        now: datetime | None = None, progress: Progress | None = None, deadline_s: float | None = None,
+        lookback: Lookback | None = None,
+    ) -> Digest:
+        """The digest of ``prs`` (see :func:`build_digest` for the arguments, ``lookback`` included).
+
+        Args:
+            deadline_s: with the LLM, analyses not done this many seconds after the start are shown
+                as pending (they go on in the background and fill the cache); ``None``: wait for all.
+
+        Never raises :class:`~bot.errors.LLMStopError`: an unusable model gives the heuristic
+        digest, its analyses marked with the reason (see the module docstring).
+        """
+        if self._llm is None:
+            return await asyncio.to_thread(build_digest, prs, repo=repo, window=window, settings=self.settings,
+                                           language=language, analyzer=self._analyzer, now=now, progress=progress,
+                                           lookback=lookback)
+        analyzer: AsyncAnalyzer = self._llm.analyzer
+        if deadline_s is not None:
+            limited = DeadlineAnalyzer(analyzer, seconds=deadline_s)
+            self._deadlines = [*(d for d in self._deadlines if d._tasks), limited]
+            analyzer = limited
+        try:
+            return await build_digest_async(
+                prs, repo=repo, window=window, settings=self.settings, language=language, analyzer=analyzer,
+                narrator=self._llm.narrator, meter=self._llm.meter, now=now, progress=progress, lookback=lookback)
+        except LLMStopError as exc:
+            reason = self._fell_back(exc, f"{repo} {window.name}")
+        digest = await asyncio.to_thread(build_digest, prs, repo=repo, window=window, settings=self.settings,
+                                         language=language, analyzer=_Fallback(reason), now=now, progress=progress,
+                                         lookback=lookback)
+        usage = self._llm.meter.snapshot()
+        return digest.model_copy(update={"usage": usage.model_copy(
+            update={"fallbacks": usage.fallbacks + digest.stats.pr_count})})
+
+    async def pr(self, pr: PullRequest, *, language: Language | None = None,
+                 window_prs: Sequence[PullRequest] = ()) -> DigestPR:
+        """One PR's analysis as a digest shows it (see :func:`analyze_pr`); with the LLM, from its cache
+        when a digest already analysed it. Never raises :class:`~bot.errors.LLMStopError`."""
+        analyzer = self._analyzer
+        if self._llm is not None:
+            try:
+                return await analyze_pr_async(pr, settings=self.settings, analyzer=self._llm.analyzer,
+                                              language=language, window_prs=window_prs)
+            except LLMStopError as exc:
+                analyzer = _Fallback(self._fell_back(exc, f"{pr.repo}#{pr.number}"))
+        return await asyncio.to_thread(analyze_pr, pr, settings=self.settings, language=language,
+                                       analyzer=analyzer, window_prs=window_prs)
+
+    def _fell_back(self, exc: LLMStopError, what: str) -> str:
+        reason = f"LLM unusable: {exc}"
+        log.warning("%s: answering with the heuristic analyzer (%s)", what, reason)
+        if self._on_fallback is not None:
+            self._on_fallback(f"the LLM is unusable ({exc}); {what} uses the heuristic analysis instead")
+        return reason
+
+    async def aclose(self) -> None:
+        """Stop the analyses still running past a deadline (shutdown)."""
+        for limited in self._deadlines:
+            await limited.cancel()
+        self._deadlines.clear()

@@ -21,6 +21,8 @@ Public functions:
 - :func:`parse_week` — ``2026-W16`` / ``2026-w16`` / ``2026W16`` / ``this`` / ``last``;
 - :func:`date_window` — inclusive calendar dates, named ``2026-04-13..2026-04-19``;
 - :func:`resolve_window` — the CLI's rules for ``--week`` / ``--since`` / ``--until``;
+- :func:`named_window` — a window named as the chat bots name one (a week spec, or a window's name
+  ``2026-04-13..2026-04-19`` from a card's button);
 - :func:`contains` — is an aware instant inside a window;
 - :func:`last_day` — the inclusive last calendar day, for display;
 - :func:`month_window` — a calendar month, named like a date range;
@@ -59,6 +61,7 @@ __all__ = [
     "last_day",
     "latest_week",
     "month_window",
+    "named_window",
     "parse_week",
     "resolve_window",
     "spec_is_relative",
@@ -547,3 +550,21 @@ def _range_window(first: str, last: str, today: date, tz: str, spec: str) -> Win
     if (end - start).days + 1 > MAX_SPEC_DAYS:
         raise WindowError(f"window {spec!r} must cover 1 to {MAX_SPEC_DAYS} days")
     return date_window(start, end, tz)
+def named_window(spec: str | None, *, tz: str, now: datetime) -> Window:
+    """The window a chat request names: ``None`` (the last complete week, as :func:`resolve_window`),
+    a week spec (:func:`parse_week`) or a window's own name ``YYYY-MM-DD..YYYY-MM-DD`` (both days
+    included, as :func:`date_window` names it; a card's button carries it).
+
+    Raises:
+        WindowError: a malformed spec or date, ``since`` after ``until``, an unknown zone.
+    """
+    if spec is not None and ".." in spec:
+        first, _, last = spec.partition("..")
+        try:
+            since, until = date.fromisoformat(first.strip()), date.fromisoformat(last.strip())
+        except ValueError as exc:
+            raise WindowError(f"cannot read the window {spec!r}: expected YYYY-MM-DD..YYYY-MM-DD") from exc
+        return date_window(since, until, tz)
+    if spec is None:
+        return resolve_window(week=None, since=None, until=None, tz=tz, now=now)
+    return parse_week(spec, tz=tz, now=now)

@@ -30,18 +30,14 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[impo
 from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
 from redis.exceptions import RedisError
 
-from bot.config import Settings
 from bot.errors import PrhubError
+from bot.scheduler.alerts import AlertPoller
 from bot.scheduler.push import RETRY_EVERY_S, Pusher
 from bot.scheduler.schedule import cron_trigger
-from bot.store import Store
 
-__all__ = ["LLM_DEADLINE_S", "build_scheduler", "scheduled", "start_scheduler"]
+__all__ = ["build_scheduler", "scheduled", "start_scheduler"]
 
 log = logging.getLogger(__name__)
-
-LLM_DEADLINE_S = 15 * 60
-"""How long a scheduled push waits for LLM analyses before posting the rest as pending."""
 
 
 def _guarded(name: str, job: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[None]]:
@@ -100,25 +96,16 @@ async def start_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | N
 
 
 @asynccontextmanager
-async def scheduled(settings: Settings, store: Store) -> AsyncIterator[AsyncIOScheduler]:
-    """The weekly pushes and label alerts running on this loop for the duration of the block
-    (``prhub serve``): catch-up first, then the scheduler; stopped on exit.
+async def scheduled(pusher: Pusher, poller: AlertPoller | None = None) -> AsyncIterator[AsyncIOScheduler]:
+    """The weekly pushes (and, with ``poller``, the label alerts) running on this loop for the duration
+    of the block (``prhub serve``): catch-up first, then the scheduler; stopped on exit.
 
-    The digest builder is the heuristic, or the LLM one when ``PRHUB_LLM_MODEL`` is set
-    (analyses not done within :data:`LLM_DEADLINE_S` are posted as pending).
+    ``pusher`` and ``poller`` come from :mod:`bot.app` (the process's one digest service: LLM
+    analyses not done within :data:`~bot.scheduler.push.LLM_DEADLINE_S` are posted as pending).
     """
-    from bot.scheduler.alerts import AlertPoller
-    from bot.scheduler.delivery import Deliverers
-    from bot.scheduler.push import llm_builder
-
-    deliverers = Deliverers(settings, store=store)
-    build = await llm_builder(settings, store, deadline_s=LLM_DEADLINE_S) if settings.llm_model else None
-    pusher = Pusher(settings=settings, store=store, deliverers=deliverers, build=build)
-    poller = AlertPoller(settings=settings, store=store, deliverers=deliverers)
-    scheduler = await start_scheduler(pusher, poller.poll)
+    scheduler = await start_scheduler(pusher, poller.poll if poller is not None else None)
     try:
         yield scheduler
     finally:
         scheduler.shutdown(wait=False)  # AsyncIOScheduler runs it on the loop's next turn
         await asyncio.sleep(0)
-        await deliverers.aclose()

@@ -6,12 +6,15 @@ its ``timezone``, the digest of the ISO week before the fire's week (``mon 10:00
 the same core and cards as the bots' "上周周报".
 
 Exactly once, whoever runs it (the scheduler of any replica, a late run, the catch-up at
-start, ``prhub push``) — two keys in the store:
+start, ``prhub push``) — two claims (:mod:`bot.claims`, :func:`~bot.claims.push_keys`):
 
 - ``prhub:push:done:{platform}:{id}:{repo}:{week}`` — set after the last message was
-  accepted (:data:`DONE_TTL_S`, over a year); present = nothing to do;
-- ``prhub:push:lock:{platform}:{id}:{repo}:{week}`` — ``SET NX EX`` (:meth:`Store.claim`,
-  :data:`LOCK_TTL_S`) taken before building the digest; whoever does not get it does nothing.
+  accepted (:data:`~bot.claims.DONE_TTL_S`, over a year); present = nothing to do;
+- ``prhub:push:lock:{platform}:{id}:{repo}:{week}`` — taken before building the digest
+  (:data:`~bot.claims.PUSH_LOCK_TTL_S`); whoever does not get it does nothing.
+
+A digest posted whole in one thread marks that thread complete (:func:`bot.delivery.post_digest`),
+so 完整报告 under it posts nothing more.
 
 A push that fails (the platform refuses, the source cannot be read) releases its lock and
 raises, so the next try posts it. A process that dies in the middle of posting leaves the
@@ -22,50 +25,43 @@ Catch-up (:meth:`Pusher.catch_up`, at start): a fire within ``push_grace_s`` (de
 before now whose week is not done is pushed now; older misses within the last
 :data:`LOOKBACK` are logged at ERROR level with the command that posts them.
 
-A week still being analysed (an LLM analyzer that has not finished by the deadline)
-is posted with what is ready; the rest show as pending (分析结果尚未生成).
+A week still being analysed (an LLM analyzer that has not finished by the deadline,
+:data:`LLM_DEADLINE_S`) is posted with what is ready; the rest show as pending
+(分析结果尚未生成). The digest comes from the process's :class:`~bot.digest.service.DigestService`,
+the same one the chat bots use.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from redis.exceptions import RedisError
 
-from bot.commands.common import canonical_repo
+from bot.channels import Channels
+from bot.claims import PUSH_LOCK_TTL_S, Claims, push_keys
 from bot.config import Settings
-from bot.digest.heuristic import AnalysisContext
-from bot.digest.service import AsyncAnalyzer, build_digest, build_digest_async
+from bot.delivery import Deliverers, Place, post_digest, split_channel
+from bot.digest.service import DigestService
 from bot.digest.window import parse_week
-from bot.errors import ConfigError, LLMStopError, PrhubError, SourceError
-from bot.models import Analysis, Digest, Language, PullRequest, Window
-from bot.scheduler.delivery import Deliverers, split_channel
+from bot.errors import ConfigError, PrhubError
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
-from bot.sources.base import PRSource
-from bot.sources.base import open_source as open_spec
-from bot.store import Store, cache_key
 
-__all__ = ["DONE_TTL_S", "LOCK_TTL_S", "LOOKBACK", "DeadlineAnalyzer", "PushOutcome", "Pusher"]
+__all__ = ["LLM_DEADLINE_S", "LOOKBACK", "RETRY_EVERY_S", "PushOutcome", "Pusher"]
 
 log = logging.getLogger(__name__)
 
 RETRY_EVERY_S = 15 * 60
 """How often pushes that failed within their grace are tried again (seconds)."""
-
-DONE_TTL_S = 400 * 24 * 3600
-LOCK_TTL_S = 30 * 60
+LLM_DEADLINE_S = 15 * 60
+"""How long a push waits for LLM analyses before posting the rest as pending (seconds)."""
 LOOKBACK = timedelta(days=7)
 """How far back the catch-up looks for missed fires: the last week (so only the latest fire of a
 weekly push counts, and a fresh install does not report the weeks before it existed)."""
-
-DigestBuilder = Callable[[Sequence[PullRequest], str, Window, Language], Awaitable[Digest]]
-"""``(prs, repo, window, language) -> digest``."""
-SourceOpener = Callable[[str], PRSource]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,101 +78,43 @@ class PushOutcome:
     pending: int = 0
 
 
-class DeadlineAnalyzer:
-    """An :class:`~bot.digest.service.AsyncAnalyzer` whose answers not ready by ``deadline``
-    (a monotonic instant, seconds) are ``None`` — pending — while the inner analysis goes on
-    in the background (it fills the cache for the next digest)."""
-
-    def __init__(self, inner: AsyncAnalyzer, *, seconds: float,
-                 clock: Callable[[], float] | None = None) -> None:
-        self.name = inner.name
-        self._inner = inner
-        self._clock = clock or asyncio.get_running_loop().time
-        self._deadline = self._clock() + seconds
-        self._tasks: set[asyncio.Task[Analysis | None]] = set()
-
-    async def analyze_async(self, pr: PullRequest, context: AnalysisContext) -> Analysis | None:
-        """The inner analysis, or ``None`` when the deadline passes first."""
-        task = asyncio.ensure_future(self._inner.analyze_async(pr, context))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        try:
-            return await asyncio.wait_for(asyncio.shield(task), max(0.0, self._deadline - self._clock()))
-        except TimeoutError:
-            return None
-
-    async def cancel(self) -> None:
-        """Stop the analyses still running in the background (shutdown, tests)."""
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-
-async def heuristic_builder(prs: Sequence[PullRequest], repo: str, window: Window, language: Language, *,
-                            settings: Settings, now: datetime) -> Digest:
-    """The digest with the embedded heuristic analyzer, built in a worker thread."""
-    return await asyncio.to_thread(build_digest, prs, repo=repo, window=window, settings=settings,
-                                   language=language, now=now)
-
-
 class Pusher:
     """Weekly pushes of the configured channels.
 
     Args:
-        settings: channel bindings (``repo``, ``source``, ``language``, ``timezone``, ``push``)
-            and ``push_grace_s``.
-        store: markers and locks (Redis; a Redis failure propagates — better no push than two).
+        settings: ``push_grace_s``.
+        claims: markers and locks (Redis; a Redis failure propagates — better no push than two).
+        channels: the channels' bindings (``repo``, ``source``, ``language``, ``timezone``, ``push``)
+            and their sources.
         deliverers: where channels are.
-        open_source: opens a source spec (each spec once).
-        build: builds the digest (default: the heuristic; ``prhub serve`` passes the LLM
-            one with a deadline when a model is configured).
+        digests: the digest service.
         clock: the current instant (aware).
+        deadline_s: how long the LLM analyses of one push may take (:data:`LLM_DEADLINE_S`).
     """
 
-    def __init__(self, *, settings: Settings, store: Store, deliverers: Deliverers,
-                 open_source: SourceOpener | None = None, build: DigestBuilder | None = None,
-                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+    def __init__(self, *, settings: Settings, claims: Claims, channels: Channels, deliverers: Deliverers,
+                 digests: DigestService, clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+                 deadline_s: float = LLM_DEADLINE_S) -> None:
         self.settings = settings
-        self._store = store
+        self._claims = claims
+        self._channels = channels
         self._deliverers = deliverers
-        self._open = open_source or (lambda spec: open_spec(spec, settings=settings))
-        self._sources: dict[str, PRSource] = {}
+        self._digests = digests
         self._clock = clock
-        self._build = build or (lambda prs, repo, window, lang: heuristic_builder(
-            prs, repo, window, lang, settings=settings, now=self._clock()))
+        self._deadline_s = deadline_s
 
     def scheduled_channels(self) -> list[str]:
         """The channel keys with a ``push`` time, sorted."""
-        return sorted(key for key, cfg in self.settings.channels.items() if cfg.push is not None)
-
-    def _source(self, spec: str) -> PRSource:
-        source = self._sources.get(spec)
-        if source is None:
-            source = self._sources[spec] = self._open(spec)
-        return source
-
-    def _binding(self, channel: str) -> tuple[PRSource, str, Language, str]:
-        binding = self.settings.channel(channel)
-        source = self._source(binding.source or self.settings.default_source)
-        repo = binding.repo
-        if repo is None or "/" not in repo:
-            try:
-                held = source.repos()
-            except SourceError:
-                held = []
-            repo = canonical_repo(repo, held)
-        return source, repo.strip(), binding.language or self.settings.language, binding.timezone or "UTC"
+        return self._channels.scheduled()
 
     def _keys(self, channel: str, repo: str, week: str) -> tuple[str, str]:
         platform, ident = split_channel(channel)
-        return (cache_key("push", "done", platform, ident, repo, week),
-                cache_key("push", "lock", platform, ident, repo, week))
+        return push_keys(platform, ident, repo, week)
 
     async def is_done(self, channel: str, week: str) -> bool:
         """Whether the push of ``week`` to ``channel`` (for its bound repository) is marked done."""
-        _, repo, _, _ = self._binding(channel)
-        return await self._store.get_json(self._keys(channel, repo, week)[0]) is not None
+        _, repo = self._channels.resolve(channel)
+        return await self._claims.is_done(self._keys(channel, repo, week)[0])
 
     async def push(self, channel: str, week: str | None = None, *, fire: datetime | None = None) -> PushOutcome:
         """Push one week's digest to ``channel`` unless that was done.
@@ -193,23 +131,26 @@ class Pusher:
             redis.exceptions.RedisError: the store did not answer.
         """
         deliverer, target = self._deliverers.for_channel(channel)
-        source, repo, language, tz = self._binding(channel)
+        source, repo = self._channels.resolve(channel)
+        binding = self._channels.binding(channel)
+        language, tz = binding.language or self.settings.language, binding.timezone or "UTC"
         now = self._clock()
         window = parse_week(week, tz=tz, now=now) if week is not None else week_before(fire or now, tz)
         done_key, lock_key = self._keys(channel, repo, window.name)
-        if await self._store.get_json(done_key) is not None:
+        if await self._claims.is_done(done_key):
             return PushOutcome(channel, repo, window.name, "already_done")
-        if not await self._store.claim(lock_key, LOCK_TTL_S):
+        if not await self._claims.lock(lock_key, PUSH_LOCK_TTL_S):
             return PushOutcome(channel, repo, window.name, "busy")
         try:
-            if await self._store.get_json(done_key) is not None:  # finished just before our lock
+            if await self._claims.is_done(done_key):  # finished just before our lock
                 return PushOutcome(channel, repo, window.name, "already_done")
             prs = await asyncio.to_thread(source.merged_prs, repo, window)
-            digest = await self._build(prs, repo, window, language)
-            await deliverer.post_digest(target, digest, key=done_key)
-            await self._store.claim(done_key, DONE_TTL_S)
+            digest = await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
+                                                deadline_s=self._deadline_s)
+            await post_digest(deliverer, self._claims, Place(target), digest, key=done_key)
+            await self._claims.take(done_key)
         except BaseException:
-            await self._store.delete(lock_key)
+            await self._claims.release(lock_key)
             raise
         log.info("pushed %s %s to %s: %d PRs, %d pending", repo, window.name, channel,
                  digest.stats.pr_count, len(digest.pending))
@@ -251,7 +192,7 @@ class Pusher:
                     if now - fire <= grace:
                         outcomes.append(await self.push(channel, fire=fire))
                     elif report_missed and not await self.is_done(channel, week):
-                        _, repo, _, _ = self._binding(channel)
+                        _, repo = self._channels.resolve(channel)
                         log.error("MISSED weekly push: %s %s to %s was due at %s, more than %s ago "
                                   "(push_grace_s); post it with: prhub push --channel %s --week %s",
                                   repo, week, channel, fire.isoformat(), grace, channel, week)
@@ -259,25 +200,3 @@ class Pusher:
             except (PrhubError, RedisError):  # one channel's failure must not stop the others' catch-up
                 log.exception("catch-up of the weekly push to %s failed", channel)
         return outcomes
-
-
-async def llm_builder(settings: Settings, store: Store, *, deadline_s: float,
-                      clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> DigestBuilder:
-    """A builder with the LLM analyzer and narrator (``PRHUB_LLM_MODEL``), caching in ``store``;
-    analyses not done ``deadline_s`` seconds after a build starts are shown as pending."""
-    from bot.digest.llm import llm_runtime
-
-    runtime = llm_runtime(settings, store)
-
-    async def build(prs: Sequence[PullRequest], repo: str, window: Window, language: Language) -> Digest:
-        try:
-            return await build_digest_async(
-                prs, repo=repo, window=window, settings=settings, language=language,
-                analyzer=DeadlineAnalyzer(runtime.analyzer, seconds=deadline_s), narrator=runtime.narrator,
-                meter=runtime.meter, now=clock())
-        except LLMStopError as exc:  # key refused or quota spent: the week's digest still goes out
-            log.error("LLM unusable for the push of %s %s, using the heuristic analyzer: %s", repo, window.name, exc)
-            return await build_digest_async(prs, repo=repo, window=window, settings=settings, language=language,
-                                            now=clock())
-
-    return build

@@ -19,7 +19,8 @@ from bot.sources.jsonl import SnapshotSource
 if TYPE_CHECKING:
     from bot.config import Settings
 
-__all__ = ["SOURCE_FORMS", "PRSource", "close_source", "default_source_spec", "open_source", "request_summary"]
+__all__ = ["SOURCE_FORMS", "PRSource", "canonical_repo", "close_source", "default_source_spec", "open_source",
+           "request_summary"]
 
 SOURCE_FORMS = (
     "github (the GitHub API; GITHUB_TOKEN optional), git:PATH (a local clone) "
@@ -145,3 +146,25 @@ def close_source(source: PRSource) -> None:
     close = getattr(source, "close", None)
     if callable(close):
         close()
+
+
+def canonical_repo(requested: str | None, held: list[str]) -> str:
+    """The source's own spelling of ``requested`` (GitHub names ignore case and stray
+    spaces are dropped); with no ``--repo``, the source's only repository.
+
+    Args:
+        requested: the ``owner/name`` the user gave, or ``None``.
+        held: the repositories the source holds (``PRSource.repos()``).
+
+    Raises:
+        SourceError: no ``--repo`` and the source holds several repositories or none.
+    """
+    if requested is None:
+        if not held:
+            raise SourceError("--repo is required: the source does not say which repository it holds "
+                              "(a git clone needs an origin remote on a host, e.g. git@github.com:owner/name.git)")
+        if len(held) != 1:
+            raise SourceError(f"--repo is required: the source holds {len(held)} repositories ({', '.join(held[:5])})")
+        return held[0]
+    wanted = requested.strip()
+    return next((name for name in held if name.lower() == wanted.lower()), wanted)

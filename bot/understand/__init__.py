@@ -2,7 +2,7 @@
 the window phrases, the example phrasings the help suggests.
 
 Core code (no platform, no I/O): the chat doors call :func:`understand` /
-:func:`understand_command`; the LLM fallback (:mod:`bot.digest.llm.intent`) maps a
+:func:`understand_command`; the LLM fallback (:mod:`bot.understand.reader`) maps a
 message to the same intents.
 """
 

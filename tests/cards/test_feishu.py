@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from bot.cards import feishu
 from bot.cards._outline import FEISHU
+from bot.cards.actions import ACTION_FULL_REPORT
 from bot.cards.feishu import render_feishu
 from bot.models import Digest
 from cards.card_checks import check_feishu, feishu_texts
@@ -56,7 +56,7 @@ def test_first_card(realistic_digest: Digest) -> None:
     assert button["behaviors"] == [
         {
             "type": "callback",
-            "value": {"action": feishu.ACTION_FULL_REPORT, "repo": "verl-project/verl", "window": "2026-W16"},
+            "value": {"action": ACTION_FULL_REPORT, "repo": "verl-project/verl", "window": "2026-W16"},
         }
     ]
     for index, card in enumerate(rest, 2):

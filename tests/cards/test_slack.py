@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from bot.cards import slack
 from bot.cards._outline import SLACK
+from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_SUBSCRIBE_LABEL
 from bot.cards.slack import render_slack
 from bot.models import Digest
 from cards.card_checks import check_slack, slack_texts
@@ -57,13 +57,13 @@ def test_first_message_is_the_card(realistic_digest: Digest) -> None:
     assert any(t.startswith("*重点 PR（前 10 / 共") for t in texts)
     analyze = [b["accessory"] for b in blocks if "accessory" in b]
     assert [a["value"] for a in analyze] == [f"verl-project/verl#{n}" for n in realistic_digest.key_prs[:10]]
-    assert {a["action_id"] for a in analyze} == {slack.ACTION_ANALYZE_PR}
+    assert {a["action_id"] for a in analyze} == {ACTION_ANALYZE_PR}
     actions = blocks[-1]
     assert actions["type"] == "actions"
     button, select = actions["elements"]
-    assert (button["action_id"], button["value"]) == (slack.ACTION_FULL_REPORT, "verl-project/verl|2026-W16")
+    assert (button["action_id"], button["value"]) == (ACTION_FULL_REPORT, "verl-project/verl|2026-W16")
     assert button["text"]["text"] == "完整报告"
-    assert select["action_id"] == slack.ACTION_SUBSCRIBE_LABEL
+    assert select["action_id"] == ACTION_SUBSCRIBE_LABEL
 
 
 def test_thread_messages_continue_the_full_report(realistic_digest: Digest) -> None:

@@ -9,9 +9,11 @@ from fakes.llm_server import FakeLLMServer
 from llm_support import llm_settings
 from redis_support import redis_store
 
+from bot.app import build_services
 from bot.config import Settings
-from bot.handlers.core import Conversation, Core, DigestReply, PRReply
+from bot.handlers.core import Conversation
 from bot.handlers.intents import DigestIntent, PRIntent
+from bot.replies import DigestReply, PRReply
 
 NOW = datetime(2026, 4, 20, 2, 0, tzinfo=UTC)
 HERE = Conversation(platform="slack", channel="C1", user="U1")
@@ -22,7 +24,7 @@ async def test_core_answers_with_the_llm_and_reuses_the_cache(verl_settings: Set
         settings = llm_settings(verl_settings, fake.base_url).model_copy(
             update={"default_source": f"jsonl:{EXAMPLE}", "default_repo": "verl-project/verl"})
         async with redis_store() as store:
-            core = Core(settings=settings, store=store, clock=lambda: NOW)
+            core = build_services(settings, store, clock=lambda: NOW).core
             reply = await core.answer(PRIntent(number=6046, language="zh"), HERE)
             assert isinstance(reply, PRReply)
             assert reply.pr.analysis is not None

@@ -6,11 +6,12 @@ from datetime import UTC, datetime
 
 from conftest import EXAMPLE
 
+from bot.app import build_services
+from bot.cards.chat import render_reply_feishu, render_reply_slack, unknown_label_note
 from bot.config import Settings
-from bot.handlers.core import Conversation, Core, SubscriptionReply
-from bot.handlers.feishu.answers import feishu_cards
+from bot.handlers.core import Conversation, Core
 from bot.handlers.intents import SubscribeIntent
-from bot.handlers.slack.render import slack_messages
+from bot.replies import SubscriptionReply
 from bot.store import MemoryStore
 
 HERE = Conversation(platform="slack", channel="C1", user="U1")
@@ -18,7 +19,7 @@ HERE = Conversation(platform="slack", channel="C1", user="U1")
 
 def _core(settings: Settings) -> Core:
     bound = settings.model_copy(update={"default_source": f"jsonl:{EXAMPLE}", "default_repo": "verl-project/verl"})
-    return Core(settings=bound, store=MemoryStore(), clock=lambda: datetime(2026, 4, 21, tzinfo=UTC))
+    return build_services(bound, MemoryStore(), clock=lambda: datetime(2026, 4, 21, tzinfo=UTC)).core
 
 
 async def test_known_label_has_no_warning(verl_settings: Settings) -> None:
@@ -26,7 +27,7 @@ async def test_known_label_has_no_warning(verl_settings: Settings) -> None:
     assert isinstance(reply, SubscriptionReply)
     assert reply.change == "subscribed"
     assert reply.known_labels is None
-    assert reply.unknown_label_note() is None
+    assert unknown_label_note(reply) is None
 
 
 async def test_unknown_label_is_kept_with_a_warning(verl_settings: Settings) -> None:
@@ -37,11 +38,11 @@ async def test_unknown_label_is_kept_with_a_warning(verl_settings: Settings) -> 
     assert reply.known_labels is not None
     assert {"npu", "trainer", "fully_async"} <= set(reply.known_labels)
     assert [s.label for s in await core.subscriptions(HERE)] == ["quantum"]
-    note = reply.unknown_label_note()
+    note = unknown_label_note(reply)
     assert note is not None
     assert "quantum" in note
     assert "npu" in note
-    slack_text = str(slack_messages(reply)[0])
+    slack_text = str(render_reply_slack(reply))
     assert "quantum" in slack_text
     assert "已知标签" in slack_text
-    assert "已知标签" in str(feishu_cards(reply))
+    assert "已知标签" in str(render_reply_feishu(reply))

@@ -1,10 +1,9 @@
 """Label alerts on the real 2026-W16 PRs of verl, arriving in batches through the poll job, to the
-fake Slack and Feishu APIs: each subscriber gets exactly the matching PRs, once; after
-unsubscribing, none."""
+fake Slack and Feishu APIs: each subscriber gets exactly the matching PRs, once, paced per chat;
+after unsubscribing, none."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections import Counter
 from datetime import datetime, timedelta
@@ -14,17 +13,18 @@ from fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuAPI
 from fakes.slack_api import BOT_TOKEN, FakeSlack
 from pydantic import SecretStr
 
+from bot.app import build_services
 from bot.config import Settings
+from bot.delivery.pacing import Pacer
 from bot.digest.labels import Labeler
 from bot.digest.window import week_window
-from bot.handlers.core import Conversation, Core
-from bot.handlers.feishu.client import FeishuClient
+from bot.handlers.core import Conversation
 from bot.handlers.intents import SubscribeIntent, UnsubscribeIntent
 from bot.models import PullRequest, Window
-from bot.scheduler.alerts import AlertPoller, Pacer, known_labels, read_subscriptions
-from bot.scheduler.delivery import Deliverers, FeishuDeliverer
+from bot.scheduler.alerts import AlertPoller
 from bot.sources.jsonl import SnapshotSource
 from bot.store import RedisStore
+from bot.subscriptions import Subscriptions, known_labels
 
 from .conftest import EXAMPLE, REPO, SHANGHAI
 
@@ -65,6 +65,21 @@ def settings(verl_settings: Settings, fake_slack: FakeSlack, fake_feishu: FakeFe
     })
 
 
+FAST = {"slack": ((1, 0.02),), "feishu": ((1, 0.02),)}
+"""One message per 20 ms to a chat: paced as the platforms are, without their real seconds."""
+
+
+class RecordingPacer(Pacer):
+    """The pacer, noting which chat each message waited for."""
+
+    def __init__(self) -> None:
+        super().__init__(FAST)
+        self.waits: Counter[tuple[str, str]] = Counter()
+
+    async def wait(self, platform: str, conversation: str) -> None:
+        self.waits[(platform, conversation)] += 1
+        await super().wait(platform, conversation)
+
 W16: list[tuple[int, tuple[str, ...], datetime]] = []
 """``(number, labels, merged_at)`` of the week's PRs, filled by the test."""
 
@@ -97,24 +112,18 @@ async def test_subscribers_get_exactly_their_prs_once(
     week = week_window(2026, 16, "Asia/Shanghai")
     labeler = Labeler(settings.repo(REPO))
     W16[:] = [(p.number, labeler.labels(p), p.merged_at) for p in SnapshotSource(EXAMPLE).merged_prs(REPO, week)]
-    core = Core(settings=settings, store=store)
+    core = build_services(settings, store).core
     for who, label in ((ALICE, "npu"), (BOB, "fully_async"), (CI_CHANNEL, "ci"), (CAROL, "npu"),
                        (CAROL, "fully_async")):
         await core.answer(SubscribeIntent(label), who)
 
     clock = [week.start.astimezone(SHANGHAI)]
     source = RevealingSource(clock, lag=timedelta(minutes=30))
-    sleeps: list[float] = []
-
-    async def no_sleep(seconds: float) -> None:
-        sleeps.append(seconds)
-        await asyncio.sleep(0)
+    pacer = RecordingPacer()  # one machine's pacing across the restarts below
 
     def poller() -> AlertPoller:  # a fresh poller is a restarted bot: only Redis remembers
-        feishu = FeishuDeliverer(FeishuClient(app_id=APP_ID, app_secret=APP_SECRET, base_url=fake_feishu.base_url,
-                                              sleep=no_sleep))
-        return AlertPoller(settings=settings, store=store, deliverers=Deliverers(settings, feishu=feishu),
-                           open_source=lambda spec: source, clock=lambda: clock[0], pacer=Pacer(sleep=no_sleep))
+        return build_services(settings, store, open_source=lambda spec: source, clock=lambda: clock[0],
+                              pacer=pacer).poller()
 
     job = poller()
     midweek = datetime(2026, 4, 16, 12, 0, tzinfo=SHANGHAI)
@@ -127,7 +136,7 @@ async def test_subscribers_get_exactly_their_prs_once(
     assert received_slack(fake_slack, "D0ALICE") == Counter(expected("npu", midweek - timedelta(minutes=30)))
 
     await core.answer(UnsubscribeIntent("npu"), ALICE)
-    assert "slack:D0ALICE" not in {who.key for who in await read_subscriptions(store)}
+    assert "slack:D0ALICE" not in {who.key for who in await Subscriptions(store).all()}
     end = week.end.astimezone(SHANGHAI) + timedelta(hours=2)
     while clock[0] < end:
         clock[0] += timedelta(hours=6)
@@ -144,23 +153,21 @@ async def test_subscribers_get_exactly_their_prs_once(
     assert set(received_slack(fake_slack, "C0CI")) == expected("ci")
     assert set(received_slack(fake_slack, "U0CAROL")) == expected("npu") | expected("fully_async")
     assert set(received_feishu(fake_feishu, "oc_bob_p2p")) == expected("fully_async")
-    assert sleeps, "several alerts to one chat in one poll are paced"
+    for chat, got in (("U0CAROL", received_slack(fake_slack, "U0CAROL")), ("C0CI", received_slack(fake_slack, "C0CI"))):
+        assert pacer.waits[("slack", chat)] == sum(got.values()) > 1, "every alert to a chat waits for its pace"
+    assert pacer.waits[("feishu", "oc_bob_p2p")] == sum(received_feishu(fake_feishu, "oc_bob_p2p").values())
     assert all(m.msg_type == "interactive" for m in fake_feishu.messages)
 
 
 async def test_a_refused_alert_is_retried_by_the_next_poll(
     settings: Settings, store: RedisStore, fake_slack: FakeSlack,
 ) -> None:
-    core = Core(settings=settings, store=store)
-    await core.answer(SubscribeIntent("npu"), Conversation("slack", "C0LATE", "U0X"))
     clock = [datetime(2026, 4, 13, 10, 0, tzinfo=SHANGHAI)]
     source = RevealingSource(clock, lag=timedelta(0))
-
-    async def no_sleep(seconds: float) -> None:
-        await asyncio.sleep(0)
-
-    job = AlertPoller(settings=settings, store=store, deliverers=Deliverers(settings),
-                      open_source=lambda spec: source, clock=lambda: clock[0], pacer=Pacer(sleep=no_sleep))
+    services = build_services(settings, store, open_source=lambda spec: source, clock=lambda: clock[0],
+                              pacer=Pacer(FAST))
+    await services.core.answer(SubscribeIntent("npu"), Conversation("slack", "C0LATE", "U0X"))
+    job = services.poller()
     await job.poll()  # the first poll sets the checkpoint
     fake_slack.not_member.add("C0LATE")
     clock[0] = datetime(2026, 4, 13, 11, 0, tzinfo=SHANGHAI)
@@ -191,8 +198,7 @@ async def test_one_failing_repository_does_not_stop_the_others(store: RedisStore
             raise SourceError("GitHub rate limit")
 
     settings = load_settings()
-    poller = AlertPoller(settings=settings, store=store, deliverers=Deliverers(settings))
-    poller.source_for = lambda repo: Broken()  # type: ignore[method-assign,assignment,return-value]
+    poller = build_services(settings, store, open_source=lambda spec: Broken()).poller()  # type: ignore[arg-type,return-value]
     report = PollReport()
     await poller._poll_repo("a/broken", {}, report)
     assert report.failed == ["a/broken: GitHub rate limit"]

@@ -5,20 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from fakes.slack_api import BOT_TOKEN, FakeSlack
 
+from bot.app import build_services
+from bot.claims import full_report_key
 from bot.config import ChannelConfig, Settings, load_settings
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
-from bot.digest.service import build_digest_async
-from bot.models import Analysis, Digest, Language, PullRequest, Window
-from bot.scheduler.delivery import Deliverers
+from bot.digest.service import AsyncAnalyzer, DigestService
+from bot.digest.usage import UsageMeter
+from bot.errors import DeliveryError
+from bot.models import Analysis, Digest, PullRequest
 from bot.scheduler.jobs import build_scheduler
-from bot.scheduler.push import DeadlineAnalyzer, Pusher
+from bot.scheduler.push import Pusher
 from bot.store import RedisStore
 
 from .conftest import EXAMPLE, MONDAY_W17, REPO
@@ -41,7 +43,7 @@ def roots(fake: FakeSlack, channel: str = "C0PUSH") -> list[dict[str, Any]]:
 
 
 def pusher(settings: Settings, store: RedisStore, now: datetime, **kwargs: Any) -> Pusher:
-    return Pusher(settings=settings, store=store, deliverers=Deliverers(settings), clock=lambda: now, **kwargs)
+    return build_services(settings, store, clock=lambda: now).pusher(**kwargs)
 
 
 async def test_a_fire_posts_the_week_that_ended_once(fake_slack: FakeSlack, store: RedisStore) -> None:
@@ -106,8 +108,6 @@ async def test_a_miss_beyond_the_grace_is_logged_not_posted(
 async def test_a_failed_post_releases_the_lock(fake_slack: FakeSlack, store: RedisStore) -> None:
     settings = settings_for(fake_slack)
     settings = settings.model_copy(update={"channels": {"slack:CGONE1": settings.channels[CHANNEL]}})
-    from bot.scheduler.delivery import DeliveryError
-
     with pytest.raises(DeliveryError, match="channel_not_found"):
         await pusher(settings, store, MONDAY_W17).push("slack:CGONE1", "2026-W16")
     fake_slack.not_member.clear()
@@ -130,33 +130,39 @@ class HalfSlowAnalyzer:
         return self._inner.analyze(pr, context)
 
 
+class SlowModel:
+    """LLM parts for the digest service: the half-slow analyzer, no narrative change."""
+
+    def __init__(self, analyzer: AsyncAnalyzer) -> None:
+        self.analyzer = analyzer
+        self.narrator = self
+        self.meter = UsageMeter()
+
+    async def narrate(self, digest: Digest) -> Digest:
+        return digest
+
+
 async def test_a_week_still_being_analysed_posts_what_is_ready(fake_slack: FakeSlack, store: RedisStore) -> None:
     settings = settings_for(fake_slack)
-    analyzers: list[DeadlineAnalyzer] = []
-
-    async def build(prs: Sequence[PullRequest], repo: str, window: Window, language: Language) -> Digest:
-        analyzer = DeadlineAnalyzer(HalfSlowAnalyzer(), seconds=0.2)
-        analyzers.append(analyzer)
-        return await build_digest_async(prs, repo=repo, window=window, settings=settings, language=language,
-                                        analyzer=analyzer, now=MONDAY_W17)
-
-    outcome = await pusher(settings, store, MONDAY_W17, build=build).push(CHANNEL, "2026-W16")
+    services = build_services(settings, store, clock=lambda: MONDAY_W17)
+    digests = DigestService(settings, llm=SlowModel(HalfSlowAnalyzer()))
+    push = Pusher(settings=settings, claims=services.claims, channels=services.channels,
+                  deliverers=services.deliverers, digests=digests, clock=lambda: MONDAY_W17, deadline_s=0.2)
+    outcome = await push.push(CHANNEL, "2026-W16")
     odd = outcome.pending
     assert outcome.status == "posted"
     assert 0 < odd < outcome.prs
     text = " ".join(str(c.args.get("blocks", "")) for c in fake_slack.of("chat.postMessage"))
     assert "分析结果尚未生成" in text
-    for analyzer in analyzers:
-        await analyzer.cancel()
-
-
+    await digests.aclose()  # the slow analyses still running in the background
 
 
 async def test_serve_runs_the_jobs_and_stops_them(fake_slack: FakeSlack, store: RedisStore) -> None:
     from bot.scheduler.jobs import scheduled
 
     settings = settings_for(fake_slack, push_grace_s=0)  # no catch-up post whatever today is
-    async with scheduled(settings, store) as scheduler:
+    services = build_services(settings, store)
+    async with scheduled(services.pusher(), services.poller()) as scheduler:
         assert {job.id for job in scheduler.get_jobs()} == {f"push:{CHANNEL}", "push-retry", "alerts"}
         assert scheduler.running
     assert not scheduler.running
@@ -164,27 +170,21 @@ async def test_serve_runs_the_jobs_and_stops_them(fake_slack: FakeSlack, store: 
 
 async def test_a_pushed_digest_thread_is_marked_complete(fake_slack: FakeSlack, store: RedisStore) -> None:
     """完整报告 under a pushed digest must not post the thread's messages a second time."""
-    from bot.handlers.slack.dedup import once_key
-    from bot.handlers.slack.deps import full_report_key
-
     settings = settings_for(fake_slack)
-    deliverers = Deliverers(settings, store=store)
-    outcome = await Pusher(settings=settings, store=store, deliverers=deliverers,
-                           clock=lambda: MONDAY_W17 + timedelta(seconds=1)).run_scheduled(CHANNEL)
-    await deliverers.aclose()
+    services = build_services(settings, store, clock=lambda: MONDAY_W17 + timedelta(seconds=1))
+    outcome = await services.pusher().run_scheduled(CHANNEL)
+    await services.aclose()
     assert outcome is not None
     assert outcome.status == "posted"
     threaded = {c.args["thread_ts"] for c in fake_slack.of("chat.postMessage") if c.args.get("thread_ts")}
     assert len(threaded) == 1  # every further message is in the first one's thread
     (root_ts,) = threaded
-    assert not await store.claim(once_key(full_report_key("C0PUSH", root_ts, "2026-W16")), 60)
+    assert not await store.claim(full_report_key("slack", "C0PUSH", root_ts, "2026-W16"), 60)
 
 
 async def test_a_push_that_failed_at_its_fire_is_retried_within_the_grace(
     fake_slack: FakeSlack, store: RedisStore,
 ) -> None:
-    from bot.scheduler.delivery import DeliveryError
-
     settings = settings_for(fake_slack)
     settings = settings.model_copy(update={"channels": {"slack:C0LATE": settings.channels[CHANNEL]}})
     fake_slack.not_member.add("C0LATE")

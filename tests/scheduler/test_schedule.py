@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.scheduler.schedule import cron_fields, cron_trigger, fires_between, latest_fire, week_before
+from bot.push_spec import cron_fields
+from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
 
 YEAR_START = datetime(2026, 1, 1, tzinfo=UTC)
 YEAR_END = datetime(2027, 1, 1, tzinfo=UTC)

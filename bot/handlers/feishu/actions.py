@@ -24,17 +24,13 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from bot.cards.chat import chat_phrases
-from bot.cards.feishu import ACTION_FULL_REPORT
-from bot.handlers.core import Conversation, Core, ErrorReply, SubscriptionReply
-from bot.handlers.feishu.answers import (
-    ACTION_ANALYZE_PR,
-    ACTION_SUBSCRIBE_LABEL,
-    feishu_cards,
-    full_report_cards,
-)
+from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_SUBSCRIBE_LABEL
+from bot.cards.chat import render_full_report_feishu, render_reply_feishu, subscription_text
+from bot.cards.i18n import chat_phrases
+from bot.handlers.core import Conversation, Core
 from bot.handlers.intents import PRIntent, SubscribeIntent
 from bot.models import Language
+from bot.replies import ErrorReply, SubscriptionReply
 
 __all__ = ["ActionReply", "CardAction", "Toast", "read_action", "respond"]
 
@@ -71,13 +67,6 @@ class ActionReply:
         return {"toast": dict(self.toast)}
 
 
-_TOASTS: dict[Language, dict[str, str]] = {
-    "zh": {"full": "正在发送完整报告…", "pr": "正在分析 PR #{number}…", "unknown": "这个按钮已失效"},
-    "en": {"full": "Sending the full report…", "pr": "Analysing PR #{number}…",
-           "unknown": "This button no longer works"},
-}
-
-
 def read_action(payload: dict[str, Any]) -> CardAction | None:
     """The button press in a ``card.action.trigger`` payload, or ``None`` when it carries no value."""
     event = payload.get("event") or {}
@@ -107,7 +96,7 @@ async def respond(action: CardAction, core: Core, *, language: Language) -> Acti
         builds and sends the cards. An unknown or incomplete value gets a
         warning toast and nothing else.
     """
-    words = _TOASTS[language]
+    words = chat_phrases(language)
     kind = action.value.get("action")
     repo = action.value.get("repo") or None
     conversation = conversation_of(action)
@@ -116,24 +105,23 @@ async def respond(action: CardAction, core: Core, *, language: Language) -> Acti
 
         async def full(send: Send) -> None:
             digest = await core.digest(repo, window, conversation, language)
-            await send(full_report_cards(digest))
+            await send(render_full_report_feishu(digest))
 
-        return ActionReply(toast=Toast(type="info", content=words["full"]), follow_up=full)
+        return ActionReply(toast=Toast(type="info", content=words.toast_full_report), follow_up=full)
     if kind == ACTION_SUBSCRIBE_LABEL and action.value.get("label"):
         intent = SubscribeIntent(label=action.value["label"], repo=repo, language=language)
         reply = await core.answer(intent, conversation)
         if isinstance(reply, SubscriptionReply):
-            text = getattr(chat_phrases(language), reply.change).format(label=reply.subscription.label,
-                                                                        repo=reply.subscription.repo)
-            return ActionReply(toast=Toast(type="success", content=text))
-        message = reply.message if isinstance(reply, ErrorReply) else words["unknown"]
+            return ActionReply(toast=Toast(type="success", content=subscription_text(reply)))
+        message = reply.message if isinstance(reply, ErrorReply) else words.toast_unknown
         return ActionReply(toast=Toast(type="error", content=message))
     if kind == ACTION_ANALYZE_PR and action.value.get("number", "").isdigit():
         number = int(action.value["number"])
 
         async def analyse(send: Send) -> None:
-            await send(feishu_cards(await core.answer(PRIntent(number=number, repo=repo, language=language),
-                                                      conversation)))
+            await send(render_reply_feishu(await core.answer(PRIntent(number=number, repo=repo, language=language),
+                                                             conversation)))
 
-        return ActionReply(toast=Toast(type="info", content=words["pr"].format(number=number)), follow_up=analyse)
-    return ActionReply(toast=Toast(type="warning", content=words["unknown"]))
+        return ActionReply(toast=Toast(type="info", content=words.toast_analyze.format(number=number)),
+                           follow_up=analyse)
+    return ActionReply(toast=Toast(type="warning", content=words.toast_unknown))

@@ -4,10 +4,12 @@
 
 - ``im.message.receive_v1`` — read the message (:mod:`.events`); if it is for
   the bot, hand it to the bot's event loop and return at once (Feishu wants an
-  answer within 3 seconds); there it is claimed (:mod:`.dedup`), parsed into an
-  intent (:mod:`bot.handlers.intents`), answered by the shared core
-  (:mod:`bot.handlers.core`), drawn as cards (:mod:`.answers`) and sent as
-  replies in the message's thread (:mod:`.client`);
+  answer within 3 seconds); there it is claimed (:mod:`bot.claims`: Feishu delivers at
+  least once and retries an event it thinks went unanswered — 15 s, 5 min, 1 h, 6 h later —
+  possibly under a new ``event_id``, so the ``message_id`` is claimed as well as the event id),
+  parsed into an intent (:mod:`bot.handlers.intents`), answered by the shared core
+  (:mod:`bot.handlers.core`), drawn as cards (:mod:`bot.cards.chat`) and sent as
+  replies in the message's thread (:mod:`bot.delivery.feishu`);
 - ``card.action.trigger`` — claimed on its event id, the quick part done on the
   bot's loop within :data:`ACTION_TIMEOUT_S`, the toast returned, the slow
   part (cards) sent afterwards.
@@ -33,16 +35,16 @@ from lark_oapi.core.json import JSON
 from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTriggerResponse
 from starlette.routing import BaseRoute
 
-from bot.cards.chat import chat_phrases
+from bot.cards.actions import ACTION_FULL_REPORT
+from bot.cards.chat import render_note_feishu
 from bot.cards.escape import feishu_text
-from bot.cards.feishu import ACTION_FULL_REPORT
-from bot.config import Settings
-from bot.errors import ConfigError, PrhubError
-from bot.handlers.core import Conversation, Core, DigestReply
+from bot.cards.i18n import chat_phrases
+from bot.claims import Claims, full_report_key, seen_key
+from bot.delivery import Place, post_reply
+from bot.delivery.feishu import FeishuDeliverer
+from bot.errors import PrhubError
+from bot.handlers.core import Conversation, Core
 from bot.handlers.feishu.actions import ActionReply, CardAction, Send, Toast, read_action, respond
-from bot.handlers.feishu.answers import feishu_cards, note_card
-from bot.handlers.feishu.client import FeishuClient, Target
-from bot.handlers.feishu.dedup import Deduper
 from bot.handlers.feishu.events import IncomingMessage, MessageReceived, read_message
 from bot.handlers.feishu.http import events_route
 from bot.handlers.feishu.ws import ClientFactory, LongConnection
@@ -64,19 +66,19 @@ class FeishuBot:
     """The handlers and the dispatcher.
 
     Args:
-        client: the Open API client.
+        deliverer: the Feishu deliverer (the process's one Open API client).
         core: the shared core (intents to replies).
-        deduper: message/event claims.
+        claims: message, event and full-report claims.
         verification_token: ``FEISHU_VERIFICATION_TOKEN`` (checked on HTTP events; may be empty).
         encrypt_key: ``FEISHU_ENCRYPT_KEY`` (decrypts and signs HTTP events; may be empty).
         language: the default language of toasts.
     """
 
-    def __init__(self, *, client: FeishuClient, core: Core, deduper: Deduper,
+    def __init__(self, *, deliverer: FeishuDeliverer, core: Core, claims: Claims,
                  verification_token: str = "", encrypt_key: str = "", language: Language = "zh") -> None:
-        self.client = client
+        self.deliverer = deliverer
         self.core = core
-        self._deduper = deduper
+        self.claims = claims
         self._language: Language = language
         self._verification_token = verification_token
         self._encrypt_key = encrypt_key
@@ -91,7 +93,7 @@ class FeishuBot:
         Raises:
             FeishuAPIError: the bot-info call failed (wrong app id or secret, unreachable API).
         """
-        self._open_id = await self.client.bot_open_id()
+        self._open_id = await self.deliverer.client.bot_open_id()
         self._loop = asyncio.get_running_loop()
         self.dispatcher = (
             lark.EventDispatcherHandler.builder(self._encrypt_key, self._verification_token)
@@ -107,6 +109,7 @@ class FeishuBot:
 
     async def drain(self) -> None:
         """Wait until every reply scheduled so far has been sent (tests, shutdown)."""
+        await asyncio.sleep(0)  # tasks handed over from this loop's own thread start on its next turn
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
@@ -133,33 +136,34 @@ class FeishuBot:
 
     async def handle_message(self, message: IncomingMessage) -> None:
         """Answer ``message`` once: claim it, parse the intent, reply with cards in its thread."""
-        if not await self._deduper.first_message(message.message_id, message.event_id):
+        keys = [seen_key("feishu", "msg", message.message_id)]
+        if message.event_id:
+            keys.append(seen_key("feishu", "event", message.event_id))
+        if not await self.claims.first_delivery(*keys):
             log.info("feishu message %s already answered", message.message_id)
             return
         intent = parse_intent(message.text)
         conversation = Conversation(platform="feishu", channel=message.chat_id, user=message.sender_open_id)
         reply = await self.core.answer(intent, conversation)
-        cards = feishu_cards(reply)
-        sent = await self.client.send_cards(Target(reply_to=message.message_id, in_thread=True), cards,
-                                            key=message.message_id)
-        if isinstance(reply, DigestReply) and len(cards) > 1 and sent:
-            await self._deduper.first_full_report(sent[0])  # the thread holds it all: 完整报告 posts nothing more
+        # a digest's thread that holds every card is marked complete: 完整报告 posts nothing more
+        await post_reply(self.deliverer, self.claims, Place(message.chat_id, thread=message.message_id), reply,
+                         key=message.message_id)
 
     async def handle_action(self, action: CardAction) -> dict[str, Any]:
         """The callback body for ``action``; its follow-up (cards) is scheduled, not awaited."""
         lang: Language = "en" if action.value.get("lang") == "en" else self._language
-        if action.event_id and not await self._deduper.first_event(action.event_id):
+        if action.event_id and not await self.claims.first_delivery(seen_key("feishu", "event", action.event_id)):
             return {"toast": Toast(type="info", content="…")}
         if (action.value.get("action") == ACTION_FULL_REPORT and action.message_id
-                and not await self._deduper.first_full_report(action.message_id)):
-            return {"toast": Toast(type="info", content=ALREADY_IN_THREAD[lang])}
+                and not await self.claims.take(_full_report(action))):
+            return {"toast": Toast(type="info", content=chat_phrases(lang).full_report_in_thread)}
         reply: ActionReply = await respond(action, self.core, language=lang)
         if reply.follow_up is not None and action.message_id:
-            target = Target(reply_to=action.message_id, in_thread=True)
+            place = Place(action.chat_id, thread=action.message_id)
             key = f"action:{action.event_id}"
 
             async def send(cards: list[dict[str, Any]]) -> None:
-                await self.client.send_cards(target, cards, key=key)
+                await self.deliverer.post(place, cards, key=key)
 
             self._spawn(self._follow(reply.follow_up, send, action, lang))
         return reply.response()
@@ -172,12 +176,12 @@ class FeishuBot:
             await follow_up(send)
         except PrhubError as exc:
             if full:
-                await self._deduper.release_full_report(action.message_id)
+                await self.claims.release(_full_report(action))
             text = feishu_text(chat_phrases(lang).error.format(message=str(exc)))
-            await send([note_card("prhub", text, template="red")])
+            await send([render_note_feishu("prhub", text, template="red")])
         except BaseException:
             if full:
-                await self._deduper.release_full_report(action.message_id)
+                await self.claims.release(_full_report(action))
             raise
 
     # -- plumbing -----------------------------------------------------------------------------
@@ -207,10 +211,9 @@ class FeishuBot:
             log.error("feishu handler failed", exc_info=task.exception())
 
 
-ALREADY_IN_THREAD: dict[Language, str] = {
-    "zh": "完整报告已在这条消息的话题里",
-    "en": "The full report is already in this thread",
-}
+def _full_report(action: CardAction) -> str:
+    """The claim of "the full report is in the thread of the clicked card"."""
+    return full_report_key("feishu", action.chat_id, action.message_id, action.value.get("window", ""))
 
 
 def _as_dict(data: Any) -> dict[str, Any]:
@@ -220,35 +223,26 @@ def _as_dict(data: Any) -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def running(settings: Settings, core: Core, claims: Deduper, *, mode: FeishuMode,
-                  client_factory: ClientFactory | None = None) -> AsyncIterator[list[BaseRoute]]:
-    """The Feishu bot, running while the context is open (``prhub serve --feishu ws|http``).
+async def running(bot: FeishuBot, *, mode: FeishuMode, app_id: str, app_secret: str, domain: str,
+                  client_factory: ClientFactory) -> AsyncIterator[list[BaseRoute]]:
+    """The Feishu bot, running while the context is open (``prhub serve --feishu ws|http``; :mod:`bot.app`).
+
+    Args:
+        bot: the handlers (not started yet).
+        mode: ``ws`` (the long connection, in its own thread) or ``http``.
+        app_id, app_secret, domain: ``FEISHU_APP_ID``, ``FEISHU_APP_SECRET``, ``PRHUB_FEISHU_API_URL``
+            (the long connection's own credentials).
+        client_factory: the long connection's SDK client class (:mod:`bot.app` passes
+            ``lark_oapi.ws.Client``; tests replace its connection step).
 
     Yields:
         The routes to mount on the bot's HTTP server: ``[POST /feishu/events]``
         in ``http`` mode, none in ``ws`` mode (the long connection runs in its
         own thread and is closed on exit).
 
-    Args:
-        settings: ``FEISHU_APP_ID``, ``FEISHU_APP_SECRET``, ``FEISHU_VERIFICATION_TOKEN``,
-            ``FEISHU_ENCRYPT_KEY``, ``PRHUB_FEISHU_API_URL`` come from here.
-        core: the shared core.
-        claims: the de-duplication (on the bot's Redis store).
-        client_factory: the long connection's SDK client class (tests replace its connection step).
-
     Raises:
-        ConfigError: the app id or secret is missing.
         FeishuAPIError: the bot-info call failed (wrong credentials, API unreachable).
     """
-    if not settings.feishu_app_id or settings.feishu_app_secret is None:
-        raise ConfigError("Feishu needs FEISHU_APP_ID and FEISHU_APP_SECRET (or --feishu off)")
-    secret = settings.feishu_app_secret.get_secret_value()
-    client = FeishuClient(app_id=settings.feishu_app_id, app_secret=secret, base_url=settings.feishu_api_url)
-    bot = FeishuBot(
-        client=client, core=core, deduper=claims, language=settings.language,
-        verification_token=_secret(settings.feishu_verification_token),
-        encrypt_key=_secret(settings.feishu_encrypt_key),
-    )
     await bot.start()
     if mode == "http":
         try:
@@ -256,15 +250,11 @@ async def running(settings: Settings, core: Core, claims: Deduper, *, mode: Feis
         finally:
             await bot.drain()
         return
-    connection = LongConnection(app_id=settings.feishu_app_id, app_secret=secret, dispatcher=bot.dispatcher,
-                                domain=settings.feishu_api_url, client_factory=client_factory)
+    connection = LongConnection(app_id=app_id, app_secret=app_secret, dispatcher=bot.dispatcher, domain=domain,
+                                client_factory=client_factory)
     connection.start()
     try:
         yield []
     finally:
         await asyncio.to_thread(connection.stop)
         await bot.drain()
-
-
-def _secret(value: Any) -> str:
-    return str(value.get_secret_value()) if value is not None else ""

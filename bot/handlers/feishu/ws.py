@@ -46,12 +46,12 @@ class LongConnection:
         app_secret: ``FEISHU_APP_SECRET``.
         dispatcher: the ``EventDispatcherHandler`` events go to.
         domain: the Open API origin (``PRHUB_FEISHU_API_URL``).
-        client_factory: builds the client (default ``lark_oapi.ws.Client``; tests
-            pass a subclass whose connection step is replaced).
+        client_factory: builds the client in the connection's thread (:mod:`bot.app` passes
+            ``lark_oapi.ws.Client``; tests a subclass whose connection step is replaced).
     """
 
     def __init__(self, *, app_id: str, app_secret: str, dispatcher: Any, domain: str,
-                 client_factory: ClientFactory | None = None) -> None:
+                 client_factory: ClientFactory) -> None:
         self._args = (app_id, app_secret)
         self._dispatcher = dispatcher
         self._domain = domain
@@ -98,8 +98,7 @@ class LongConnection:
         sdk_ws.loop = loop  # the SDK schedules everything on this module global
         self._loop = loop
         try:
-            factory = self._factory or lark.ws.Client
-            self._client = factory(*self._args, event_handler=self._dispatcher, domain=self._domain,
+            self._client = self._factory(*self._args, event_handler=self._dispatcher, domain=self._domain,
                                    log_level=lark.LogLevel.WARNING)
         except BaseException as exc:
             self.error = exc

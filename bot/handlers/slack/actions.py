@@ -1,13 +1,14 @@
-"""The cards' buttons (action ids set by :mod:`bot.cards.slack`):
+"""The cards' buttons (action ids of :mod:`bot.cards.actions`):
 
 - ``prhub_full_report`` (value ``repo|window``) — posts the rest of the digest in the
-  card's thread, once per thread (a second press says it is already there);
+  card's thread, once per thread (a second press, whenever it comes, says it is already there);
 - ``prhub_analyze_pr`` (value ``repo#number``) — posts that PR's analysis in the
   card's thread, once per thread and PR;
 - ``prhub_subscribe_label`` (a select; option value = label) — subscribes the
   conversation to the label of the card's repository; the confirmation is ephemeral.
 
-Each is acked at once and answered by a lazy listener.
+Each is acked at once and answered by a lazy listener. A press whose work fails gives its
+claim back (:meth:`bot.claims.Claims.release`), so a later press tries again.
 """
 
 from __future__ import annotations
@@ -16,73 +17,75 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
-from bot.cards.chat import chat_phrases
+from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_SUBSCRIBE_LABEL
 from bot.cards.escape import slack_text
-from bot.cards.slack import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_SUBSCRIBE_LABEL, render_slack
+from bot.cards.i18n import chat_phrases
+from bot.claims import full_report_key, pr_answer_key
+from bot.delivery import Place
 from bot.errors import PrhubError
-from bot.handlers.core import Conversation, ErrorReply, PRReply
+from bot.handlers.core import Conversation
 from bot.handlers.intents import PRIntent, SubscribeIntent
-from bot.handlers.slack.deps import SlackDeps, full_report_key
-from bot.handlers.slack.render import slack_messages
+from bot.handlers.slack.deps import SlackDeps
+from bot.replies import ErrorReply, PRReply
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     """Listen to the three card actions."""
+    deliverer = deps.deliverer
 
     async def full_report(body: dict[str, Any]) -> None:
         conversation, root = _where(body)
         repo, _, window = _value(body).partition("|")
         language = deps.core.language(None, conversation)
         words = chat_phrases(language)
-        key = full_report_key(conversation.channel, root, window)
-        if not await deps.dedup.once(key):
-            await deps.delivery.note(body["response_url"], words.already_in_thread)
+        key = full_report_key("slack", conversation.channel, root, window)
+        if not await deps.claims.take(key):
+            await deliverer.note(body["response_url"], words.full_report_in_thread)
             return
         done = False
         try:
             digest = await deps.core.digest(repo, window, conversation, language)
-            rest = render_slack(digest)[1:]
+            rest = deliverer.digest_messages(digest)[1:]
             if rest:
-                await deps.delivery.post(conversation.channel, rest, thread_ts=root)
+                await deliverer.post(Place(conversation.channel, thread=root), rest)
             else:
-                await deps.delivery.note(body["response_url"], words.no_more)
+                await deliverer.note(body["response_url"], words.no_more)
             done = True
         except PrhubError as exc:
-            await deps.delivery.note(body["response_url"], words.error.format(message=slack_text(str(exc))))
+            await deliverer.note(body["response_url"], words.error.format(message=slack_text(str(exc))))
         finally:
             if not done:  # failed: the next press may try again
-                await deps.dedup.release(key)
+                await deps.claims.release(key)
 
     async def analyze(body: dict[str, Any]) -> None:
         conversation, root = _where(body)
         repo, _, number = _value(body).rpartition("#")
         language = deps.core.language(None, conversation)
-        key = f"analyze:{conversation.channel}:{root}:{repo}#{number}"
-        if not await deps.dedup.once(key):
-            await deps.delivery.note(body["response_url"], chat_phrases(language).already_in_thread)
+        key = pr_answer_key("slack", conversation.channel, root, repo, int(number) if number.isdigit() else 0)
+        if not await deps.claims.take(key):
+            await deliverer.note(body["response_url"], chat_phrases(language).already_in_thread)
             return
         done = False
         try:
             reply = await deps.core.answer(PRIntent(int(number), repo or None), conversation)
-            messages, _ = slack_messages(reply)
+            messages = deliverer.reply_messages(reply)
             if isinstance(reply, PRReply):
-                await deps.delivery.post(conversation.channel, messages, thread_ts=root)
+                await deliverer.post(Place(conversation.channel, thread=root), messages)
                 done = True
             else:
-                await deps.delivery.respond(body["response_url"], messages, channel=conversation.channel,
-                                            public=False, language=language)
+                await deliverer.respond(body["response_url"], messages, channel=conversation.channel,
+                                        public=False, language=language)
         finally:
             if not done:
-                await deps.dedup.release(key)
+                await deps.claims.release(key)
 
     async def subscribe(body: dict[str, Any]) -> None:
         conversation, _ = _where(body)
         label = str(body["actions"][0].get("selected_option", {}).get("value", ""))
         reply = await deps.core.answer(SubscribeIntent(label, _card_repo(body)), conversation)
-        messages, _ = slack_messages(reply)
         language = reply.language if isinstance(reply, ErrorReply) else deps.core.language(None, conversation)
-        await deps.delivery.respond(body["response_url"], messages, channel=conversation.channel, public=False,
-                                    language=language)
+        await deliverer.respond(body["response_url"], deliverer.reply_messages(reply), channel=conversation.channel,
+                                public=False, language=language)
 
     app.action(ACTION_FULL_REPORT)(ack=_ack, lazy=[full_report])
     app.action(ACTION_ANALYZE_PR)(ack=_ack, lazy=[analyze])

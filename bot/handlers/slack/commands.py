@@ -1,5 +1,5 @@
 """``/prhub …``: ack at once (a "生成中…" note where the work is slow), then answer through the
-command's ``response_url`` (see :mod:`bot.handlers.slack.delivery`)."""
+command's ``response_url`` (see :meth:`bot.delivery.slack.SlackDeliverer.respond`)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
-from bot.cards.chat import chat_phrases
-from bot.handlers.core import Conversation, DigestReply, is_slow
+from bot.cards.i18n import chat_phrases
+from bot.delivery import mark_full_report
+from bot.handlers.core import Conversation, is_slow
 from bot.handlers.intents import parse_command
-from bot.handlers.slack.deps import SlackDeps, full_report_key
-from bot.handlers.slack.render import slack_messages
+from bot.handlers.slack.deps import SlackDeps
+from bot.replies import DigestReply, is_public
 
 COMMAND = "/prhub"
 
@@ -30,13 +31,13 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         intent = parse_command(command.get("text", ""))
         conversation = _conversation(command)
         reply = await deps.core.answer(intent, conversation)
-        messages, public = slack_messages(reply)
-        root = await deps.delivery.respond(
-            command["response_url"], messages, channel=conversation.channel, public=public,
+        messages = deps.deliverer.reply_messages(reply)
+        root = await deps.deliverer.respond(
+            command["response_url"], messages, channel=conversation.channel, public=is_public(reply),
             language=deps.core.language(intent, conversation),
         )
-        if root is not None and isinstance(reply, DigestReply):
-            await deps.dedup.once(full_report_key(conversation.channel, root, reply.digest.window.name))
+        if isinstance(reply, DigestReply) and len(messages) > 1:
+            await mark_full_report(deps.claims, "slack", conversation.channel, root, reply.digest.window.name)
 
     app.command(COMMAND)(ack=ack_command, lazy=[answer_command])
 

@@ -1,40 +1,39 @@
-"""Mentions (``app_mention``) and direct messages (``message`` in an IM): answered in the
-message's thread, once (see :mod:`bot.handlers.slack.dedup`).
+"""Mentions (``app_mention``) and direct messages (``message`` in an IM): answered in the message's thread,
+once.
 
-A ``message`` event in a channel is treated as a mention when it mentions the bot
-(an app subscribed to channel messages gets the same message twice); other
-channel messages, edits and bot messages are ignored.
+Slack redelivers an event it thinks was not answered (``X-Slack-Retry-Num``, same ``event_id``), and
+a message that mentions the bot arrives twice, as ``app_mention`` and as ``message`` (different
+event ids, same channel and ``ts``): both the event id and the ``(channel, ts)`` pair are claimed
+(:meth:`bot.claims.Claims.first_delivery`), and only the delivery that takes both answers.
+
+A ``message`` event in a channel is treated as a mention when it mentions the bot (an app
+subscribed to channel messages gets the same message twice); other channel messages, edits and
+bot messages are ignored.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
-from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.cards.chat import chat_phrases
-from bot.handlers.core import Conversation, DigestReply, is_slow
+from bot.cards.i18n import chat_phrases
+from bot.claims import seen_key
+from bot.delivery import Place, post_reply
+from bot.handlers.core import Conversation, is_slow
 from bot.handlers.intents import parse_intent
-from bot.handlers.slack.deps import SlackDeps, full_report_key
-from bot.handlers.slack.render import slack_messages
-
-log = logging.getLogger(__name__)
+from bot.handlers.slack.deps import SlackDeps
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     """Listen to ``app_mention`` and ``message`` events (acked by bolt at once; answered lazily)."""
 
-    async def on_mention(body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext,
-                         client: AsyncWebClient) -> None:
-        await _answer(deps, body, event, context, client)
+    async def on_mention(body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext) -> None:
+        await _answer(deps, body, event, context)
 
-    async def on_message(body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext,
-                         client: AsyncWebClient) -> None:
+    async def on_message(body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext) -> None:
         if _for_bot(event, context.bot_user_id):
-            await _answer(deps, body, event, context, client)
+            await _answer(deps, body, event, context)
 
     app.event("app_mention")(ack=_ack, lazy=[on_mention])
     app.event("message")(ack=_ack, lazy=[on_message])
@@ -53,28 +52,19 @@ def _for_bot(event: dict[str, Any], bot_user_id: str | None) -> bool:
     return bool(bot_user_id) and f"<@{bot_user_id}>" in str(event.get("text", ""))
 
 
-async def _answer(deps: SlackDeps, body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext,
-                  client: AsyncWebClient) -> None:
+async def _answer(deps: SlackDeps, body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext) -> None:
     channel, ts = str(event.get("channel", "")), str(event.get("ts", ""))
-    if not await deps.dedup.first_time(event_id=body.get("event_id"), channel=channel, ts=ts):
+    keys = [seen_key("slack", "event", str(body["event_id"]))] if body.get("event_id") else []
+    if channel and ts:
+        keys.append(seen_key("slack", "msg", f"{channel}:{ts}"))
+    if not await deps.claims.first_delivery(*keys):
         return
     mentions = (f"<@{context.bot_user_id}>",) if context.bot_user_id else ()
     intent = parse_intent(str(event.get("text", "")), bot_mentions=mentions)
     conversation = Conversation("slack", channel, str(event.get("user", "")))
     thread = str(event.get("thread_ts") or ts)
     if is_slow(intent):
-        await _working(client, conversation, thread, chat_phrases(deps.core.language(intent, conversation)).working)
+        words = chat_phrases(deps.core.language(intent, conversation))
+        await deps.deliverer.ephemeral(channel, conversation.user, words.working, thread=thread)
     reply = await deps.core.answer(intent, conversation)
-    messages, _ = slack_messages(reply)
-    await deps.delivery.post(channel, messages, thread_ts=thread)
-    if isinstance(reply, DigestReply) and len(messages) > 1:
-        await deps.dedup.once(full_report_key(channel, thread, reply.digest.window.name))
-
-
-async def _working(client: AsyncWebClient, conversation: Conversation, thread: str, text: str) -> None:
-    """The "生成中…" note, visible to the asker only; a refusal does not stop the answer."""
-    try:
-        await client.chat_postEphemeral(channel=conversation.channel, user=conversation.user, text=text,
-                                        thread_ts=thread)
-    except SlackApiError as exc:
-        log.info("no working note in %s: %s", conversation.channel, exc.response.get("error"))
+    await post_reply(deps.deliverer, deps.claims, Place(channel, thread=thread), reply)

@@ -26,9 +26,10 @@ from fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuAPI
 from redis_support import redis_store
 from starlette.applications import Starlette
 
+from bot.app import Services, build_services
 from bot.config import Settings
-from bot.handlers.feishu.client import FeishuClient
-from bot.handlers.feishu.dedup import Deduper
+from bot.delivery.feishu import FeishuClient, FeishuDeliverer
+from bot.delivery.pacing import Pacer
 from bot.handlers.feishu.http import events_route
 from bot.store import RedisStore
 
@@ -78,16 +79,23 @@ def client(fake_api: FakeFeishuAPI, sleeps: list[float]) -> FeishuClient:
         sleeps.append(seconds)
         await asyncio.sleep(0)
 
-    return FeishuClient(app_id=APP_ID, app_secret=APP_SECRET, base_url=fake_api.base_url, sleep=record)
+    return FeishuClient(app_id=APP_ID, app_secret=APP_SECRET, base_url=fake_api.base_url, pacer=Pacer(),
+                        sleep=record)
 
 
 @pytest.fixture
-async def bot(client: FeishuClient, store: RedisStore, settings: Settings) -> AsyncIterator[FeishuBot]:
-    from bot.handlers.core import Core
+async def services(store: RedisStore, settings: Settings) -> AsyncIterator[Services]:
+    made = build_services(settings, store, clock=lambda: NOW)
+    yield made
+    await made.aclose()
+
+
+@pytest.fixture
+async def bot(client: FeishuClient, services: Services) -> AsyncIterator[FeishuBot]:
     from bot.handlers.feishu.app import FeishuBot
 
-    core = Core(settings=settings, store=store, clock=lambda: NOW)
-    feishu = FeishuBot(client=client, core=core, deduper=Deduper(store), verification_token=VERIFICATION_TOKEN)
+    feishu = FeishuBot(deliverer=FeishuDeliverer(client), core=services.core, claims=services.claims,
+                       verification_token=VERIFICATION_TOKEN)
     await feishu.start()
     yield feishu
     await feishu.drain()

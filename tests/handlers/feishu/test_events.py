@@ -80,7 +80,7 @@ async def test_same_message_three_times_is_answered_once(http: httpx.AsyncClient
 async def test_a_bot_restart_does_not_answer_again(http: httpx.AsyncClient, bot: FeishuBot,
                                                    fake_api: FakeFeishuAPI) -> None:
     await _post(http, bot, fixture("p2p_text"))
-    fresh = FeishuBot(client=bot.client, core=bot.core, deduper=bot._deduper, verification_token="v-token-test")
+    fresh = FeishuBot(deliverer=bot.deliverer, core=bot.core, claims=bot.claims, verification_token="v-token-test")
     await fresh.start()
     from bot.handlers.feishu.events import IncomingMessage
 
@@ -201,3 +201,36 @@ async def test_full_report_that_failed_says_so_and_can_be_pressed_again(
     payload["header"]["event_id"] = "ev_card_0100"  # a second press on the same card
     response = await _post(http, bot, payload)
     assert response.json()["toast"]["content"] == "正在发送完整报告…"  # not "already in the thread"
+
+
+async def test_a_second_full_report_press_a_day_later_posts_nothing(
+    client: Any, fake_api: FakeFeishuAPI, settings: Any,
+) -> None:
+    """The thread's claim lives as long as the push markers (400 days): moved a day, then almost 400 days."""
+    from bot.app import build_services
+    from bot.claims import DONE_TTL_S
+    from bot.delivery.feishu import FeishuDeliverer
+    from bot.handlers.feishu.actions import read_action
+    from bot.store import MemoryStore
+
+    from .conftest import NOW
+
+    now = [50.0]
+    services = build_services(settings, MemoryStore(clock=lambda: now[0]), clock=lambda: NOW)
+    feishu = FeishuBot(deliverer=FeishuDeliverer(client), core=services.core, claims=services.claims)
+    await feishu.start()
+    payload = fixture("card_action")
+    first = read_action(payload)
+    assert first is not None
+    assert (await feishu.handle_action(first))["toast"]["content"] == "正在发送完整报告…"
+    await feishu.drain()
+    posted = len(fake_api.replies())
+    assert posted > 0
+    for n, later in enumerate((24 * 3600, DONE_TTL_S - 24 * 3600 - 60)):
+        now[0] += later
+        payload["header"]["event_id"] = f"ev_card_later_{n}"  # a new press, not a redelivery
+        again = read_action(payload)
+        assert again is not None
+        assert (await feishu.handle_action(again))["toast"]["content"] == "完整报告已在这条消息的话题里"
+        await feishu.drain()
+    assert len(fake_api.replies()) == posted

@@ -20,11 +20,11 @@ from fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuAPI
 from lark_oapi.ws.enum import FrameType
 from lark_oapi.ws.pb.pbbp2_pb2 import Frame
 
+from bot.app import Services
 from bot.config import Settings
-from bot.handlers.feishu.dedup import Deduper
-from bot.store import RedisStore
+from bot.delivery.feishu import FeishuClient, FeishuDeliverer
 
-from .conftest import NOW, fixture
+from .conftest import fixture
 
 
 class FeishuOnLoopback:
@@ -61,20 +61,18 @@ def _client_class(url: str) -> type[Any]:
 
 
 async def test_long_connection_answers_an_event_and_stops_cleanly(
-    fake_api: FakeFeishuAPI, store: RedisStore, settings: Settings,
+    fake_api: FakeFeishuAPI, client: FeishuClient, services: Services,
 ) -> None:
-    from bot.handlers.core import Core
-    from bot.handlers.feishu.app import running
+    from bot.handlers.feishu.app import FeishuBot, running
 
     feishu = FeishuOnLoopback(fixture("group_mention_text"))
     async with websockets.serve(feishu.handler, "127.0.0.1", 0) as server:
         port = next(iter(server.sockets)).getsockname()[1]
         url = f"ws://127.0.0.1:{port}/ws?device_id=dev-1&service_id=7"
-        config = settings.model_copy(update={"feishu_app_id": APP_ID, "feishu_api_url": fake_api.base_url})
-        config = config.model_copy(update={"feishu_app_secret": _secret(APP_SECRET)})
-        core = Core(settings=config, store=store, clock=lambda: NOW)
+        bot = FeishuBot(deliverer=FeishuDeliverer(client), core=services.core, claims=services.claims)
         threads_before = set(threading.enumerate())
-        async with running(config, core, Deduper(store), mode="ws", client_factory=_client_class(url)) as routes:
+        async with running(bot, mode="ws", app_id=APP_ID, app_secret=APP_SECRET, domain=fake_api.base_url,
+                           client_factory=_client_class(url)) as routes:
             assert routes == []
             for _ in range(200):
                 if fake_api.replies() and feishu.acks:
@@ -89,19 +87,10 @@ async def test_long_connection_answers_an_event_and_stops_cleanly(
     assert leftover == []
 
 
-def _secret(value: str) -> Any:
-    from pydantic import SecretStr
-
-    return SecretStr(value)
-
-
 def test_missing_credentials_are_a_config_error(settings: Settings) -> None:
+    from bot.app import serve
     from bot.errors import ConfigError
-    from bot.handlers.feishu.app import running
 
-    async def start() -> None:
-        async with running(settings, None, None, mode="ws"):  # type: ignore[arg-type]
-            pass
-
-    with pytest.raises(ConfigError, match="FEISHU_APP_ID"):
-        asyncio.run(start())
+    no_app = settings.model_copy(update={"feishu_app_id": None, "feishu_app_secret": None})
+    with pytest.raises(ConfigError, match="FEISHU_APP_ID"):  # refused before Redis or anything else is opened
+        asyncio.run(serve(no_app, slack="off", feishu="ws", host="127.0.0.1", port=0))

@@ -1,9 +1,11 @@
 """The real bolt app in HTTP mode, served by uvicorn on 127.0.0.1, against the fake Slack API.
 
 ``bot`` starts the Starlette server of :func:`bot.handlers.server.build_server` in a
-thread with its own event loop, a Redis store (real Redis on DB 15, a unique key
-prefix per test; the test fails without Redis when ``CI=true``, and is skipped
-otherwise) and the 2026-W16 example snapshot as the channels' source. Requests
+thread with its own event loop, with the services of :func:`bot.app.build_services` on a
+Redis store (real Redis on DB 15, a unique key prefix per test; the test fails without
+Redis when ``CI=true``, and is skipped otherwise) — or on a given store (a
+:class:`~bot.store.MemoryStore` with an injected clock, to move time) — and the 2026-W16
+example snapshot as the channels' source. Requests
 are signed like Slack's (``v0`` HMAC-SHA256 of ``v0:{timestamp}:{body}``).
 """
 
@@ -32,14 +34,15 @@ import redis.asyncio as aioredis
 import uvicorn
 from fakes.slack_api import BOT_TOKEN, FakeSlack, serve
 
+from bot.app import build_services
 from bot.config import Settings, load_settings
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
 from bot.digest.service import Analyzer
-from bot.handlers.core import Core
 from bot.handlers.server import build_server
 from bot.handlers.slack.app import build_slack_app
+from bot.handlers.slack.deps import SlackDeps
 from bot.models import Analysis, PullRequest
-from bot.store import RedisStore
+from bot.store import RedisStore, Store
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "verl-2026-W16.jsonl"
@@ -70,10 +73,11 @@ class SlowAnalyzer:
 class BotServer:
     """The bot's HTTP server in a thread; ``url`` once started."""
 
-    def __init__(self, settings: Settings, *, prefix: str, analyzer: Analyzer | None) -> None:
+    def __init__(self, settings: Settings, *, prefix: str, analyzer: Analyzer | None, store: Store | None) -> None:
         self.settings = settings
         self.prefix = prefix
         self.analyzer = analyzer
+        self.store = store
         self.url = ""
         self._ready = threading.Event()
         self._server: uvicorn.Server | None = None
@@ -89,9 +93,11 @@ class BotServer:
         self._thread.join(15)
 
     async def _main(self) -> None:
-        store = RedisStore(aioredis.Redis.from_url(REDIS_URL), key_prefix=self.prefix)
-        core = Core(settings=self.settings, store=store, analyzer=self.analyzer, clock=lambda: NOW)
-        app = build_server(slack_app=build_slack_app(settings=self.settings, core=core, store=store))
+        store = self.store or RedisStore(aioredis.Redis.from_url(REDIS_URL), key_prefix=self.prefix)
+        services = build_services(self.settings, store, analyzer=self.analyzer, clock=lambda: NOW)
+        assert services.slack is not None
+        deps = SlackDeps(core=services.core, claims=services.claims, deliverer=services.slack)
+        app = build_server(slack_app=build_slack_app(deps, signing_secret=SIGNING_SECRET))
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
@@ -104,6 +110,7 @@ class BotServer:
             pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             if pending:
                 await asyncio.wait(pending, timeout=10)
+            await services.aclose()
             await store.close()
             sock.close()
 
@@ -154,11 +161,11 @@ StartBot = Callable[..., BotServer]
 
 @pytest.fixture
 def start_bot(bot_settings: Settings, redis_prefix: str) -> Iterator[StartBot]:
-    """``start_bot(analyzer=None)`` -> a running :class:`BotServer` (stopped after the test)."""
+    """``start_bot(analyzer=None, store=None)`` -> a running :class:`BotServer` (stopped after the test)."""
     started: list[BotServer] = []
 
-    def start(analyzer: Analyzer | None = None) -> BotServer:
-        server = BotServer(bot_settings, prefix=redis_prefix, analyzer=analyzer)
+    def start(analyzer: Analyzer | None = None, store: Store | None = None) -> BotServer:
+        server = BotServer(bot_settings, prefix=redis_prefix, analyzer=analyzer, store=store)
         server.start()
         started.append(server)
         return server

@@ -169,3 +169,31 @@ def test_full_report_that_failed_can_be_pressed_again(start_bot: StartBot, fake_
     notes = fake_slack.wait_for("response_url", 2)
     assert "2026-W99" in str(notes[1].args)
     assert fake_slack.of("chat.postMessage") == []
+
+
+def test_full_report_pressed_again_a_day_later_posts_nothing(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    """The claim "this thread has its full report" lives as long as the push markers (400 days), not as a
+    delivery's dedup claim: the clock of the store is moved a day, then a year, and the press posts nothing."""
+    from bot.claims import DONE_TTL_S
+    from bot.store import MemoryStore
+
+    now = [1_000.0]
+    bot = start_bot(store=MemoryStore(clock=lambda: now[0]))
+    card = {"type": "message", "ts": "1713600000.000300", "blocks": []}
+    payload = {
+        "type": "block_actions", "user": {"id": "U0ALICE"}, "team": {"id": "T0TEAM"}, "api_app_id": "A0APP",
+        "channel": {"id": "C0CHAN"}, "message": card, "response_url": fake_slack.response_url("later"),
+        "container": {"type": "message", "message_ts": card["ts"], "channel_id": "C0CHAN"}, "trigger_id": "1.2.3",
+        "actions": [{"type": "button", "action_id": "prhub_full_report", "block_id": "b1",
+                     "value": "verl-project/verl|2026-W16", "action_ts": "1713600001.000000"}],
+    }
+    assert post_action(bot, payload).status_code == 200
+    posted = len(fake_slack.wait_for("chat.postMessage", 3))
+    for later in (24 * 3600, DONE_TTL_S - 24 * 3600 - 60):  # a day later, then almost 400 days later
+        now[0] += later
+        assert post_action(bot, payload).status_code == 200
+        notes = fake_slack.wait_for("response_url", 1 if later == 24 * 3600 else 2)
+        assert notes[-1].args["response_type"] == "ephemeral"
+        assert "完整报告已在这条消息的话题里" in notes[-1].args["text"]
+    time.sleep(0.5)
+    assert len(fake_slack.of("chat.postMessage")) == posted

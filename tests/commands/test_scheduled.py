@@ -1,22 +1,22 @@
-"""``prhub push`` twice posts once; ``prhub alerts --once`` and ``prhub subscriptions`` over the same Redis."""
+"""``prhub push`` twice posts once; ``prhub subscriptions`` over the same Redis lists (and first migrates)
+subscriptions written in the old layout. Each test has its own ``PRHUB_REDIS_KEY_PREFIX`` on DB 15."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
+from conftest import EXAMPLE, REPO
 from fakes.slack_api import BOT_TOKEN, FakeSlack
 from redis_support import REDIS_URL, redis_client
 from typer.testing import CliRunner
 
 from bot.cli import app
-from bot.handlers.core import SUB_INDEX_KEY
-
-from .conftest import EXAMPLE, REPO
 
 
 @pytest.fixture
@@ -25,7 +25,13 @@ def channel_id() -> str:
 
 
 @pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_slack: FakeSlack, channel_id: str) -> Iterator[Path]:
+def prefix() -> str:
+    return f"test-cli-{uuid.uuid4().hex[:10]}:"
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_slack: FakeSlack, channel_id: str,
+        prefix: str) -> Iterator[Path]:
     asyncio.run(_ping())
     config = tmp_path / "prhub.toml"
     config.write_text(
@@ -33,12 +39,13 @@ def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_slack: FakeSlack, 
         f'language = "en"\ntimezone = "Asia/Shanghai"\npush = "mon 10:00"\n', encoding="utf-8")
     monkeypatch.setenv("PRHUB_CONFIG", str(config))
     monkeypatch.setenv("PRHUB_REDIS_URL", REDIS_URL)
+    monkeypatch.setenv("PRHUB_REDIS_KEY_PREFIX", prefix)
     monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
     monkeypatch.setenv("PRHUB_SLACK_API_URL", fake_slack.base_url + "/api")
     yield config
     client = redis.Redis.from_url(REDIS_URL)
     try:
-        keys = list(client.scan_iter(match=f"prhub:*{channel_id}*"))
+        keys = list(client.scan_iter(match=f"{prefix}*"))
         if keys:
             client.delete(*keys)
     finally:
@@ -69,24 +76,24 @@ def test_push_to_an_unknown_webhook_fails_with_one_line(env: Path) -> None:
     assert "no [feishu_webhooks.nope]" in result.output
 
 
-def test_subscriptions_lists_and_checks(env: Path, channel_id: str) -> None:
+def test_subscriptions_migrates_the_old_layout_then_lists_and_checks(env: Path, channel_id: str,
+                                                                   prefix: str) -> None:
     client = redis.Redis.from_url(REDIS_URL)
     member = f"slack:{channel_id}"
-    index_backup = client.get(SUB_INDEX_KEY)
-    try:
-        import json
-
-        index = json.loads(index_backup) if index_backup else []
-        client.set(SUB_INDEX_KEY, json.dumps(sorted({*index, member})))
-        client.set(f"prhub:sub:slack:{channel_id}", json.dumps([[REPO, "npu"], [REPO, "quantum"]]))
+    try:  # what the bots of the old layout wrote: a JSON list per subscriber and a JSON index
+        client.set(f"{prefix}prhub:sub-index", json.dumps([member]))
+        client.set(f"{prefix}prhub:sub:slack:{channel_id}", json.dumps([[REPO, "npu"], [REPO, "quantum"]]))
         result = CliRunner().invoke(app, ["subscriptions", "--subscriber", member, "--check"])
         assert result.exit_code == 0, result.output
         lines = [line for line in result.stdout.splitlines() if line.startswith(member)]
         assert lines[0] == f"{member}\t{REPO}\tnpu"
         assert lines[1].startswith(f"{member}\t{REPO}\tquantum\t(unknown label; known: ")
         assert ", npu," in lines[1]
+        assert client.get(f"{prefix}prhub:sub-index") is None  # moved, not copied
+        assert client.smembers(f"{prefix}prhub:subscribers") == {member.encode()}
+        again = CliRunner().invoke(app, ["subscriptions"])
+        assert again.exit_code == 0, again.output
+        assert [line for line in again.stdout.splitlines() if line.startswith(member)] == [
+            f"{member}\t{REPO}\tnpu", f"{member}\t{REPO}\tquantum"]
     finally:
-        current = json.loads(client.get(SUB_INDEX_KEY) or b"[]")
-        client.set(SUB_INDEX_KEY, json.dumps([m for m in current if m != member]))
-        client.delete(f"prhub:sub:slack:{channel_id}")
         client.close()

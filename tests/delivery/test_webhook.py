@@ -11,9 +11,10 @@ import httpx
 import pytest
 from fakes.feishu_api import FakeFeishuAPI, card_problem
 
-from bot.cards.feishu import card_bytes
-from bot.handlers.feishu.client import FeishuAPIError
-from bot.handlers.feishu.webhook import WEBHOOK_CARD_BYTES, push_cards, sign, webhook_cards
+from bot.cards.feishu import WEBHOOK_CARD_BYTES, card_bytes
+from bot.cards.feishu import render_feishu_webhook as webhook_cards
+from bot.delivery.feishu import FeishuAPIError
+from bot.delivery.webhook import push_cards, sign
 from bot.models import Digest
 
 TIMESTAMP = 1599360473

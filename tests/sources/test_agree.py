@@ -11,7 +11,6 @@ import pytest
 from conftest import REPO, SHANGHAI
 from fakes.git_repo import repo_from_prs
 from fakes.github_server import FakeGitHub, serve
-from test_github_source import facts
 from typer.testing import CliRunner
 
 from bot.cli import app
@@ -21,6 +20,7 @@ from bot.models import PullRequest
 from bot.sources.git import GitSource
 from bot.sources.github import GitHubSource
 from bot.sources.jsonl import SnapshotSource
+from sources.test_github import facts
 
 W16 = week_window(2026, 16, SHANGHAI)
 

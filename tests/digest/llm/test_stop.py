@@ -10,11 +10,13 @@ from conftest import EXAMPLE
 from fakes.llm_server import FakeLLMServer, default_reply, quota_exceeded, unauthorized
 from llm_support import FAKE_MODEL, llm_settings
 
+from bot.app import build_services
 from bot.config import Settings
 from bot.digest.llm.client import LLMClient
 from bot.errors import LLMAuthError
-from bot.handlers.core import Conversation, Core, DigestReply
+from bot.handlers.core import Conversation
 from bot.handlers.intents import DigestIntent
+from bot.replies import DigestReply
 from bot.store import MemoryStore
 
 MESSAGES = [{"role": "user", "content": "Pull request: o/r#1\nsay hi"}]
@@ -43,9 +45,15 @@ async def test_core_answers_with_the_heuristic_while_the_quota_is_spent(verl_set
         fake.responder = lambda request: quota_exceeded()
         settings = llm_settings(verl_settings, fake.base_url).model_copy(
             update={"default_source": f"jsonl:{EXAMPLE}", "default_repo": "verl-project/verl"})
-        core = Core(settings=settings, store=MemoryStore(), clock=lambda: datetime(2026, 4, 21, tzinfo=UTC))
+        core = build_services(settings, MemoryStore(), clock=lambda: datetime(2026, 4, 21, tzinfo=UTC)).core
         reply = await core.answer(DigestIntent(week="2026-W16", language="zh"),
                                   Conversation(platform="slack", channel="C1", user="U1"))
         assert isinstance(reply, DigestReply)
         assert reply.digest.stats.pr_count == 39
         assert {p.analysis.status for p in reply.digest.prs if p.analysis} == {"heuristic"}
+        # and says so: every analysis names the reason, so the card's analysis line counts them as fallbacks
+        assert all(p.analysis is not None and "quota" in (p.analysis.fallback_reason or "")
+                   for p in reply.digest.prs)
+        from bot.cards.i18n import analysis_line
+
+        assert "39 个为模型失败后的启发式回退" in analysis_line(reply.digest)

@@ -19,7 +19,6 @@ from bot.config import Settings
 from bot.digest.ask import Answer, answer_question
 from bot.digest.llm.answer import AnswerWriter
 from bot.digest.llm.client import LLMClient
-from bot.digest.llm.intent import IntentReader
 from bot.digest.service import build_digest
 from bot.digest.window import week_window
 from bot.models import Digest, PullRequest
@@ -35,6 +34,7 @@ from bot.understand import (
     normalize,
     understand,
 )
+from bot.understand.reader import IntentReader
 
 NOW = datetime(2026, 4, 22, 10, tzinfo=ZoneInfo(SHANGHAI))
 W16 = week_window(2026, 16, SHANGHAI)

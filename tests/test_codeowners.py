@@ -126,7 +126,7 @@ def test_github_falls_through_the_locations_and_reports_none() -> None:
 
 
 def test_a_snapshot_cannot_see_codeowners() -> None:
-    source = SnapshotSource(Path(__file__).resolve().parents[2] / "examples" / "verl-2026-W16.jsonl")
+    source = SnapshotSource(Path(__file__).resolve().parents[1] / "examples" / "verl-2026-W16.jsonl")
     with pytest.raises(CodeownersError) as caught:
         read_codeowners(source, "verl-project/verl")
     assert "cannot see CODEOWNERS" in str(caught.value)

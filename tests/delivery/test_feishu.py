@@ -9,7 +9,7 @@ import pytest
 from fakes.feishu_api import BOT_OPEN_ID, FakeFeishuAPI, card_problem
 
 from bot.cards.feishu import render_feishu
-from bot.handlers.feishu.client import FeishuAPIError, FeishuClient, Target
+from bot.delivery.feishu import FeishuAPIError, FeishuClient, Target
 from bot.models import Digest
 
 

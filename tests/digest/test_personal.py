@@ -18,7 +18,7 @@ from bot.filters import parse_filter
 from bot.models import Digest, PullRequest
 from bot.sources.jsonl import SnapshotSource
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "verl-2026-W16.jsonl"
 REPO = "verl-project/verl"
 NOW = datetime(2026, 4, 20, 2, 0, tzinfo=UTC)

@@ -11,7 +11,6 @@ from conftest import EXAMPLE, REAL_DATA, ROOT
 from typer.testing import CliRunner
 
 from bot.cli import app
-from bot.commands import pr as pr_command
 from bot.commands.pr import parse_pr_ref
 from bot.errors import PrhubError
 from bot.models import DigestPR
@@ -69,10 +68,12 @@ def test_url_repository_unknown_to_the_source() -> None:
 
 
 def test_unknown_number_is_one_line_exit_1_and_no_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_analysis(*args: object, **kwargs: object) -> DigestPR:
+    from bot.digest.service import DigestService
+
+    async def no_analysis(*args: object, **kwargs: object) -> DigestPR:
         raise AssertionError("analysed a PR that does not exist")
 
-    monkeypatch.setattr(pr_command, "analyze_pr", no_analysis)
+    monkeypatch.setattr(DigestService, "pr", no_analysis)
     code, out, err = run("pr", "#99999", *SOURCE)
     assert code == 1
     assert out == ""

@@ -1,4 +1,5 @@
-"""The Feishu Open API as the bot uses it: who am I, reply in a thread, send to a chat.
+"""Feishu: the Open API as the bot uses it (who am I, reply in a thread, send to a chat), and the
+:class:`~bot.delivery.Deliverer` of the Feishu app on it.
 
 Built on lark-oapi's ``lark.Client`` (tenant access token fetched and cached by
 the SDK from the app id and secret; ``domain`` = ``PRHUB_FEISHU_API_URL``, e.g.
@@ -13,7 +14,8 @@ Delivery rules:
 
 - **rate limits** — HTTP 429, or codes ``99991400`` / ``230020``: wait the
   ``x-ogw-ratelimit-reset`` seconds (1 s when absent), up to :data:`MAX_RETRIES`
-  times; sends to one chat are also paced at most 5 per second;
+  times (tenacity); sends to one chat are also paced, 5 per second
+  (:mod:`bot.delivery.pacing`, the process's one pacer);
 - **cards rejected** — ``230025`` (message too large) or ``230099`` (card content
   could not be built: malformed JSON, too many elements): the card is split in
   two by its elements and each half sent, recursively; a single element still
@@ -22,6 +24,11 @@ Delivery rules:
 Errors: every failure is a :class:`FeishuAPIError` (``code``, ``msg``,
 ``status``) raised from here; SDK exceptions (token refused, connection errors)
 are wrapped with ``from``.
+
+:class:`FeishuDeliverer` posts at a :class:`~bot.delivery.Place`: under a message (every card a
+reply in its thread), or into a chat (the first card, then the rest in the first one's thread).
+The anchor is the first card's message id, the ``open_message_id`` a press on its buttons reports.
+Cards carry an idempotency ``uuid`` made from the post's ``key`` and the card's position.
 """
 
 from __future__ import annotations
@@ -29,8 +36,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -43,27 +49,45 @@ from lark_oapi.api.im.v1 import (
 )
 from lark_oapi.core.enum import AccessTokenType, HttpMethod
 from lark_oapi.core.model import BaseRequest
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
-from bot.errors import PrhubError
+from bot.cards.alert import Alert, render_alert_feishu
+from bot.cards.chat import render_reply_feishu
+from bot.cards.feishu import render_feishu
+from bot.delivery import Message, Place, Posted
+from bot.delivery.pacing import Pacer
+from bot.errors import DeliveryError
+from bot.models import Digest
+from bot.replies import Reply
 
-__all__ = ["FeishuAPIError", "FeishuClient", "Target", "card_to_post"]
+__all__ = ["FeishuAPIError", "FeishuClient", "FeishuDeliverer", "Target", "card_to_post"]
 
 RATE_LIMIT_CODES = frozenset({99991400, 230020})
 CARD_REJECTED_CODES = frozenset({230025, 230099})
 MAX_RETRIES = 5
-CHAT_INTERVAL_S = 0.2
-"""At most 5 messages a second to one chat."""
 MAX_WAIT_S = 60.0
 
 
-class FeishuAPIError(PrhubError):
-    """The Open API refused a call (or could not be reached: ``status`` 0)."""
+class FeishuAPIError(DeliveryError):
+    """The Open API (or a webhook) refused a call, or could not be reached (``status`` 0).
+
+    Attributes:
+        code: Feishu's numeric code (-1 when none came).
+        msg: Feishu's message.
+    """
 
     def __init__(self, message: str, *, code: int = -1, msg: str = "", status: int = 0) -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code=code, status=status)
+        self.code: int = code
         self.msg = msg
-        self.status = status
+
+
+class _RateLimited(Exception):
+    """A send answered with a rate limit; ``result`` says how long to wait."""
+
+    def __init__(self, result: _Result) -> None:
+        super().__init__(f"{result.code} {result.msg}")
+        self.result = result
 
 
 @dataclass(frozen=True)
@@ -100,19 +124,20 @@ class FeishuClient:
         app_secret: ``FEISHU_APP_SECRET``.
         base_url: the Open API origin (``https://open.feishu.cn``, Lark
             ``https://open.larksuite.com``, tests ``http://127.0.0.1:PORT``).
-        sleep: how to wait (tests pass a recorder).
+        pacer: the process's pacer (sends to one chat or thread are paced as ``feishu``).
+        sleep: how to wait out rate limits (tests pass a recorder).
         timeout_s: per-request timeout.
     """
 
-    def __init__(self, *, app_id: str, app_secret: str, base_url: str, sleep: Sleep = asyncio.sleep,
-                 timeout_s: float = 15.0) -> None:
+    def __init__(self, *, app_id: str, app_secret: str, base_url: str, pacer: Pacer,
+                 sleep: Sleep = asyncio.sleep, timeout_s: float = 15.0) -> None:
         self._lark: Any = (
             lark.Client.builder().app_id(app_id).app_secret(app_secret).domain(base_url.rstrip("/"))
             .timeout(timeout_s).log_level(lark.LogLevel.WARNING).build()
         )
+        self._pacer = pacer
         self._sleep = sleep
         self._open_id: str | None = None
-        self._last_send: dict[str, float] = {}
 
     async def bot_open_id(self) -> str:
         """The bot's own ``open_id`` (``GET /open-apis/bot/v3/info``), fetched once.
@@ -163,18 +188,25 @@ class FeishuClient:
                 rate-limited after :data:`MAX_RETRIES` waits.
         """
         text = json.dumps(content, ensure_ascii=False)
-        for attempt in range(MAX_RETRIES + 1):
-            await self._pace(target.key)
-            result = await asyncio.to_thread(self._send_once, target, msg_type, text, uuid)
-            if result.code == 0 and result.message_id:
-                return result.message_id
-            limited = result.status == 429 or result.code in RATE_LIMIT_CODES
-            if limited and attempt < MAX_RETRIES:
-                await self._sleep(min(result.retry_after_s or 1.0, MAX_WAIT_S))
-                continue
-            raise FeishuAPIError(f"send {msg_type} failed: {result.code} {result.msg}",
-                                 code=result.code, msg=result.msg, status=result.status)
-        raise AssertionError("unreachable")  # pragma: no cover
+        retrying = AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
+                                 retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    await self._pacer.wait("feishu", target.key)
+                    result = await asyncio.to_thread(self._send_once, target, msg_type, text, uuid)
+                    if result.code == 0 and result.message_id:
+                        return result.message_id
+                    if result.status == 429 or result.code in RATE_LIMIT_CODES:
+                        raise _RateLimited(result)
+                    raise FeishuAPIError(f"send {msg_type} failed: {result.code} {result.msg}",
+                                         code=result.code, msg=result.msg, status=result.status)
+        except _RateLimited as exc:
+            limited = exc.result
+            raise FeishuAPIError(f"send {msg_type} failed: {limited.code} {limited.msg} (still rate-limited "
+                                 f"after {MAX_RETRIES} waits)", code=limited.code, msg=limited.msg,
+                                 status=limited.status) from exc
+        raise AssertionError("unreachable: tenacity either returns or re-raises")  # pragma: no cover
 
     async def send_cards(self, target: Target, cards: list[dict[str, Any]], *, key: str = "") -> list[str]:
         """Send ``cards`` in order; a card Feishu rejects is split, at last sent as a post.
@@ -208,13 +240,6 @@ class FeishuClient:
                     *await self._send_card(target, second, f"{key}b" if key else "")]
         return [await self.send(target, "post", card_to_post(card), uuid=_uuid(f"{key}p") if key else None)]
 
-    async def _pace(self, key: str) -> None:
-        last = self._last_send.get(key)
-        now = time.monotonic()
-        if last is not None and now - last < CHAT_INTERVAL_S:
-            await self._sleep(CHAT_INTERVAL_S - (now - last))
-        self._last_send[key] = time.monotonic()
-
     def _send_once(self, target: Target, msg_type: str, content: str, uuid: str | None) -> _Result:
         try:
             if target.reply_to:
@@ -247,6 +272,14 @@ class FeishuClient:
         )
 
 
+def _rate_limit_wait(state: RetryCallState) -> float:
+    """Seconds before the next try: the answer's ``x-ogw-ratelimit-reset`` (1 s when absent), at most
+    :data:`MAX_WAIT_S`."""
+    exc = state.outcome.exception() if state.outcome is not None else None
+    reset = exc.result.retry_after_s if isinstance(exc, _RateLimited) else None
+    return min(reset or 1.0, MAX_WAIT_S)
+
+
 def _seconds(value: str | None) -> float | None:
     try:
         return max(0.0, float(value)) if value else None
@@ -275,3 +308,51 @@ def card_to_post(card: dict[str, Any]) -> dict[str, Any]:
         elif element.get("tag") == "button":
             paragraphs.append([{"tag": "text", "text": str(element.get("text", {}).get("content", ""))}])
     return {"zh_cn": {"title": title, "content": paragraphs}}
+
+
+class FeishuDeliverer:
+    """:class:`~bot.delivery.Deliverer` of the Feishu app (see the module docstring).
+
+    Args:
+        client: the process's one Open API client.
+    """
+
+    platform = "feishu"
+
+    def __init__(self, client: FeishuClient) -> None:
+        self.client = client
+
+    def digest_messages(self, digest: Digest) -> list[Message]:
+        """See :meth:`Deliverer.digest_messages` (:func:`bot.cards.feishu.render_feishu`)."""
+        return render_feishu(digest)
+
+    def alert_message(self, alert: Alert) -> Message:
+        """See :meth:`Deliverer.alert_message`."""
+        return render_alert_feishu(alert)
+
+    def reply_messages(self, reply: Reply) -> list[Message]:
+        """See :meth:`Deliverer.reply_messages`."""
+        return render_reply_feishu(reply)
+
+    async def post(self, place: Place, messages: Sequence[Message], *, key: str = "") -> Posted:
+        """See :meth:`Deliverer.post`.
+
+        Raises:
+            FeishuAPIError: Feishu refused a card for good (rejected cards are split first).
+            DeliveryError: the conversation is not a chat (``oc_…``): an ``open_id`` cannot be
+                reached this way.
+        """
+        if not messages:
+            raise ValueError("nothing to post")
+        cards = list(messages)
+        if place.thread:
+            ids = await self.client.send_cards(Target(reply_to=place.thread, in_thread=True), cards, key=key)
+            return Posted(tuple(ids), ids[0] if ids else None)
+        if not place.conversation.startswith("oc_"):
+            raise DeliveryError(f"Feishu messages go to a chat (oc_…), not to {place.conversation!r}")
+        first = await self.client.send_cards(Target(chat_id=place.conversation), cards[:1], key=key)
+        rest: list[str] = []
+        if len(cards) > 1 and first:
+            rest = await self.client.send_cards(Target(reply_to=first[0], in_thread=True), cards[1:],
+                                                key=f"{key}:rest" if key else "")
+        return Posted((*first, *rest), first[0] if first else None)

@@ -91,16 +91,27 @@ def test_cli_redis_down_warns_once_and_still_digests(
     assert all(p.analysis is not None and p.analysis.status == "llm" for p in digest.prs)
 
 
-def test_cli_quota_error_is_one_line_and_exit_1(fake_env: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_quota_stop_gives_the_heuristic_digest_and_says_so(
+    fake_env: FakeLLMServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As the chat bots and the push do (the decision is the digest service's): the whole digest, each
+    analysis marked as a fallback, and one warning line on stderr."""
     from fakes.llm_server import quota_exceeded
 
     monkeypatch.setenv("PRHUB_REDIS_URL", "")
     fake_env.responder = lambda request: quota_exceeded()
     code, out, err = _run()
-    assert code == 1
-    assert out == ""
-    assert "error:" in err
+    assert code == 0, err
+    assert err.count("warning:") == 1
     assert "quota" in err
+    assert "heuristic" in err
+    digest = Digest.model_validate_json(out)
+    assert digest.stats.pr_count == 39
+    assert all(p.analysis is not None and p.analysis.status == "heuristic" and p.analysis.fallback_reason
+               for p in digest.prs)
+    assert digest.usage.fallbacks >= 39
+    markdown = CliRunner().invoke(app, [*DIGEST_ARGS[:-2], "--format", "markdown"])
+    assert "其中 39 个为模型失败后的启发式回退" in markdown.stdout
 
 
 def test_cli_pr_reuses_the_digest_analysis_from_the_cache(

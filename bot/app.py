@@ -1,0 +1,340 @@
+"""The composition root: the one place that builds the process's clients and services from ``Settings``.
+
+Every door (the CLI commands, ``prhub serve``'s Slack and Feishu bots, the scheduler) gets what it
+needs from here, as arguments; nothing below builds a client of its own. One process has:
+
+========================  ===========================================================================
+store                     Redis (:class:`~bot.store.RedisStore`) or memory, by :data:`StoreMode`
+claims                    :class:`~bot.claims.Claims` on the store (``dedup_ttl_s`` for deliveries)
+subscriptions             :class:`~bot.subscriptions.Subscriptions` on the store (old layout migrated
+                          when the store is Redis)
+channels                  :class:`~bot.channels.Channels`: bindings and one opened source per spec
+digests                   :class:`~bot.digest.service.DigestService` with one LLM runtime (one client,
+                          one concurrency limit) when ``PRHUB_LLM_MODEL`` is set
+pacer                     :class:`~bot.delivery.pacing.Pacer`: the per-chat rate limits of every platform
+deliverers                one Slack Web API client (``SLACK_BOT_TOKEN``), one Feishu Open API client
+                          (``FEISHU_APP_ID`` + secret), one HTTP client for the custom-bot webhooks
+========================  ===========================================================================
+
+Heavy parts (litellm, slack_sdk, lark-oapi) are imported and built on first use, so a CLI digest
+loads none of them. :func:`open_services` opens the store (and closes everything on exit);
+:func:`build_services` builds around a store the caller owns (tests); :func:`serve` runs
+``prhub serve``: the scheduler, the Feishu bot, the Slack bot and the HTTP server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import UTC, datetime
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal
+
+from redis.exceptions import RedisError
+
+from bot.channels import Channels, SourceOpener
+from bot.claims import Claims
+from bot.config import Settings
+from bot.delivery import Deliverers
+from bot.delivery.pacing import Pacer
+from bot.digest.service import Analyzer, DigestService
+from bot.errors import ConfigError
+from bot.sources.base import open_source
+from bot.store import MemoryStore, RedisStore, Store, open_store
+from bot.subscriptions import Subscriptions
+
+if TYPE_CHECKING:
+    import httpx
+    from slack_bolt.async_app import AsyncApp
+    from starlette.routing import BaseRoute
+
+    from bot.delivery.feishu import FeishuDeliverer
+    from bot.delivery.slack import SlackDeliverer
+    from bot.digest.llm import LLMRuntime
+    from bot.handlers.core import Core
+    from bot.scheduler.alerts import AlertPoller
+    from bot.scheduler.push import Pusher
+
+__all__ = ["FeishuMode", "Services", "SlackMode", "StoreMode", "build_services", "check_serve", "open_services",
+           "serve"]
+
+log = logging.getLogger(__name__)
+
+StoreMode = Literal["memory", "cache", "redis"]
+"""``memory``: a dict (a CLI digest without a model); ``cache``: Redis when it answers, else memory
+with one warning (a CLI run with a model: the analysis cache); ``redis``: Redis or a
+:class:`~bot.errors.ConfigError` (the bot, pushes, alerts: exactly-once state)."""
+SlackMode = Literal["socket", "http", "off"]
+FeishuMode = Literal["ws", "http", "off"]
+
+
+class Services:
+    """The clients and services of one process (see the module docstring); made by :func:`build_services`.
+
+    Args:
+        settings: the settings everything is built from.
+        store: the process's store.
+        open_source: opens a source spec (default :func:`bot.sources.base.open_source` with the settings).
+        analyzer: a fixed per-PR analyzer instead of the LLM (tests).
+        clock: the current instant for the core, the push and the alerts (tests pin it).
+        pacer: the per-chat rate limits (tests pass faster ones).
+        on_fallback: told when the model is unusable and the heuristic answers (the CLI's stderr).
+    """
+
+    def __init__(self, settings: Settings, store: Store, *, open_source: SourceOpener | None = None,
+                 analyzer: Analyzer | None = None, clock: Callable[[], datetime] | None = None,
+                 pacer: Pacer | None = None, on_fallback: Callable[[str], None] | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+        self.claims = Claims(store, seen_ttl_s=settings.dedup_ttl_s)
+        self.subscriptions = Subscriptions(store)
+        self.channels = Channels(settings, open_source=open_source or _source_opener(settings))
+        self.pacer = pacer or Pacer()
+        self._analyzer = analyzer
+        self._on_fallback = on_fallback
+        self._http: httpx.AsyncClient | None = None
+
+    # -- the digest service and its LLM runtime --------------------------------------------------
+
+    @cached_property
+    def llm(self) -> LLMRuntime | None:
+        """The one LLM runtime (client, analyzer, narrator; caching in the store), or ``None``."""
+        if self._analyzer is not None or not self.settings.llm_model:
+            return None
+        from bot.digest.llm import llm_runtime  # imports litellm: only when a model is configured
+
+        return llm_runtime(self.settings, self.store)
+
+    @cached_property
+    def digests(self) -> DigestService:
+        """The digest service every door uses."""
+        return DigestService(self.settings, llm=self.llm, analyzer=self._analyzer, on_fallback=self._on_fallback)
+
+    # -- platforms ------------------------------------------------------------------------------------
+
+    @cached_property
+    def slack(self) -> SlackDeliverer | None:
+        """The Slack deliverer on the process's one Web API client, or ``None`` without ``SLACK_BOT_TOKEN``."""
+        if self.settings.slack_bot_token is None:
+            return None
+        from slack_sdk.web.async_client import AsyncWebClient
+        from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+        from bot.delivery.slack import SlackDeliverer, rate_limited_retries
+
+        client = AsyncWebClient(token=self.settings.slack_bot_token.get_secret_value(),
+                                base_url=self.settings.slack_api_url.rstrip("/") + "/")  # slack_sdk joins url+method
+        client.retry_handlers.extend(rate_limited_retries())
+
+        def response_url_client(url: str) -> AsyncWebhookClient:
+            return AsyncWebhookClient(url, retry_handlers=rate_limited_retries())
+
+        return SlackDeliverer(client, webhook=response_url_client, pacer=self.pacer)
+
+    @cached_property
+    def feishu(self) -> FeishuDeliverer | None:
+        """The Feishu app's deliverer on the process's one Open API client (one pacer), or ``None``
+        without ``FEISHU_APP_ID`` and ``FEISHU_APP_SECRET``."""
+        if not self.settings.feishu_app_id or self.settings.feishu_app_secret is None:
+            return None
+        from bot.delivery.feishu import FeishuClient, FeishuDeliverer
+
+        client = FeishuClient(app_id=self.settings.feishu_app_id,
+                              app_secret=self.settings.feishu_app_secret.get_secret_value(),
+                              base_url=self.settings.feishu_api_url, pacer=self.pacer)
+        return FeishuDeliverer(client)
+
+    @cached_property
+    def deliverers(self) -> Deliverers:
+        """Every configured platform's deliverer, by channel key."""
+        webhooks = {}
+        if self.settings.feishu_webhooks:
+            import httpx
+
+            from bot.delivery.webhook import WebhookDeliverer
+
+            self._http = httpx.AsyncClient(timeout=15.0)
+            for name, hook in self.settings.feishu_webhooks.items():
+                secret = hook.secret.get_secret_value() if hook.secret is not None else None
+                webhooks[name] = WebhookDeliverer(name, hook.url, secret, self._http, self.pacer)
+        return Deliverers(slack=self.slack, feishu=self.feishu, webhooks=webhooks)
+
+    # -- the doors' services ----------------------------------------------------------------------
+
+    @cached_property
+    def core(self) -> Core:
+        """The chat core of both bots."""
+        from bot.handlers.core import Core
+
+        return Core(settings=self.settings, channels=self.channels, digests=self.digests,
+                    subscriptions=self.subscriptions, clock=self.clock)
+
+    def pusher(self, **kwargs: Any) -> Pusher:
+        """The weekly push (``kwargs``: :class:`~bot.scheduler.push.Pusher`'s ``deadline_s``)."""
+        from bot.scheduler.push import Pusher
+
+        return Pusher(settings=self.settings, claims=self.claims, channels=self.channels,
+                      deliverers=self.deliverers, digests=self.digests, clock=self.clock, **kwargs)
+
+    def poller(self) -> AlertPoller:
+        """The label alerts."""
+        from bot.scheduler.alerts import AlertPoller
+
+        return AlertPoller(settings=self.settings, store=self.store, claims=self.claims,
+                           subscriptions=self.subscriptions, channels=self.channels, deliverers=self.deliverers,
+                           digests=self.digests, clock=self.clock)
+
+    async def aclose(self) -> None:
+        """Stop background analyses, release the sources and the HTTP clients (not the store: its owner's)."""
+        if "digests" in self.__dict__:
+            await self.digests.aclose()
+        self.channels.close()
+        if self._http is not None:
+            await self._http.aclose()
+
+
+def build_services(settings: Settings, store: Store, **kwargs: Any) -> Services:
+    """The services around ``store`` (no I/O; ``kwargs`` as :class:`Services`)."""
+    return Services(settings, store, **kwargs)
+
+
+@asynccontextmanager
+async def open_services(settings: Settings, *, store: StoreMode, purpose: str = "prhub needs Redis",
+                        warn: Callable[[str], None] | None = None, **kwargs: Any) -> AsyncIterator[Services]:
+    """The services of a process, with the store ``store`` says (see :data:`StoreMode`), closed on exit.
+
+    Args:
+        purpose: the start of the error when ``store="redis"`` and Redis does not answer.
+        warn: shows one line when ``store="cache"`` and Redis does not answer (now or later).
+        **kwargs: as :class:`Services`.
+
+    Raises:
+        ConfigError: ``store="redis"`` and Redis does not answer at ``PRHUB_REDIS_URL``.
+    """
+    made: Store
+    if store == "memory":
+        made = MemoryStore()
+    elif store == "cache":
+        made = await open_store(settings.redis_url, warn=warn or log.warning, key_prefix=settings.redis_key_prefix)
+    else:
+        redis_store = RedisStore.from_url(settings.redis_url, degrade=False, key_prefix=settings.redis_key_prefix)
+        try:
+            await redis_store.ping()
+        except RedisError as exc:
+            await redis_store.close()
+            raise ConfigError(f"{purpose} at PRHUB_REDIS_URL ({exc})") from exc
+        made = redis_store
+    services = Services(settings, made, **kwargs)
+    try:
+        if store == "redis":
+            await services.subscriptions.migrate_legacy()
+        yield services
+    finally:
+        await services.aclose()
+        await made.close()
+
+
+def check_serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode) -> None:
+    """Refuse a ``prhub serve`` that cannot run, before anything starts.
+
+    Raises:
+        ConfigError: no platform, Slack without its token, signing secret or (Socket Mode) app token,
+            Feishu without its app id or secret.
+    """
+    if slack == "off" and feishu == "off":
+        raise ConfigError("no platform to serve: set SLACK_BOT_TOKEN and/or FEISHU_APP_ID "
+                          "(or choose --slack / --feishu)")
+    if slack != "off" and (settings.slack_bot_token is None or settings.slack_signing_secret is None):
+        raise ConfigError("the Slack bot needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (see README, Slack)")
+    if slack == "socket" and settings.slack_app_token is None:
+        raise ConfigError("Socket Mode needs SLACK_APP_TOKEN (xapp-…); or use --slack http")
+    if feishu != "off" and (not settings.feishu_app_id or settings.feishu_app_secret is None):
+        raise ConfigError("Feishu needs FEISHU_APP_ID and FEISHU_APP_SECRET (or --feishu off)")
+
+
+async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, host: str, port: int) -> None:
+    """``prhub serve``: the weekly pushes and label alerts, the Feishu bot and the Slack bot, until cancelled.
+
+    HTTP modes share one Starlette server on ``host:port`` (``/slack/events``, ``/feishu/events``,
+    ``/healthz``); Socket Mode and the Feishu long connection need no public address.
+
+    Raises:
+        ConfigError: as :func:`check_serve`, or Redis does not answer.
+        FeishuAPIError: the Feishu bot-info call failed (wrong credentials, API unreachable).
+    """
+    check_serve(settings, slack=slack, feishu=feishu)
+    from bot.scheduler.jobs import scheduled
+
+    async with AsyncExitStack() as stack:
+        services = await stack.enter_async_context(open_services(settings, store="redis",
+                                                                 purpose="the bot needs Redis"))
+        await stack.enter_async_context(scheduled(services.pusher(), services.poller()))
+        routes = await stack.enter_async_context(_feishu(services, feishu)) if feishu != "off" else []
+        slack_app = _slack_app(services) if slack != "off" else None
+        tasks: list[Coroutine[Any, Any, Any]] = []
+        if slack == "http" or feishu == "http":
+            tasks.append(_serve_http(slack_app if slack == "http" else None, routes, host, port))
+        if slack == "socket":
+            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+            assert settings.slack_app_token is not None
+            assert slack_app is not None
+            handler = AsyncSocketModeHandler(slack_app, settings.slack_app_token.get_secret_value())
+            tasks.append(handler.start_async())  # type: ignore[no-untyped-call]
+        if tasks:
+            await asyncio.gather(*tasks)
+        else:  # the Feishu long connection alone: it runs in its own thread until Ctrl-C
+            await asyncio.Event().wait()
+
+
+def _feishu(services: Services, mode: FeishuMode) -> Any:
+    """The Feishu bot's running context (:func:`bot.handlers.feishu.app.running`)."""
+    import lark_oapi as lark
+
+    from bot.handlers.feishu.app import FeishuBot, running
+
+    settings = services.settings
+    assert services.feishu is not None
+    assert settings.feishu_app_id
+    assert settings.feishu_app_secret is not None
+    bot = FeishuBot(deliverer=services.feishu, core=services.core, claims=services.claims,
+                    language=settings.language, verification_token=_secret(settings.feishu_verification_token),
+                    encrypt_key=_secret(settings.feishu_encrypt_key))
+    return running(bot, mode="http" if mode == "http" else "ws", app_id=settings.feishu_app_id,
+                   app_secret=settings.feishu_app_secret.get_secret_value(), domain=settings.feishu_api_url,
+                   client_factory=lark.ws.Client)
+
+
+def _slack_app(services: Services) -> AsyncApp:
+    """The bolt app on the process's Slack client."""
+    from bot.handlers.slack.app import build_slack_app
+    from bot.handlers.slack.deps import SlackDeps
+
+    assert services.slack is not None
+    assert services.settings.slack_signing_secret is not None
+    deps = SlackDeps(core=services.core, claims=services.claims, deliverer=services.slack)
+    return build_slack_app(deps, signing_secret=services.settings.slack_signing_secret.get_secret_value())
+
+
+async def _serve_http(slack_app: AsyncApp | None, routes: list[BaseRoute], host: str, port: int) -> None:
+    """One Starlette server for every HTTP platform: /slack/events, /feishu/events, /healthz."""
+    import uvicorn
+
+    from bot.handlers.server import build_server
+
+    config = uvicorn.Config(build_server(slack_app=slack_app, routes=routes), host=host, port=port, lifespan="off")
+    await uvicorn.Server(config).serve()
+
+
+def _secret(value: Any) -> str:
+    return str(value.get_secret_value()) if value is not None else ""
+
+
+def _source_opener(settings: Settings) -> SourceOpener:
+    def opener(spec: str) -> Any:
+        return open_source(spec, settings=settings)
+
+    return opener

@@ -1,0 +1,107 @@
+"""Exactly once: every claim the bot makes in the store, with one time-to-live policy and one key scheme.
+
+A claim is an atomic "set if absent" with a time to live (:meth:`bot.store.Store.claim`, Redis
+``SET key 1 NX EX ttl``), so replicas, restarts and redeliveries agree on who does a piece of work.
+Three kinds, each with its lifetime:
+
+=============  =====================================================  =================================
+kind           what it says                                           lives
+=============  =====================================================  =================================
+seen           this delivery of a chat event was handled (Slack       ``dedup_ttl_s`` (12 h by default:
+               event id, Slack channel + message ts, Feishu message   Slack retries within minutes,
+               id, Feishu event id)                                   Feishu's last retry comes ~6 h on)
+done           a piece of once-only work is finished: a week pushed   :data:`DONE_TTL_S` (400 days)
+               to a channel, an alert sent, the full report posted
+               in a thread, a PR's analysis posted in a thread
+lock           a piece of once-only work is under way (the push, an   as long as that work may take
+               alert); released when it fails, so the next try runs   (:data:`PUSH_LOCK_TTL_S`,
+                                                                      :data:`ALERT_LOCK_TTL_S`)
+=============  =====================================================  =================================
+
+Keys (the README's "Redis keys" table): ``prhub:seen:{platform}:{kind}:{id}``,
+``prhub:done:full-report:{platform}:{conversation}:{thread}:{window}``,
+``prhub:done:pr-answer:{platform}:{conversation}:{thread}:{repo}#{number}``,
+``prhub:push:{done|lock}:{platform}:{channel}:{repo}:{week}`` and
+``prhub:alert:{sent|lock}:{platform}:{subscriber}:{repo}:{number}``. Parts are joined by
+:func:`bot.store.cache_key` (a part with a ``:`` or a space, or a long one, becomes a short hash).
+"""
+
+from __future__ import annotations
+
+from bot.store import Store, cache_key
+
+__all__ = ["ALERT_LOCK_TTL_S", "DONE_TTL_S", "PUSH_LOCK_TTL_S", "SEEN_TTL_S", "Claims", "alert_keys",
+           "full_report_key", "pr_answer_key", "push_keys", "seen_key"]
+
+SEEN_TTL_S = 12 * 3600
+"""Default lifetime of a "seen" claim (``dedup_ttl_s``), seconds."""
+DONE_TTL_S = 400 * 24 * 3600
+"""Lifetime of a "done" claim, seconds: over a year, so a week pushed or a thread completed stays so."""
+PUSH_LOCK_TTL_S = 30 * 60
+ALERT_LOCK_TTL_S = 10 * 60
+
+
+def seen_key(platform: str, kind: str, ident: str) -> str:
+    """The claim of one delivery: ``kind`` is ``event``, ``msg`` (Slack: ``{channel}:{ts}``; Feishu: the
+    message id)."""
+    return cache_key("seen", platform, kind, *ident.split(":"))
+
+
+def full_report_key(platform: str, conversation: str, thread: str, window: str) -> str:
+    """"The full report of ``window`` is in ``thread`` (a Slack thread ts, a Feishu card's message id)"."""
+    return cache_key("done", "full-report", platform, conversation, thread, window)
+
+
+def pr_answer_key(platform: str, conversation: str, thread: str, repo: str, number: int) -> str:
+    """"The analysis of ``repo#number`` is in ``thread``" (分析此 PR)."""
+    return cache_key("done", "pr-answer", platform, conversation, thread, f"{repo}#{number}")
+
+
+def push_keys(platform: str, channel: str, repo: str, week: str) -> tuple[str, str]:
+    """``(done, lock)`` of the weekly push of ``repo``'s ``week`` to ``channel``."""
+    return (cache_key("push", "done", platform, channel, repo, week),
+            cache_key("push", "lock", platform, channel, repo, week))
+
+
+def alert_keys(platform: str, subscriber: str, repo: str, number: int) -> tuple[str, str]:
+    """``(sent, lock)`` of the alert of ``repo#number`` to ``subscriber``."""
+    return (cache_key("alert", "sent", platform, subscriber, repo, number),
+            cache_key("alert", "lock", platform, subscriber, repo, number))
+
+
+class Claims:
+    """The claims of the bot in ``store`` (see the module docstring).
+
+    Args:
+        store: the bot's store; a Redis failure propagates (answering twice or not at all is the
+            caller's decision).
+        seen_ttl_s: lifetime of "seen" claims (``dedup_ttl_s``).
+    """
+
+    def __init__(self, store: Store, *, seen_ttl_s: int = SEEN_TTL_S) -> None:
+        self._store = store
+        self.seen_ttl_s = seen_ttl_s
+
+    async def first_delivery(self, *keys: str) -> bool:
+        """Claim every "seen" key of one delivery (:func:`seen_key`); ``True`` only when none was taken,
+        i.e. this delivery is the first of its event and of its message."""
+        fresh = True
+        for key in keys:
+            fresh = await self._store.claim(key, self.seen_ttl_s) and fresh
+        return fresh
+
+    async def take(self, key: str) -> bool:
+        """Claim the once-only work ``key`` ("done"): ``True`` for the one caller that may do it."""
+        return await self._store.claim(key, DONE_TTL_S)
+
+    async def is_done(self, key: str) -> bool:
+        """Whether the "done" claim ``key`` is there."""
+        return await self._store.get_json(key) is not None
+
+    async def lock(self, key: str, ttl_s: int) -> bool:
+        """Take the lock ``key`` for ``ttl_s`` seconds: ``True`` when this caller got it."""
+        return await self._store.claim(key, ttl_s)
+
+    async def release(self, *keys: str) -> None:
+        """Give claims back (the work failed: the next try may run)."""
+        await self._store.delete(*keys)

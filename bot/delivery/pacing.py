@@ -1,0 +1,54 @@
+"""The platforms' per-chat rate limits, kept before each send: one :class:`Pacer` per process (aiolimiter).
+
+==================  ==========================  =====================================================
+platform            limit per conversation      source
+==================  ==========================  =====================================================
+``slack``           4 in 4 s (1/s, bursts 4)    ``chat.postMessage``: about one message a second to a
+                                                channel, short bursts allowed
+``feishu``          5 per second                sending messages: 5 QPS to one user or one group
+``feishu-webhook``  5 per second, 100 a minute  custom group bots
+==================  ==========================  =====================================================
+
+A leaky bucket (:class:`aiolimiter.AsyncLimiter`) per (platform, conversation), made on first use.
+A digest of up to four Slack messages goes out at once; an alert poll with many alerts for one
+chat spreads them out. The waits happen on the event loop that sends (limiters belong to one loop:
+the pacer is made by the process's composition root, on its loop). Rate-limit answers that still
+come back (HTTP 429) are waited out by the clients themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from aiolimiter import AsyncLimiter
+
+__all__ = ["RATES", "Pacer"]
+
+RATES: Mapping[str, tuple[tuple[float, float], ...]] = {
+    "slack": ((4, 4.0),),
+    "feishu": ((5, 1.0),),
+    "feishu-webhook": ((5, 1.0), (100, 60.0)),
+}
+"""``platform`` -> ``(max_rate, time_period_s)`` limits, all kept."""
+
+
+class Pacer:
+    """Waits until a conversation may get its next message.
+
+    Args:
+        rates: the limits of each platform (default :data:`RATES`; tests pass faster ones).
+    """
+
+    def __init__(self, rates: Mapping[str, tuple[tuple[float, float], ...]] = RATES) -> None:
+        self._rates = rates
+        self._limiters: dict[tuple[str, str], tuple[AsyncLimiter, ...]] = {}
+
+    async def wait(self, platform: str, conversation: str) -> None:
+        """Return when ``conversation`` on ``platform`` may get one more message, counting it as sent."""
+        key = (platform, conversation)
+        limiters = self._limiters.get(key)
+        if limiters is None:
+            limiters = self._limiters[key] = tuple(AsyncLimiter(rate, period)
+                                                   for rate, period in self._rates.get(platform, ()))
+        for limiter in limiters:
+            await limiter.acquire()

@@ -1,0 +1,52 @@
+"""The one claim helper on a real Redis: which delivery is first, and how long each kind of claim lives."""
+
+from __future__ import annotations
+
+from redis_support import redis_store
+
+from bot.claims import (
+    DONE_TTL_S,
+    PUSH_LOCK_TTL_S,
+    Claims,
+    full_report_key,
+    pr_answer_key,
+    push_keys,
+    seen_key,
+)
+from bot.config import Settings
+from bot.store import RedisStore
+
+
+async def _ttl(store: RedisStore, key: str) -> int:
+    return int(await store._client.ttl(store.key_prefix + key))
+
+
+async def test_a_delivery_is_first_only_when_its_event_and_message_are_new(default_settings: Settings) -> None:
+    async with redis_store() as store:
+        claims = Claims(store, seen_ttl_s=default_settings.dedup_ttl_s)
+        event, message = seen_key("slack", "event", "Ev1"), seen_key("slack", "msg", "C1:1713.0001")
+        assert await claims.first_delivery(event, message)
+        assert not await claims.first_delivery(event, message)  # a redelivery
+        assert not await claims.first_delivery(seen_key("slack", "event", "Ev2"), message)  # app_mention + message
+        assert message == "prhub:seen:slack:msg:C1:1713.0001"
+        assert 12 * 3600 - 60 <= await _ttl(store, message) <= 12 * 3600
+
+
+async def test_once_only_work_lives_as_long_as_the_push_markers() -> None:
+    async with redis_store() as store:
+        claims = Claims(store)
+        full = full_report_key("slack", "C1", "1713.0001", "2026-W16")
+        answer = pr_answer_key("feishu", "oc_1", "om_card", "verl-project/verl", 6046)
+        done, lock = push_keys("slack", "C1", "verl-project/verl", "2026-W16")
+        for key in (full, answer, done):
+            assert await claims.take(key)
+            assert not await claims.take(key)
+            assert await claims.is_done(key)
+            assert DONE_TTL_S - 60 <= await _ttl(store, key) <= DONE_TTL_S
+        assert await claims.lock(lock, PUSH_LOCK_TTL_S)
+        assert not await claims.lock(lock, PUSH_LOCK_TTL_S)
+        assert await _ttl(store, lock) <= PUSH_LOCK_TTL_S
+        await claims.release(full, lock)  # a failed piece of work gives its claims back
+        assert await claims.take(full)
+        assert await claims.lock(lock, PUSH_LOCK_TTL_S)
+        assert done == "prhub:push:done:slack:C1:verl-project/verl:2026-W16"  # the key pushes always had
