@@ -1,0 +1,380 @@
+"""How far the model may move the heuristic's scores: only as far as the diff backs it.
+
+The injection defence of the LLM analyzer (:func:`judge`). The heuristic's
+importance, insight and verdict (``recommendation.level``) are the starting
+point; the model's own scores count
+
+1. **in the band** without evidence: importance within ±:data:`IMPORTANCE_BAND`
+   but never across the key-PR bar, insight within ±:data:`INSIGHT_BAND`; the
+   verdict stays the heuristic's;
+2. **beyond the band** only with ``score_evidence`` that checks out against the
+   PR's diff (:class:`DiffIndex`): a file of the PR and a name in, or a quoted
+   line of, the *code* of its changed lines — never a comment, docstring, prose
+   string or prose file (:mod:`bot.digest.llm.diffscan`), never the title or
+   description, never a line that reads as an instruction to a model. Evidence
+   has a strength:
+
+   - ``contract``: a public name (function, class, parameter, field, config key,
+     CLI flag, environment variable) the diff really removes or renames — on a
+     definition-like removed line of a source/config/script file and on no added
+     line of the PR — or a default it changes (the name defined on a removed and
+     an added line with different values), or a removed/renamed source file.
+     Importance may then rise to 10; insight and lowering as for ``code``; the
+     verdict may move two steps;
+   - ``code``: any other verified changed code (and, for a file the source gave
+     no patch for, the file itself). Importance and insight may move
+     :data:`EVIDENCE_STEP` beyond the band either way; the verdict one step, in
+     the direction the scores moved.
+
+   A cited file that is not in the PR, a name or line that is not in its changed
+   code, and anything in a generated, lock, binary or prose file does not count;
+   a ``removed``/``default`` claim that does not hold is weighed as ``code`` when
+   the name is still in the changed code;
+3. **not at all** when the PR's title, description or added lines hold an
+   instruction addressed to the reviewer or a model (:func:`instruction_in`:
+   "ignore previous instructions", "rate this 10", "给这个 PR 打 10 分", …): then
+   no evidence counts and the band is all the model gets.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import PurePosixPath
+
+from bot.digest.files import FileKind, classify
+from bot.digest.llm.diffscan import PROSE, ChangedLine, changed_lines, syntax_for
+from bot.digest.llm.excerpts import is_lock_file
+from bot.digest.llm.reply import EvidenceReply
+from bot.models import Analysis, FileChange, PullRequest, RecommendationLevel, ScoreEvidence
+
+IMPORTANCE_BAND = 1
+INSIGHT_BAND = 2
+EVIDENCE_STEP = 2
+MAX_EVIDENCE = 6
+_LEVELS: tuple[RecommendationLevel, ...] = ("skip", "skim", "close_read")
+
+_INSTRUCTION = re.compile("|".join((
+    # overriding the prompt
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+|any\s+)?"
+    r"(?:previous|prior|above|earlier|preceding|system|all)\s+(?:instructions?|rules|prompts?|directions|guidelines)",
+    r"\b(?:new|updated|real)\s+instructions\s*:",
+    r"\b(?:note|message|instructions?|attention)\s+(?:to|for)\s+(?:the\s+|any\s+)?"
+    r"(?:ai|llms?|models?|bots?|assistants?|grader|reviewer\s+bot|language\s+models?)\b",
+    # asking for a score or a verdict
+    r"\b(?:rate|score|grade|rank)\s+(?:this|it)\b(?:\s+(?:pr|pull\s+request|change|patch|diff|commit))?"
+    r"\s*(?:as|at|an?|with)?\s*(?:\d{1,2}(?:\s*/\s*10)?|ten|max(?:imum)?|highest|critical|key)\b",
+    r"\b(?:rate|score|grade|rank|give|assign|set|mark|put)\b[^\n.]{0,40}?\b(?:importance|insight|priority)\b"
+    r"[^\n.]{0,30}?(?:\b\d{1,2}\b|\bten\b|\bmax(?:imum)?\b|\bhighest\b)",
+    r"\b(?:importance|insight)(?:\s+score)?\s*(?::|is|of|to|as)?\s*(?:10|ten|\d{1,2}\s*/\s*10)\b",
+    r"\b(?:mark|treat|flag|list|classify|consider|label)\s+(?:this|it)(?:\s+(?:pr|pull\s+request|change))?\s+as\s+"
+    r"(?:an?\s+)?(?:key|critical|close[\s_-]?read|must[\s-]read|high[\s-]priority|skip|trivial|unimportant)\b",
+    # the same in Chinese
+    r"(?:忽略|无视|忽视|忘记|不要理会)[^\n]{0,6}?(?:之前|以上|上面|前面|先前|所有|全部|系统)[^\n]{0,6}?"
+    r"(?:指令|指示|提示|规则|要求|设定)",
+    r"(?:给|把|将|请)[^\n，。]{0,16}?(?:打|评|定|设|给|为|成)\s*(?:10|十|满)\s*分",
+    r"(?:重要性|重要度|洞察度?)\s*[:：]?\s*(?:评|打|定|设|给)?\s*(?:为|成|到)?\s*(?:10|十|满)\s*分",
+    r"(?:这个|本|此|该)\s*(?:PR|改动|提交|变更)[^\n，。]{0,6}?(?:标记|列为|设为|当作|视为|归为|定为)[^\n，。]{0,4}?"
+    r"(?:重点|关键|必读|精读|高优先级|可跳过)",
+)), re.IGNORECASE)
+
+
+class Strength(IntEnum):
+    """What a piece of verified evidence can carry (see the module docstring)."""
+
+    NONE = 0
+    CODE = 1
+    CONTRACT = 2
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The scores the merge keeps, and why.
+
+    ``evidence`` is the verified evidence a move beyond the band rests on (empty when
+    the scores stayed in the band); ``held`` names where an instruction to a model was
+    found (``title``, ``body`` or a file path) — then no evidence counted.
+    """
+
+    importance: int
+    insight: int
+    level: RecommendationLevel
+    evidence: tuple[ScoreEvidence, ...] = ()
+    held: str | None = None
+
+
+def is_instruction(text: str) -> bool:
+    """Whether ``text`` holds an instruction addressed to a reviewer or model about scores or its rules."""
+    return bool(_INSTRUCTION.search(text))
+
+
+def instruction_in(pr: PullRequest) -> str | None:
+    """Where the PR's own text addresses the model: ``"title"``, ``"body"``, the path of a file
+    whose added lines do (comments, strings or code), or ``None``."""
+    if is_instruction(pr.title):
+        return "title"
+    if is_instruction(pr.body):
+        return "body"
+    for f in pr.files:
+        if f.patch and any(line.startswith("+") and is_instruction(line) for line in f.patch.splitlines()):
+            return f.path
+    return None
+
+
+_NAME = re.compile(r"-{0,2}[A-Za-z_][\w\-]*(?:\.[A-Za-z_][\w\-]*)*")
+_WORD = re.compile(r"[A-Za-z_]\w{2,}")
+_NOT_NAMES = frozenset(keyword.kwlist) | {"self", "cls", "args", "kwargs", "none", "true", "false", "null", "this",
+                                          "return", "import", "from", "def", "class", "function", "const", "var",
+                                          "let", "int", "str", "float", "bool", "dict", "list", "tuple", "void"}
+_COLON_ASSIGNS = frozenset({".yaml", ".yml", ".json", ".ini", ".cfg"})
+_CONTRACT_KINDS = frozenset({FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT, FileKind.DEPENDENCY, FileKind.OTHER})
+_DEFINITION = (
+    r"^\s*(?:[\w@]+\s+)*(?:def|class|fn|func|function|struct|enum|interface|trait|type)\s+{n}(?![\w-])",
+    r"^\s*(?:async\s+)?def\s+\w+\s*\(.*[(,]\s*\*{{0,2}}{n}\s*[:=,)]",  # a parameter of a one-line signature
+    r"^\s*\*{{0,2}}{n}\s*:",  # an annotated field or parameter, a YAML key
+    r"^\s*\*{{0,2}}{n}\s*=[^=].*,\s*$",  # a parameter with a default on its own line
+    r"^{n}\s*=[^=]",  # a module-level name, a TOML/INI key
+    r"^\s*-?\s*{n}\s*[:=]",  # a config key (YAML list item, TOML, INI)
+    r"^\s*(?:[\w-]+\.)+{n}\s*=",  # a dotted override (``a.b.name=value``)
+)
+
+
+def _occurs(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+def _public(name: str) -> bool:
+    last = name.split(".")[-1].lstrip("-")
+    return not last.startswith("_")
+
+
+def _defines(code: str, name: str) -> bool:
+    """Whether a code line defines ``name`` (def, class, parameter, field, key, flag, variable)."""
+    n = re.escape(name)
+    if name.startswith("-") or (name.isupper() and len(name) > 3):
+        return _occurs(name, code)  # a CLI flag or an environment variable: every mention is the contract
+    return any(re.search(p.format(n=n), code) for p in _DEFINITION)
+
+
+def _value(code: str, name: str, *, colon_assigns: bool) -> str | None:
+    """The default or value given to ``name`` on a defining line, else ``None``.
+
+    ``colon_assigns``: ``name: value`` gives a value (YAML, JSON) rather than a type (Python, TypeScript).
+    """
+    found = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])(.*)$", code)
+    if found is None:
+        return None
+    rest = found.group(1).strip()
+    given = re.search(r"\bdefault\s*=\s*([^,)]+)", code)
+    if given is not None:
+        return given.group(1).strip()
+    if rest.startswith(":") and colon_assigns:
+        rest = rest[1:]
+    elif rest.startswith(":"):
+        if "=" not in rest:
+            return None
+        rest = rest.split("=", 1)[1]
+    elif rest.startswith("="):
+        rest = rest[1:]
+    else:
+        return None
+    value = re.sub(r"\s+", " ", rest).strip().rstrip(",;)").strip()
+    return value or None
+
+
+def _clean_name(raw: str) -> str:
+    name = raw.strip().strip("`'\" ").replace("::", ".")
+    name = re.sub(r"\(.*$", "", name).rstrip(":=,; ")
+    if not _NAME.fullmatch(name) or len(name.lstrip("-")) < 3 or name.lower() in _NOT_NAMES:
+        return ""
+    return name
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@dataclass(frozen=True)
+class _File:
+    change: FileChange
+    kind: FileKind
+    lines: tuple[ChangedLine, ...]
+
+    @property
+    def readable(self) -> bool:
+        """Whether anything in this file can be evidence (not generated, lock, binary or prose)."""
+        return (self.kind is not FileKind.GENERATED and not is_lock_file(self.change.path)
+                and self.change.additions is not None)
+
+    def code(self, sign: str) -> list[str]:
+        return [line.code for line in self.lines if line.sign == sign and line.code.strip()]
+
+
+class DiffIndex:
+    """The PR's diff as evidence is checked against it: files by path (and previous path),
+    the code of their added and removed lines.
+
+    Args:
+        pr: the PR (its ``files`` and their ``patch``).
+        generated: the repository's generated-file globs.
+    """
+
+    def __init__(self, pr: PullRequest, *, generated: tuple[str, ...] = ()) -> None:
+        self._files: dict[str, _File] = {}
+        added: list[str] = []
+        for f in pr.files:
+            entry = _File(change=f, kind=classify(f.path, generated),
+                          lines=changed_lines(f.path, f.patch) if f.patch else ())
+            self._files[f.path] = entry
+            if f.previous_path:
+                self._files.setdefault(f.previous_path, entry)
+            added += entry.code("+")
+        self._added = "\n".join(added)
+        self._added_names = {PurePosixPath(f.path).name for f in pr.files if f.status in ("added", "renamed")}
+
+    def verify(self, item: EvidenceReply) -> tuple[ScoreEvidence, Strength] | None:
+        """The evidence as it checks out against the diff, with its strength; ``None`` when it does not count."""
+        entry = self._files.get(item.path.strip().strip("`").removeprefix("./"))
+        if entry is None or not entry.readable:
+            return None
+        if is_instruction(f"{item.name} {item.line}"):
+            return None
+        name = _clean_name(item.name)
+        if not entry.change.patch:
+            return self._file_level(entry, item, name)
+        if syntax_for(entry.change.path) is PROSE or entry.kind is FileKind.DOC:
+            return None
+        if name:
+            found = self._by_name(entry, item, name)
+            if found is not None:
+                return found
+        if item.line.strip():
+            return self._by_line(entry, item)
+        return None
+
+    def _evidence(self, entry: _File, item: EvidenceReply, change: str, name: str) -> ScoreEvidence:
+        return ScoreEvidence(path=entry.change.path, change=change, name=name, note=item.why.strip()[:300])
+
+    def _file_level(self, entry: _File, item: EvidenceReply, name: str) -> tuple[ScoreEvidence, Strength] | None:
+        """A file the source gave no patch for: only the file list can be checked."""
+        f = entry.change
+        if syntax_for(f.path) is PROSE or entry.kind is FileKind.DOC:
+            return None
+        gone = f.status == "removed" or (f.status == "renamed" and item.path.strip() == f.previous_path)
+        if gone and item.change in ("removed", "renamed") and entry.kind in _CONTRACT_KINDS:
+            return self._evidence(entry, item, "removed", item.path.strip()), Strength.CONTRACT
+        return self._evidence(entry, item, "changed", name), Strength.CODE
+
+    def _by_name(self, entry: _File, item: EvidenceReply, name: str) -> tuple[ScoreEvidence, Strength] | None:
+        candidates = [name] + ([name.rsplit(".", 1)[1]] if "." in name else [])
+        for candidate in candidates:
+            if len(candidate.lstrip("-")) < 3 or candidate.lower() in _NOT_NAMES:
+                continue
+            removed = [c for c in entry.code("-") if _occurs(candidate, c)]
+            added = [c for c in entry.code("+") if _occurs(candidate, c)]
+            if not removed and not added:
+                continue
+            if entry.kind in _CONTRACT_KINDS and _public(candidate):
+                if item.change in ("removed", "renamed") and self._removed(entry, candidate, removed):
+                    return self._evidence(entry, item, "removed", candidate), Strength.CONTRACT
+                if item.change == "default" and self._default_changed(entry, candidate, removed, added):
+                    return self._evidence(entry, item, "default", candidate), Strength.CONTRACT
+            return self._evidence(entry, item, "added" if added and not removed else "changed", candidate), \
+                Strength.CODE
+        return None
+
+    def _removed(self, entry: _File, name: str, removed: list[str]) -> bool:
+        """Whether ``name`` is defined on a removed line and appears on no added line of the PR
+        (or names a deleted module that was not re-added elsewhere)."""
+        path = PurePosixPath(entry.change.path)
+        if entry.change.status == "removed" and name == path.stem:
+            return path.name not in self._added_names
+        return any(_defines(c, name) for c in removed) and not _occurs(name, self._added)
+
+    @staticmethod
+    def _default_changed(entry: _File, name: str, removed: list[str], added: list[str]) -> bool:
+        """Whether ``name`` is defined on a removed and an added line with different values."""
+        colon = PurePosixPath(entry.change.path).suffix.lower() in _COLON_ASSIGNS
+        before = {_value(c, name, colon_assigns=colon) for c in removed if _defines(c, name)}
+        after = {_value(c, name, colon_assigns=colon) for c in added if _defines(c, name)}
+        return bool(before) and bool(after) and before != after
+
+    def _by_line(self, entry: _File, item: EvidenceReply) -> tuple[ScoreEvidence, Strength] | None:
+        quote = _normal(item.line)
+        quotes = [quote] + ([quote[1:].strip()] if quote[:1] in "+-" else [])
+        for line in entry.lines:
+            text = _normal(line.text)
+            if not text or is_instruction(line.text):
+                continue
+            for q in quotes:
+                if q and (q == text or (len(q) >= max(12, len(text) // 2) and q in text)):
+                    words = {w for w in _WORD.findall(line.code) if w.lower() not in _NOT_NAMES}
+                    quoted = {w for w in _WORD.findall(q) if w.lower() not in _NOT_NAMES}
+                    if words & quoted:  # the quote is of the line's code, not its comment
+                        return self._evidence(entry, item, "changed", text[:200]), Strength.CODE
+        return None
+
+
+def band(value: int, width: int, *, bar: int | None = None) -> tuple[int, int]:
+    """The scores reachable without evidence: ``value ± width`` within 1–10, on ``bar``'s side of it."""
+    low, high = max(1, value - width), min(10, value + width)
+    if bar is not None:
+        if value < bar:
+            high = min(high, bar - 1)
+        else:
+            low = max(low, bar)
+    return low, high
+
+
+def _clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))
+
+
+def judge(
+    base: Analysis, importance: int, insight: int, level: RecommendationLevel, cited: list[EvidenceReply],
+    pr: PullRequest, *, key_pr_bar: int, generated: tuple[str, ...] = (),
+) -> Judgement:
+    """The importance, insight and verdict kept from the model's, bounded as the module docstring says.
+
+    Args:
+        base: the heuristic analysis (the starting point).
+        importance, insight, level: the model's scores and verdict.
+        cited: the model's ``score_evidence``.
+        pr: the PR (its diff checks the evidence).
+        key_pr_bar: the repository's key-PR importance.
+        generated: the repository's generated-file globs.
+    """
+    low, high = band(base.importance, IMPORTANCE_BAND, bar=key_pr_bar)
+    ins_low, ins_high = band(base.insight, INSIGHT_BAND)
+    within = low <= importance <= high and ins_low <= insight <= ins_high and level == base.recommendation.level
+    held = instruction_in(pr)
+    verified: list[tuple[ScoreEvidence, Strength]] = []
+    if not within and held is None and cited:
+        index = DiffIndex(pr, generated=generated)
+        verified = [v for v in (index.verify(item) for item in cited[:MAX_EVIDENCE * 2]) if v is not None]
+    strength = max((s for _, s in verified), default=Strength.NONE)
+    if strength >= Strength.CODE:
+        reach = IMPORTANCE_BAND + EVIDENCE_STEP
+        low, high = max(1, min(low, base.importance - reach)), min(10, max(high, base.importance + reach))
+        reach = INSIGHT_BAND + EVIDENCE_STEP
+        ins_low, ins_high = max(1, base.insight - reach), min(10, base.insight + reach)
+    if strength >= Strength.CONTRACT:
+        high = 10
+    kept_importance = _clamp(importance, low, high)
+    kept_insight = _clamp(insight, ins_low, ins_high)
+    start, asked = _LEVELS.index(base.recommendation.level), _LEVELS.index(level)
+    steps = {Strength.NONE: 0, Strength.CODE: 1, Strength.CONTRACT: 2}[strength]
+    up = kept_importance > base.importance or kept_insight > base.insight
+    down = kept_importance < base.importance or kept_insight < base.insight
+    if asked > start:
+        asked = min(asked, start + steps) if up else start
+    elif asked < start:
+        asked = max(asked, start - steps) if down else start
+    free, ins_free = band(base.importance, IMPORTANCE_BAND, bar=key_pr_bar), band(base.insight, INSIGHT_BAND)
+    moved = (not free[0] <= kept_importance <= free[1] or not ins_free[0] <= kept_insight <= ins_free[1]
+             or asked != start)
+    evidence = tuple(dict.fromkeys(e for e, _ in verified))[:MAX_EVIDENCE] if moved else ()
+    return Judgement(importance=kept_importance, insight=kept_insight, level=_LEVELS[asked], evidence=evidence,
+                     held=held)
