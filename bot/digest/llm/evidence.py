@@ -20,9 +20,11 @@ point; the model's own scores count
      line of the PR — or a default it changes (the name defined on a removed and
      an added line with different values), or a removed/renamed source file.
      Importance may then rise to 10; insight and lowering as for ``code``; the
-     verdict may move two steps;
-   - ``code``: any other verified changed code (and, for a file the source gave
-     no patch for, the file itself). Importance and insight may move
+     verdict may move two steps. Without a patch only the file list can back a
+     claim: a file removed or renamed (``contract`` for source and config files),
+     or added; names and quoted lines cannot be checked there and do not count;
+   - ``code``: any other verified changed code (or a file the source gave no
+     patch for, when the file list shows it added). Importance and insight may move
      :data:`EVIDENCE_STEP` beyond the band either way; the verdict one step, in
      the direction the scores moved.
 
@@ -76,9 +78,9 @@ _INSTRUCTION = re.compile("|".join((
     r"(?:指令|指示|提示|规则|要求|设定)",
     r"(?:给|把|将|请)[^\n，。]{0,16}?(?:打|评|定|设|给|为|成)\s*(?:10|十|满)\s*分",
     r"(?:重要性|重要度|洞察度?)\s*[:：]?\s*(?:评|打|定|设|给)?\s*(?:为|成|到)?\s*(?:10|十|满)\s*分",
-    r"(?:这个|本|此|该)\s*(?:PR|改动|提交|变更)[^\n，。]{0,6}?(?:标记|列为|设为|当作|视为|归为|定为)[^\n，。]{0,4}?"
+    r"(?:这个|本|此|该)\s*(?:pr|改动|提交|变更)[^\n，。]{0,6}?(?:标记|列为|设为|当作|视为|归为|定为)[^\n，。]{0,4}?"
     r"(?:重点|关键|必读|精读|高优先级|可跳过)",
-)), re.IGNORECASE)
+)))  # matched against lower-cased text (re.IGNORECASE is many times slower)
 
 
 class Strength(IntEnum):
@@ -105,9 +107,28 @@ class Judgement:
     held: str | None = None
 
 
+# Every pattern above holds one of these; the full patterns run only on the lines that do (speed).
+_TRIGGER = re.compile(
+    r"ignor|disregard|forget|overrid|instructions|importance|insight|priority"
+    r"|(?:note|message|instructions?|attention)\s+(?:to|for)\b|(?:rate|score|grade|rank)\s+(?:this|it)\b"
+    r"|(?:this|it|pr|request|change)\s+as\s|忽略|无视|忽视|忘记|不要理会|(?:10|十|满)\s*分"
+    r"|标记|列为|设为|当作|视为|归为|定为")
+
+
 def is_instruction(text: str) -> bool:
-    """Whether ``text`` holds an instruction addressed to a reviewer or model about scores or its rules."""
-    return bool(_INSTRUCTION.search(text))
+    """Whether ``text`` holds an instruction addressed to a reviewer or model about scores or its rules
+    (each line is tried on its own, case-insensitively)."""
+    text = text.lower()
+    checked = -1
+    for hit in _TRIGGER.finditer(text):
+        start = text.rfind("\n", 0, hit.start()) + 1
+        if start == checked:
+            continue
+        checked = start
+        end = text.find("\n", hit.end())
+        if _INSTRUCTION.search(text, start, len(text) if end < 0 else end):
+            return True
+    return False
 
 
 def instruction_in(pr: PullRequest) -> str | None:
@@ -118,7 +139,7 @@ def instruction_in(pr: PullRequest) -> str | None:
     if is_instruction(pr.body):
         return "body"
     for f in pr.files:
-        if f.patch and any(line.startswith("+") and is_instruction(line) for line in f.patch.splitlines()):
+        if f.patch and is_instruction("\n".join(x for x in f.patch.splitlines() if x.startswith("+"))):
             return f.path
     return None
 
@@ -258,14 +279,22 @@ class DiffIndex:
         return ScoreEvidence(path=entry.change.path, change=change, name=name, note=item.why.strip()[:300])
 
     def _file_level(self, entry: _File, item: EvidenceReply, name: str) -> tuple[ScoreEvidence, Strength] | None:
-        """A file the source gave no patch for: only the file list can be checked."""
+        """A file the source gave no patch for: only what the file list shows can be checked —
+        that the file was removed, renamed or added. A name other than the file's own, or a
+        quoted line, cannot be checked and does not count."""
         f = entry.change
-        if syntax_for(f.path) is PROSE or entry.kind is FileKind.DOC:
+        if syntax_for(f.path) is PROSE or entry.kind is FileKind.DOC or item.line.strip():
             return None
-        gone = f.status == "removed" or (f.status == "renamed" and item.path.strip() == f.previous_path)
-        if gone and item.change in ("removed", "renamed") and entry.kind in _CONTRACT_KINDS:
-            return self._evidence(entry, item, "removed", item.path.strip()), Strength.CONTRACT
-        return self._evidence(entry, item, "changed", name), Strength.CODE
+        own = {""} | {x for path in (f.path, f.previous_path) if path
+                      for x in (path, PurePosixPath(path).name, PurePosixPath(path).stem)}
+        if item.name.strip().strip("`'\"") not in own:
+            return None
+        if item.change in ("removed", "renamed") and f.status in ("removed", "renamed"):
+            strength = Strength.CONTRACT if entry.kind in _CONTRACT_KINDS else Strength.CODE
+            return self._evidence(entry, item, "removed", f.previous_path or f.path), strength
+        if item.change == "added" and f.status == "added":
+            return self._evidence(entry, item, "added", f.path), Strength.CODE
+        return None
 
     def _by_name(self, entry: _File, item: EvidenceReply, name: str) -> tuple[ScoreEvidence, Strength] | None:
         candidates = [name] + ([name.rsplit(".", 1)[1]] if "." in name else [])
