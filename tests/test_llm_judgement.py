@@ -23,7 +23,7 @@ from redis_support import redis_store
 
 from bot.config import Settings
 from bot.digest.llm.diffscan import changed_lines
-from bot.digest.llm.evidence import EVIDENCE_STEP, IMPORTANCE_BAND, band
+from bot.digest.llm.evidence import IMPORTANCE_BAND, LOWER_STEP, band
 from bot.digest.service import build_digest
 from bot.digest.window import week_window
 from bot.models import Digest, PullRequest, Window
@@ -210,7 +210,7 @@ async def test_a_lower_score_citing_real_code_is_honoured(
     fake: FakeLLMServer, w16_prs: list[PullRequest], w16: Window, verl_settings: Settings,
 ) -> None:
     heuristic = _heuristic(w16_prs, w16, verl_settings)
-    reach = IMPORTANCE_BAND + EVIDENCE_STEP
+    reach = IMPORTANCE_BAND + LOWER_STEP
     target = next(p for p in sorted(heuristic.prs, key=lambda p: -(p.analysis.importance if p.analysis else 0))
                   if p.analysis and p.analysis.recommendation.level == "close_read")
     base = target.analysis

@@ -24,9 +24,15 @@ point; the model's own scores count
      claim: a file removed or renamed (``contract`` for source and config files),
      or added; names and quoted lines cannot be checked there and do not count;
    - ``code``: any other verified changed code (or a file the source gave no
-     patch for, when the file list shows it added). Importance and insight may move
-     :data:`EVIDENCE_STEP` beyond the band either way; the verdict one step, in
-     the direction the scores moved.
+     patch for, when the file list shows it added). Importance and insight may rise
+     :data:`RAISE_STEP` and fall :data:`LOWER_STEP` beyond the band; the verdict
+     may move one step, in the direction the scores moved. (Raising is held
+     tighter: a model that obeys text it should not, and backs it with some real
+     changed line, gains no more than the old flat margin of +2.)
+
+   Only evidence in the project's own code and configuration (source, config,
+   script, dependency files) can raise a score or the verdict; evidence in tests,
+   CI, Docker files and examples can only lower them.
 
    A cited file that is not in the PR, a name or line that is not in its changed
    code, and anything in a generated, lock, binary or prose file does not count;
@@ -54,10 +60,12 @@ from bot.models import Analysis, FileChange, PullRequest, RecommendationLevel, S
 
 IMPORTANCE_BAND = 1
 INSIGHT_BAND = 2
-EVIDENCE_STEP = 2
+RAISE_STEP = 1
+LOWER_STEP = 2
 MAX_EVIDENCE = 6
 _LEVELS: tuple[RecommendationLevel, ...] = ("skip", "skim", "close_read")
 
+_NOT_A_COUNT = r"(?!\s+(?!is\b|as\b|was\b)[a-z]+s\b)"  # "importance of 10 features" counts, it does not score
 _INSTRUCTION = re.compile("|".join((
     # overriding the prompt
     r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+|any\s+)?"
@@ -68,9 +76,9 @@ _INSTRUCTION = re.compile("|".join((
     # asking for a score or a verdict
     r"\b(?:rate|score|grade|rank)\s+(?:this|it)\b(?:\s+(?:pr|pull\s+request|change|patch|diff|commit))?"
     r"\s*(?:as|at|an?|with)?\s*(?:\d{1,2}(?:\s*/\s*10)?|ten|max(?:imum)?|highest|critical|key)\b",
-    r"\b(?:rate|score|grade|rank|give|assign|set|mark|put)\b[^\n.]{0,40}?\b(?:importance|insight|priority)\b"
-    r"[^\n.]{0,30}?(?:\b\d{1,2}\b|\bten\b|\bmax(?:imum)?\b|\bhighest\b)",
-    r"\b(?:importance|insight)(?:\s+score)?\s*(?::|is|of|to|as)?\s*(?:10|ten|\d{1,2}\s*/\s*10)\b",
+    r"\b(?:rate|score|grade|give|assign|set|mark)\b[^\n.]{0,40}?\b(?:importance|insight)\b"
+    r"[^\n.]{0,30}?(?:\b\d{1,2}\b|\bten\b|\bmax(?:imum)?\b|\bhighest\b)" + _NOT_A_COUNT,
+    r"\b(?:importance|insight)(?:\s+score)?\s*(?::|is|of|to|as)?\s*(?:10|ten|\d{1,2}\s*/\s*10)\b" + _NOT_A_COUNT,
     r"\b(?:mark|treat|flag|list|classify|consider|label)\s+(?:this|it)(?:\s+(?:pr|pull\s+request|change))?\s+as\s+"
     r"(?:an?\s+)?(?:key|critical|close[\s_-]?read|must[\s-]read|high[\s-]priority|skip|trivial|unimportant)\b",
     # the same in Chinese
@@ -97,7 +105,8 @@ class Judgement:
 
     ``evidence`` is the verified evidence a move beyond the band rests on (empty when
     the scores stayed in the band); ``held`` names where an instruction to a model was
-    found (``title``, ``body`` or a file path) — then no evidence counted.
+    found (``title``, ``body`` or a file path) — then no evidence counted. The PR is only
+    searched for instructions when the model asked for more than the band.
     """
 
     importance: int
@@ -109,7 +118,7 @@ class Judgement:
 
 # Every pattern above holds one of these; the full patterns run only on the lines that do (speed).
 _TRIGGER = re.compile(
-    r"ignor|disregard|forget|overrid|instructions|importance|insight|priority"
+    r"ignor|disregard|forget|overrid|instructions|importance|insight"
     r"|(?:note|message|instructions?|attention)\s+(?:to|for)\b|(?:rate|score|grade|rank)\s+(?:this|it)\b"
     r"|(?:this|it|pr|request|change)\s+as\s|忽略|无视|忽视|忘记|不要理会|(?:10|十|满)\s*分"
     r"|标记|列为|设为|当作|视为|归为|定为")
@@ -150,7 +159,9 @@ _NOT_NAMES = frozenset(keyword.kwlist) | {"self", "cls", "args", "kwargs", "none
                                           "return", "import", "from", "def", "class", "function", "const", "var",
                                           "let", "int", "str", "float", "bool", "dict", "list", "tuple", "void"}
 _COLON_ASSIGNS = frozenset({".yaml", ".yml", ".json", ".ini", ".cfg"})
-_CONTRACT_KINDS = frozenset({FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT, FileKind.DEPENDENCY, FileKind.OTHER})
+# The project's own code and configuration: where a contract lives, and what can raise a score.
+# Evidence in tests, CI, Docker files and examples can only lower one.
+_PRODUCT_KINDS = frozenset({FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT, FileKind.DEPENDENCY, FileKind.OTHER})
 _DEFINITION = (
     r"^\s*(?:[\w@]+\s+)*(?:def|class|fn|func|function|struct|enum|interface|trait|type)\s+{n}(?![\w-])",
     r"^\s*(?:async\s+)?def\s+\w+\s*\(.*[(,]\s*\*{{0,2}}{n}\s*[:=,)]",  # a parameter of a one-line signature
@@ -160,6 +171,9 @@ _DEFINITION = (
     r"^\s*-?\s*{n}\s*[:=]",  # a config key (YAML list item, TOML, INI)
     r"^\s*(?:[\w-]+\.)+{n}\s*=",  # a dotted override (``a.b.name=value``)
 )
+
+
+_ENVIRON = re.compile(r"environ|getenv|setenv|\bexport\b")
 
 
 def _occurs(name: str, text: str) -> bool:
@@ -174,8 +188,10 @@ def _public(name: str) -> bool:
 def _defines(code: str, name: str) -> bool:
     """Whether a code line defines ``name`` (def, class, parameter, field, key, flag, variable)."""
     n = re.escape(name)
-    if name.startswith("-") or (name.isupper() and len(name) > 3):
-        return _occurs(name, code)  # a CLI flag or an environment variable: every mention is the contract
+    if name.startswith("-"):
+        return _occurs(name, code)  # a CLI flag: every mention is the contract
+    if name.isupper() and "_" in name and _ENVIRON.search(code):
+        return _occurs(name, code)  # an environment variable read or set on this line
     return any(re.search(p.format(n=n), code) for p in _DEFINITION)
 
 
@@ -290,7 +306,7 @@ class DiffIndex:
         if item.name.strip().strip("`'\"") not in own:
             return None
         if item.change in ("removed", "renamed") and f.status in ("removed", "renamed"):
-            strength = Strength.CONTRACT if entry.kind in _CONTRACT_KINDS else Strength.CODE
+            strength = Strength.CONTRACT if entry.kind in _PRODUCT_KINDS else Strength.CODE
             return self._evidence(entry, item, "removed", f.previous_path or f.path), strength
         if item.change == "added" and f.status == "added":
             return self._evidence(entry, item, "added", f.path), Strength.CODE
@@ -305,7 +321,7 @@ class DiffIndex:
             added = [c for c in entry.code("+") if _occurs(candidate, c)]
             if not removed and not added:
                 continue
-            if entry.kind in _CONTRACT_KINDS and _public(candidate):
+            if entry.kind in _PRODUCT_KINDS and _public(candidate):
                 if item.change in ("removed", "renamed") and self._removed(entry, candidate, removed):
                     return self._evidence(entry, item, "removed", candidate), Strength.CONTRACT
                 if item.change == "default" and self._default_changed(entry, candidate, removed, added):
@@ -378,29 +394,31 @@ def judge(
     low, high = band(base.importance, IMPORTANCE_BAND, bar=key_pr_bar)
     ins_low, ins_high = band(base.insight, INSIGHT_BAND)
     within = low <= importance <= high and ins_low <= insight <= ins_high and level == base.recommendation.level
-    held = instruction_in(pr)
+    held = None if within else instruction_in(pr)
     verified: list[tuple[ScoreEvidence, Strength]] = []
     if not within and held is None and cited:
         index = DiffIndex(pr, generated=generated)
         verified = [v for v in (index.verify(item) for item in cited[:MAX_EVIDENCE * 2]) if v is not None]
-    strength = max((s for _, s in verified), default=Strength.NONE)
-    if strength >= Strength.CODE:
-        reach = IMPORTANCE_BAND + EVIDENCE_STEP
-        low, high = max(1, min(low, base.importance - reach)), min(10, max(high, base.importance + reach))
-        reach = INSIGHT_BAND + EVIDENCE_STEP
-        ins_low, ins_high = max(1, base.insight - reach), min(10, base.insight + reach)
-    if strength >= Strength.CONTRACT:
+    up = max((s for e, s in verified if classify(e.path, generated) in _PRODUCT_KINDS), default=Strength.NONE)
+    down = max((s for _, s in verified), default=Strength.NONE)
+    if down >= Strength.CODE:
+        low = max(1, min(low, base.importance - IMPORTANCE_BAND - LOWER_STEP))
+        ins_low = max(1, base.insight - INSIGHT_BAND - LOWER_STEP)
+    if up >= Strength.CODE:
+        high = min(10, max(high, base.importance + IMPORTANCE_BAND + RAISE_STEP))
+        ins_high = min(10, base.insight + INSIGHT_BAND + RAISE_STEP)
+    if up >= Strength.CONTRACT:
         high = 10
     kept_importance = _clamp(importance, low, high)
     kept_insight = _clamp(insight, ins_low, ins_high)
     start, asked = _LEVELS.index(base.recommendation.level), _LEVELS.index(level)
-    steps = {Strength.NONE: 0, Strength.CODE: 1, Strength.CONTRACT: 2}[strength]
-    up = kept_importance > base.importance or kept_insight > base.insight
-    down = kept_importance < base.importance or kept_insight < base.insight
+    steps = {Strength.NONE: 0, Strength.CODE: 1, Strength.CONTRACT: 2}
     if asked > start:
-        asked = min(asked, start + steps) if up else start
+        raised = kept_importance > base.importance or kept_insight > base.insight
+        asked = min(asked, start + steps[up]) if raised else start
     elif asked < start:
-        asked = max(asked, start - steps) if down else start
+        lowered = kept_importance < base.importance or kept_insight < base.insight
+        asked = max(asked, start - steps[down]) if lowered else start
     free, ins_free = band(base.importance, IMPORTANCE_BAND, bar=key_pr_bar), band(base.insight, INSIGHT_BAND)
     moved = (not free[0] <= kept_importance <= free[1] or not ins_free[0] <= kept_insight <= ins_free[1]
              or asked != start)

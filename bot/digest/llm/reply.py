@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.digest.llm.client import LLMClient
 from bot.errors import LLMCallError
@@ -50,6 +50,10 @@ class RecommendationReply(_Reply):
 
 
 EvidenceChange = Literal["removed", "renamed", "default", "added", "changed"]
+_CHANGES = frozenset(("removed", "renamed", "default", "added", "changed"))
+_CHANGE_WORDS = {"deleted": "removed", "remove": "removed", "removal": "removed", "delete": "removed",
+                 "rename": "renamed", "default_changed": "default", "changed_default": "default",
+                 "add": "added", "new": "added"}
 
 
 class EvidenceReply(_Reply):
@@ -75,6 +79,15 @@ class EvidenceReply(_Reply):
             return {**data, "path": data["file"]}
         return data
 
+    @field_validator("change", mode="before")
+    @classmethod
+    def _change_word(cls, value: Any) -> Any:
+        """Other words for the same claims; an unknown one is the weakest claim, ``changed``."""
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower().replace("-", "_").replace(" ", "_")
+        return _CHANGE_WORDS.get(word, word if word in _CHANGES else "changed")
+
     @model_validator(mode="after")
     def _names_something(self) -> EvidenceReply:
         if not self.name.strip() and not self.line.strip():
@@ -98,6 +111,11 @@ class AnalysisReply(_Reply):
     recommendation: RecommendationReply
     key_points: list[str] = Field(default_factory=list, max_length=12)
     score_evidence: list[EvidenceReply] = Field(default_factory=list, max_length=12)
+
+    @field_validator("score_evidence", mode="before")
+    @classmethod
+    def _no_evidence(cls, value: Any) -> Any:
+        return [] if value is None else value
 
 
 class NarrativeReply(_Reply):
