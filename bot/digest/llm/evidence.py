@@ -161,7 +161,7 @@ _NOT_NAMES = frozenset(keyword.kwlist) | {"self", "cls", "args", "kwargs", "none
 _COLON_ASSIGNS = frozenset({".yaml", ".yml", ".json", ".ini", ".cfg"})
 # The project's own code and configuration: where a contract lives, and what can raise a score.
 # Evidence in tests, CI, Docker files and examples can only lower one.
-_PRODUCT_KINDS = frozenset({FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT, FileKind.DEPENDENCY, FileKind.OTHER})
+PRODUCT_KINDS = frozenset({FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT, FileKind.DEPENDENCY, FileKind.OTHER})
 _DEFINITION = (
     r"^\s*(?:[\w@]+\s+)*(?:def|class|fn|func|function|struct|enum|interface|trait|type)\s+{n}(?![\w-])",
     r"^\s*(?:async\s+)?def\s+\w+\s*\(.*[(,]\s*\*{{0,2}}{n}\s*[:=,)]",  # a parameter of a one-line signature
@@ -306,7 +306,7 @@ class DiffIndex:
         if item.name.strip().strip("`'\"") not in own:
             return None
         if item.change in ("removed", "renamed") and f.status in ("removed", "renamed"):
-            strength = Strength.CONTRACT if entry.kind in _PRODUCT_KINDS else Strength.CODE
+            strength = Strength.CONTRACT if entry.kind in PRODUCT_KINDS else Strength.CODE
             return self._evidence(entry, item, "removed", f.previous_path or f.path), strength
         if item.change == "added" and f.status == "added":
             return self._evidence(entry, item, "added", f.path), Strength.CODE
@@ -321,7 +321,7 @@ class DiffIndex:
             added = [c for c in entry.code("+") if _occurs(candidate, c)]
             if not removed and not added:
                 continue
-            if entry.kind in _PRODUCT_KINDS and _public(candidate):
+            if entry.kind in PRODUCT_KINDS and _public(candidate):
                 if item.change in ("removed", "renamed") and self._removed(entry, candidate, removed):
                     return self._evidence(entry, item, "removed", candidate), Strength.CONTRACT
                 if item.change == "default" and self._default_changed(entry, candidate, removed, added):
@@ -399,7 +399,7 @@ def judge(
     if not within and held is None and cited:
         index = DiffIndex(pr, generated=generated)
         verified = [v for v in (index.verify(item) for item in cited[:MAX_EVIDENCE * 2]) if v is not None]
-    up = max((s for e, s in verified if classify(e.path, generated) in _PRODUCT_KINDS), default=Strength.NONE)
+    up = max((s for e, s in verified if classify(e.path, generated) in PRODUCT_KINDS), default=Strength.NONE)
     down = max((s for _, s in verified), default=Strength.NONE)
     if down >= Strength.CODE:
         low = max(1, min(low, base.importance - IMPORTANCE_BAND - LOWER_STEP))
