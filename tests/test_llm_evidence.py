@@ -181,6 +181,21 @@ def test_contract_evidence_holds_only_where_the_diff_shows_it(pr6039: PullReques
     assert check(_cite(yaml_file, line="# Whether to enable separate resource pool for teacher model(s)")) is None
 
 
+def test_a_removed_local_variable_is_code_and_a_removed_key_or_parameter_a_contract() -> None:
+    code = _file("pkg/run.py", "@@ -1,6 +1,4 @@\n def run(\n     steps: int,\n-    warmup_ratio: float = 0.1,\n ):\n"
+                               "-    retries = 3\n     return steps\n")
+    conf = _file("pkg/conf/train.yaml", "@@ -1,3 +1,2 @@\n train:\n-  retries: 3\n   steps: 10\n")
+    env = _file("pkg/env.py", '@@ -1,2 +1 @@\n-LIMIT = int(os.environ.get("PKG_MAX_RETRIES", "3"))\n x = 1\n')
+    index = DiffIndex(_pr((code, conf, env)))
+    strengths = {item.path + ":" + item.name: (found[1] if (found := index.verify(item)) else None) for item in (
+        _cite("pkg/run.py", "removed", name="warmup_ratio"), _cite("pkg/run.py", "removed", name="retries"),
+        _cite("pkg/conf/train.yaml", "removed", name="retries"), _cite("pkg/env.py", "removed", name="LIMIT"),
+        _cite("pkg/env.py", "removed", name="PKG_MAX_RETRIES"))}
+    assert strengths == {"pkg/run.py:warmup_ratio": Strength.CONTRACT, "pkg/run.py:retries": Strength.CODE,
+                         "pkg/conf/train.yaml:retries": Strength.CONTRACT, "pkg/env.py:LIMIT": Strength.CONTRACT,
+                         "pkg/env.py:PKG_MAX_RETRIES": Strength.CONTRACT}
+
+
 def test_injected_text_in_the_diff_is_never_evidence() -> None:
     """A model that obeys text in the PR cites that text: a comment, a string, a Markdown line, the body.
     Phrased so that the detector misses it, so the evidence checks alone must refuse it."""

@@ -168,9 +168,10 @@ _DEFINITION = (
     r"^\s*\*{{0,2}}{n}\s*:",  # an annotated field or parameter, a YAML key
     r"^\s*\*{{0,2}}{n}\s*=[^=].*,\s*$",  # a parameter with a default on its own line
     r"^{n}\s*=[^=]",  # a module-level name, a TOML/INI key
-    r"^\s*-?\s*{n}\s*[:=]",  # a config key (YAML list item, TOML, INI)
     r"^\s*(?:[\w-]+\.)+{n}\s*=",  # a dotted override (``a.b.name=value``)
 )
+_CONFIG_KEY = r"^\s*-?\s*{n}\s*[:=]"  # in a config file: a key, also indented or in a YAML list
+_CONFIG_SUFFIXES = frozenset({".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".json"})
 
 
 _ENVIRON = re.compile(r"environ|getenv|setenv|\bexport\b")
@@ -185,14 +186,17 @@ def _public(name: str) -> bool:
     return not last.startswith("_")
 
 
-def _defines(code: str, name: str) -> bool:
-    """Whether a code line defines ``name`` (def, class, parameter, field, key, flag, variable)."""
+def _defines(code: str, name: str, *, config: bool) -> bool:
+    """Whether a code line defines ``name`` (def, class, parameter, field, flag, module-level
+    variable; with ``config``, a key of a config file). An indented ``name = …`` in code is a
+    local variable, not a definition."""
     n = re.escape(name)
     if name.startswith("-"):
         return _occurs(name, code)  # a CLI flag: every mention is the contract
     if name.isupper() and "_" in name and _ENVIRON.search(code):
         return _occurs(name, code)  # an environment variable read or set on this line
-    return any(re.search(p.format(n=n), code) for p in _DEFINITION)
+    patterns = (*_DEFINITION, _CONFIG_KEY) if config else _DEFINITION
+    return any(re.search(p.format(n=n), code) for p in patterns)
 
 
 def _value(code: str, name: str, *, colon_assigns: bool) -> str | None:
@@ -336,14 +340,16 @@ class DiffIndex:
         path = PurePosixPath(entry.change.path)
         if entry.change.status == "removed" and name == path.stem:
             return path.name not in self._added_names
-        return any(_defines(c, name) for c in removed) and not _occurs(name, self._added)
+        config = path.suffix.lower() in _CONFIG_SUFFIXES
+        return any(_defines(c, name, config=config) for c in removed) and not _occurs(name, self._added)
 
     @staticmethod
     def _default_changed(entry: _File, name: str, removed: list[str], added: list[str]) -> bool:
         """Whether ``name`` is defined on a removed and an added line with different values."""
-        colon = PurePosixPath(entry.change.path).suffix.lower() in _COLON_ASSIGNS
-        before = {_value(c, name, colon_assigns=colon) for c in removed if _defines(c, name)}
-        after = {_value(c, name, colon_assigns=colon) for c in added if _defines(c, name)}
+        suffix = PurePosixPath(entry.change.path).suffix.lower()
+        colon, config = suffix in _COLON_ASSIGNS, suffix in _CONFIG_SUFFIXES
+        before = {_value(c, name, colon_assigns=colon) for c in removed if _defines(c, name, config=config)}
+        after = {_value(c, name, colon_assigns=colon) for c in added if _defines(c, name, config=config)}
         return bool(before) and bool(after) and before != after
 
     def _by_line(self, entry: _File, item: EvidenceReply) -> tuple[ScoreEvidence, Strength] | None:
