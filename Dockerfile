@@ -19,6 +19,10 @@ FROM python:3.11-slim
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
+# Chromium prints `prhub digest --format pdf`; the CJK font draws the Chinese of the charts.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends chromium fonts-noto-cjk fontconfig \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --create-home --uid 10001 --user-group prhub
 COPY --from=builder /opt/venv /opt/venv
 WORKDIR /app
@@ -29,4 +33,4 @@ COPY prhub.toml ./
 USER prhub
 # `prhub serve` (the chat bot) becomes the default command once it exists.
 ENTRYPOINT ["prhub"]
-CMD ["digest", "--source", "jsonl:examples/verl-2026-W16.jsonl", "--repo", "verl-project/verl", "--week", "2026-W16"]
+CMD ["digest", "--source", "jsonl:examples/verl-2026-W12-W16.jsonl.gz", "--repo", "verl-project/verl", "--week", "2026-W16"]

@@ -1,7 +1,9 @@
 """The ``prhub`` command line (typer).
 
 ``prhub digest`` builds the weekly digest of one repository from a PR source and
-prints it as Markdown, JSON, Slack Block Kit messages or Feishu cards. Output goes
+prints it as Markdown, JSON, Slack Block Kit messages, Feishu cards, a self-contained
+HTML page or a PDF, compared with the windows before it (week over week; ``--no-compare``
+leaves that out), and can write its charts as PNG files (``--charts DIR``). Output goes
 to stdout (or ``--out``); progress and errors go to stderr; any
 :class:`~bot.errors.PrhubError` ends the command with one line and exit code 1.
 """
@@ -15,7 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, date, datetime
 from enum import StrEnum
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -34,11 +37,15 @@ from bot.commands.common import (
     canonical_repo,
 )
 from bot.config import Settings, load_settings, settings_source
-from bot.digest.service import build_digest
+from bot.digest.history import read_earlier
+from bot.digest.service import build_digest, with_week_over_week
 from bot.digest.window import resolve_window, zone
-from bot.errors import PrhubError
+from bot.errors import PrhubError, RenderError
 from bot.models import Digest, Language, PullRequest, Window
 from bot.sources.base import close_source, default_source_spec, open_source, request_summary
+
+if TYPE_CHECKING:
+    from bot.cards.charts import Chart
 
 app = typer.Typer(
     name="prhub",
@@ -57,10 +64,21 @@ class OutputFormat(StrEnum):
     json = "json"
     slack = "slack"
     feishu = "feishu"
+    html = "html"
+    pdf = "pdf"
 
 
-def _render(digest: Digest, fmt: OutputFormat) -> str:
-    # Renderers are imported lazily: a JSON digest needs none of them.
+def _render(digest: Digest, fmt: OutputFormat, charts: list[Chart] | None = None) -> str | bytes:
+    # Renderers are imported lazily: a JSON digest needs none of them, and only the page and
+    # the PDF (and --charts) import the plotting library.
+    if fmt is OutputFormat.html:
+        from bot.cards.html import render_html
+
+        return render_html(digest, charts=charts if charts is not None else _charts(digest))
+    if fmt is OutputFormat.pdf:
+        from bot.cards.pdf import render_pdf
+
+        return render_pdf(digest, charts=charts if charts is not None else _charts(digest))
     if fmt is OutputFormat.json:
         return digest.model_dump_json(indent=2) + "\n"
     if fmt is OutputFormat.markdown:
@@ -74,6 +92,30 @@ def _render(digest: Digest, fmt: OutputFormat) -> str:
     from bot.cards.feishu import render_feishu
 
     return json.dumps(render_feishu(digest), ensure_ascii=False, indent=2) + "\n"
+
+
+def _charts(digest: Digest) -> list[Chart]:
+    from bot.cards.charts import render_charts
+
+    return render_charts(digest, warn=_warn)
+
+
+def _warn(message: str) -> None:
+    _stderr.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
+
+
+def _write_charts(charts: list[Chart], folder: Path) -> list[Path]:
+    """Write each chart as ``FOLDER/<name>.png`` (the folder is created)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for chart in charts:
+            path = folder / f"{chart.name}.png"
+            path.write_bytes(chart.png)
+            written.append(path)
+    except OSError as exc:
+        raise RenderError(f"cannot write the charts to {folder}: {exc.strerror}") from exc
+    return written
 
 
 @contextmanager
@@ -141,12 +183,20 @@ def digest(
     until: UntilOption = None,
     tz: TzOption = None,
     lang: Annotated[Language | None, typer.Option(help="Language of the digest: zh or en.")] = None,
-    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.markdown,
+    fmt: Annotated[OutputFormat, typer.Option(
+        "--format", help="Output format: markdown, json, slack, feishu, html (one self-contained page) or pdf "
+                         "(that page printed by Chromium; needs --out or a pipe).")] = OutputFormat.markdown,
     out: OutOption = None,
+    charts_dir: Annotated[Path | None, typer.Option(
+        "--charts", help="Also write the charts as PNG files into this folder (labels.png, weekly.png, "
+                         "verdicts.png).")] = None,
+    compare: Annotated[bool, typer.Option(
+        "--compare/--no-compare", help="Compare with the windows before (week over week), read from the same "
+                                       "source without any LLM call.")] = True,
 ) -> None:
     """Build the digest of the PRs merged in one window.
 
-    Example: prhub digest --source jsonl:examples/verl-2026-W16.jsonl --repo verl-project/verl --week 2026-W16
+    Example: prhub digest --source jsonl:examples/verl-2026-W12-W16.jsonl.gz --repo verl-project/verl --week 2026-W16
     """
     try:
         settings = load_settings(timezone=tz, language=lang)
@@ -156,17 +206,26 @@ def digest(
             week=week, since=_date(since), until=_date(until), tz=settings.timezone, now=datetime.now(UTC)
         )
         repo = canonical_repo(repo or settings.default_repo, pr_source.repos())
+        if fmt is OutputFormat.pdf and out is None and sys.stdout.isatty():
+            raise RenderError("--format pdf writes binary data: give --out FILE.pdf or redirect the output")
         try:
             with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
                 prs = pr_source.merged_prs(repo, window)
+                lookback = read_earlier(pr_source, repo, window) if compare else None
         finally:
             close_source(pr_source)
         with _progress(f"analysing {len(prs)} PRs") as progress:
             if settings.llm_model:
                 result = _llm_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
+                result = with_week_over_week(result, lookback, settings=settings)
             else:
-                result = build_digest(prs, repo=repo, window=window, settings=settings, progress=progress)
-        text = _render(result, fmt)
+                result = build_digest(prs, repo=repo, window=window, settings=settings, progress=progress,
+                                      lookback=lookback)
+        drawn = _charts(result) if charts_dir is not None else None
+        text = _render(result, fmt, drawn)
+        if charts_dir is not None and drawn is not None:
+            written = _write_charts(drawn, charts_dir)
+            _stderr.print("wrote " + ", ".join(str(p) for p in written), highlight=False, soft_wrap=True)
     except PrhubError as exc:
         raise _fail(exc) from exc
     config = settings_source()
@@ -174,11 +233,19 @@ def digest(
     summary = (f"{result.repo} {result.window.name}: {result.stats.pr_count} PR{plural}, "
                f"{result.stats.key_pr_count} key{request_summary(pr_source)} · config {config}")
     if out is None:
-        sys.stdout.write(text)
+        if isinstance(text, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(text)
         _stderr.print(summary, highlight=False, soft_wrap=True)
     else:
         try:
-            out.write_text(text, encoding="utf-8")
+            if isinstance(text, bytes):
+                out.write_bytes(text)
+            else:
+                out.write_text(text, encoding="utf-8")
         except OSError as exc:
             _stderr.print(f"[bold red]error:[/] cannot write {out}: {exc.strerror}", highlight=False)
             raise typer.Exit(code=1) from exc

@@ -5,12 +5,16 @@
     PrhubError                      base; ``str(exc)`` is one line a person can act on
     ├── ConfigError                 bad prhub.toml / environment value
     ├── WindowError                 malformed week, since > until, unknown time zone
+    ├── FilterError                 a subscription filter that cannot be read or used (zh + en messages)
     ├── SourceError                 a PR source could not give what was asked
     │   ├── SnapshotFormatError     a snapshot line is not JSON or lacks a field (has ``path``, ``line``)
     │   ├── UnknownRepoError        the source holds no PR of that repository
     │   ├── PRNotFoundError         no merged PR with that number
-    │   └── GitHubError             the GitHub API refused or failed a request (has ``status``)
-    │       └── RateLimitError      a rate limit outlasted the bounded waits (has ``wait_s``)
+    │   ├── GitHubError             the GitHub API refused or failed a request (has ``status``)
+    │   │   └── RateLimitError      a rate limit outlasted the bounded waits (has ``wait_s``)
+    │   └── CodeownersError         no CODEOWNERS to read: the source has no file contents, or the
+    │                               repository has no CODEOWNERS file (zh + en messages)
+    ├── RenderError                 a report could not be rendered (no Chromium to print a PDF with)
     └── LLMError                    a call to the language model failed
         ├── LLMCallError            this call failed (timeout, bad reply, retries spent): the PR falls back
         └── LLMStopError            the model cannot be used for the rest of the run: the run stops
@@ -38,6 +42,29 @@ class WindowError(PrhubError, ValueError):
 
 class SourceError(PrhubError):
     """A PR source failed to deliver."""
+
+
+class _Bilingual(PrhubError):
+    """Mixin of errors a person reads in their language: ``str(exc)`` is the English message,
+    :meth:`message` gives the one of ``language`` (``zh`` or ``en``)."""
+
+    def __init__(self, en: str, *, zh: str) -> None:
+        super().__init__(en)
+        self.messages = {"en": en, "zh": zh}
+
+    def message(self, language: str) -> str:
+        """The message in ``language`` (``zh`` or ``en``; anything else gives English)."""
+        return self.messages.get(language, self.messages["en"])
+
+
+class FilterError(_Bilingual, ValueError):
+    """A subscription filter could not be read (unknown key, bad value, unknown label) or used
+    (``path:@me`` before the person linked a GitHub handle). Both messages name what is known."""
+
+
+class CodeownersError(_Bilingual, SourceError):
+    """No CODEOWNERS could be read: the source has no file contents (a JSONL snapshot), or the
+    repository has none of ``.github/CODEOWNERS``, ``CODEOWNERS``, ``docs/CODEOWNERS``."""
 
 
 class SnapshotFormatError(SourceError):
@@ -85,6 +112,10 @@ class RateLimitError(GitHubError):
     def __init__(self, message: str, *, status: int, wait_s: float) -> None:
         super().__init__(message, status=status)
         self.wait_s = wait_s
+
+
+class RenderError(PrhubError):
+    """A report could not be rendered (e.g. ``--format pdf`` without a Chromium to print with)."""
 
 
 class LLMError(PrhubError):

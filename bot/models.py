@@ -11,14 +11,15 @@ Model tree::
     PullRequest ─ files: FileChange*          (from a source: snapshot, GitHub, git)
     Analysis ─ risks: Risk*, recommendation: Recommendation, coverage: Coverage
     Digest ─ window: Window, stats: DigestStats, prs: DigestPR* (each with Analysis | None),
-             trends: LabelTrend*, risk_rollup: RiskRollup*, label_view: LabelGroup*, usage: LLMUsage
+             trends: LabelTrend*, risk_rollup: RiskRollup*, label_view: LabelGroup*, usage: LLMUsage,
+             week_over_week: WeekOverWeek | None (─ history: WindowCount*, prs/labels/risks: CountChange*)
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, computed_field
 
 Language = Literal["zh", "en"]
 """Language of every human-readable text the bot writes."""
@@ -275,6 +276,72 @@ class LLMUsage(_Value):
     fallbacks: int = 0
 
 
+class CountChange(_Value):
+    """One count of this window against earlier windows (week over week).
+
+    ``name`` is a label, a risk kind, or ``""`` for the PR count; ``title`` is what people read
+    (the risk title in the digest language; the label itself otherwise). ``last`` is the count of
+    the previous window and ``average`` the mean over the earlier windows that were available
+    (``WeekOverWeek.average_windows`` of them); both ``None`` when not available.
+    """
+
+    name: str
+    title: str = ""
+    count: int
+    last: int | None = None
+    average: float | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def delta(self) -> float | None:
+        """``count - average`` (``None`` without an average)."""
+        return None if self.average is None else round(self.count - self.average, 2)
+
+
+class WindowCount(_Value):
+    """Merged PRs of one window (``name`` as :class:`Window`); ``pr_count`` is ``None`` when the
+    source could not say (a snapshot that starts later, a GitHub API without a token)."""
+
+    name: str
+    start: AwareDatetime
+    pr_count: int | None
+
+
+class NewHotFile(_Value):
+    """A hot file of this window (changed by ``pr_count`` PRs of ``label``) that no earlier
+    window of the comparison had as a hot file."""
+
+    path: str
+    pr_count: int
+    label: str
+
+
+WeekOverWeekPart = Literal["counts", "labels", "hot_files", "risks"]
+LookbackGap = Literal["github_no_token", "github_counts_only", "not_covered", "source_error", "no_source"]
+
+
+class WeekOverWeek(_Value):
+    """This window against the windows before it; computed, never written by a model.
+
+    Earlier windows are read from the digest's source (a snapshot or a git clone: their records,
+    analysed by the heuristic; the GitHub API: only counted, within a request budget) or taken
+    from digests already built. ``history`` holds the earlier windows (oldest first) and this one
+    last, for the PRs-per-window chart. ``prs`` compares the PR count; ``labels`` every label of
+    this window or of the earlier ones, largest change first; ``new_hot_files`` and
+    ``risks_grew`` (risk kinds above their average) what is new or growing. ``unavailable`` names
+    the parts that could not be computed and ``gap`` says why (a code the renderers translate).
+    """
+
+    average_windows: int = Field(ge=0)
+    history: tuple[WindowCount, ...]
+    prs: CountChange
+    labels: tuple[CountChange, ...] = ()
+    new_hot_files: tuple[NewHotFile, ...] = ()
+    risks_grew: tuple[CountChange, ...] = ()
+    unavailable: tuple[WeekOverWeekPart, ...] = ()
+    gap: LookbackGap | None = None
+
+
 class Digest(_Value):
     """The report for one repository and one window; what every renderer draws.
 
@@ -304,6 +371,8 @@ class Digest(_Value):
     label_view: tuple[LabelGroup, ...]
     pending: tuple[int, ...]
     usage: LLMUsage = Field(default_factory=LLMUsage)
+    week_over_week: WeekOverWeek | None = None
+    """This window against earlier ones; ``None`` when the digest was built without a look back."""
 
     def pr(self, number: int) -> DigestPR:
         """The digest's entry for PR ``number``.

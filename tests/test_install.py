@@ -226,5 +226,6 @@ def test_wheel_carries_the_data_files(tmp_path: Path) -> None:
     (wheel,) = out.glob("prhub_bot-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("bot/prompts/pr_analysis.j2", "bot/prompts/digest_summary.j2", "bot/defaults/labels.toml",
-                   "bot/py.typed"):
+                   "bot/py.typed", "bot/cards/templates/report.html.j2", "bot/cards/templates/page.css",
+                   "bot/cards/templates/sort.js"):
         assert needed in names, f"{needed} is missing from the wheel"

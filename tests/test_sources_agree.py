@@ -80,4 +80,5 @@ def test_digest_defaults_to_github_with_repo(github_url: str, monkeypatch: pytes
     result = CliRunner().invoke(app, ["digest", "--repo", REPO, "--week", "2026-W16", "--format", "json"])
     assert result.exit_code == 0, result.stderr
     assert '"pr_count": 39' in result.stdout
-    assert "40 GitHub API requests" in result.stderr
+    # 1 search + 39 file lists, plus 11 count searches of the earlier weeks (week over week).
+    assert "51 GitHub API requests" in result.stderr

@@ -9,7 +9,8 @@ in exactly one place per format.
 Two outlines:
 
 * :func:`card_outline` — what the first message/card shows: headline,
-  highlights, risk observations, the top key PRs;
+  highlights, risk observations, week over week (when the digest has it),
+  the top key PRs;
 * :func:`report_outline` — the full report (sections 1–6), the label view and
   the pending list.
 """
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.cards import _view
+from bot.cards import _view, _weekly
 from bot.cards.escape import (
     ENTITY,
     feishu_text,
@@ -162,6 +163,8 @@ def card_outline(digest: Digest, m: Markup) -> list[Section]:
                 tuple(m.text(h) for h in _kept(digest.highlights))),
         Section("risks", words.risks, risk_lines(digest, m)),
     ]
+    if digest.week_over_week is not None:
+        sections.append(Section("week_over_week", _weekly.title(digest), _weekly.weekly_lines(digest, m)))
     key = _view.key_prs(digest)
     if key:
         shown = tuple(key[: _view.TOP_KEY_PRS])
@@ -246,11 +249,16 @@ def risk_lines(digest: Digest, m: Markup) -> tuple[str, ...]:
 
 
 def trend_lines(digest: Digest, m: Markup) -> tuple[str, ...]:
-    """``trainer：18 个 PR、热点文件 a.py（3 个 PR） — note`` for each label trend."""
+    """``trainer：18 个 PR（前 4 周平均 9.5，+3.5）、热点文件 a.py（3 个 PR） — note`` for each label trend
+    (the change only when the digest has week over week)."""
     words = phrases(digest.language)
     lines = []
     for trend in digest.trends:
         text = words.trend_item.format(label=m.bold(m.text(trend.label)), n_prs=n_prs(trend.count, digest.language))
+        change = _weekly.label_change(digest, trend.label)
+        if change:
+            wp = _weekly.weekly_phrases(digest.language)
+            text += f"{wp.open}{m.text(change)}{wp.close}"
         if trend.hot_files:
             files = words.list_sep.join(
                 words.hot_file.format(path=m.code(f.path), n_prs=n_prs(f.pr_count, digest.language))

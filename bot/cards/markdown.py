@@ -8,6 +8,7 @@ Layout, after the reference weekly report::
     <analysis sources: how many PRs the LLM / the heuristic analysed, pending>
     ## 本周亮点            highlights
     ## 风险观察            risk roll-up: title, count, every PR number, note
+    ## 周环比              week over week (only when the digest compares earlier windows)
     ## 完整周报
     ### 1. 执行摘要 … ### 6. 后续建议   (5. is a table of ALL key PRs by importance)
     ## 标签视图            per label: each PR with level, minutes, source and reason
@@ -46,9 +47,12 @@ def render_markdown(digest: Digest) -> str:
         return "\n\n".join([f"# {digest_title(digest)}", md_line(meta_line(digest)), words.empty_report]) + "\n"
     parts = [f"# {digest_title(digest)}", *card["headline"].items, md_line(meta_line(digest))]
     parts.append(md_line(analysis_line(digest)))
-    sections = [card["highlights"], card["risks"], *report_outline(digest, MARKDOWN, repeat_reasons=True)]
+    top = [card["highlights"], card["risks"]]
+    if "week_over_week" in card:
+        top.append(card["week_over_week"])
+    sections = [*top, *report_outline(digest, MARKDOWN, repeat_reasons=True)]
     for section in sections:
-        level = 1 if section in (card["highlights"], card["risks"]) else section.level
+        level = 1 if section in top else section.level
         parts.append(f"{_HEADING[level]} {section.title}")
         if section.key == "key_pr_table":
             parts.append(_key_pr_table(digest))

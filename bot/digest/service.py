@@ -6,6 +6,10 @@
 -> the digest with an :class:`AsyncAnalyzer` (the LLM analyzer, which caches and bounds its own
 concurrency) run on every PR concurrently before assembly, the narrative rewritten by a
 :class:`Narrator`, and the run's LLM usage in ``Digest.usage``.
+
+Both digest builders take an optional ``lookback`` (:func:`bot.digest.history.read_earlier`):
+then ``Digest.week_over_week`` compares the window with the ones before it
+(:mod:`bot.digest.weekly`; earlier windows get the heuristic, never the LLM).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Protocol
 from bot.config import Settings
 from bot.digest import aggregate, texts
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, hot_files
+from bot.digest.history import Lookback
 from bot.digest.labels import Labeler
 from bot.digest.usage import UsageMeter
 from bot.digest.window import contains, last_day
@@ -64,6 +69,7 @@ def build_digest(
     analyzer: Analyzer | None = None,
     now: datetime | None = None,
     progress: Progress | None = None,
+    lookback: Lookback | None = None,
 ) -> Digest:
     """Build the digest of ``repo`` for ``window``.
 
@@ -78,6 +84,8 @@ def build_digest(
         analyzer: the per-PR analyzer; default the embedded :class:`HeuristicAnalyzer`.
         now: the generation instant (aware); default the current UTC time.
         progress: optional callback ``(done, total)``.
+        lookback: the windows before ``window`` as read from the source; when given,
+            ``Digest.week_over_week`` is filled (earlier windows analysed by the heuristic).
 
     Returns:
         A frozen :class:`Digest`; an empty window gives a short digest with
@@ -95,8 +103,9 @@ def build_digest(
             progress(done, len(selected))
     items = _items(selected, analyses, repo, settings)
     files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
-    return _assemble(repo, window, lang, items, files, config.key_pr_bar, analyzer.name,
-                     now or datetime.now(UTC))
+    now = now or datetime.now(UTC)
+    digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, analyzer.name, now)
+    return with_week_over_week(digest, lookback, settings=settings, now=now)
 
 
 async def build_digest_async(
@@ -111,6 +120,7 @@ async def build_digest_async(
     meter: UsageMeter | None = None,
     now: datetime | None = None,
     progress: Progress | None = None,
+    lookback: Lookback | None = None,
 ) -> Digest:
     """Build the digest with an async analyzer; arguments as :func:`build_digest`, plus:
 
@@ -141,10 +151,32 @@ async def build_digest_async(
         analyses = await _analyze_all(analyzer, selected, context, progress)
     items = _items(selected, analyses, repo, settings)
     files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
-    digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, name, now or datetime.now(UTC))
+    now = now or datetime.now(UTC)
+    digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, name, now)
+    digest = with_week_over_week(digest, lookback, settings=settings, now=now)
     if narrator is not None:
         digest = await narrator.narrate(digest)
     return digest if meter is None else digest.model_copy(update={"usage": meter.snapshot()})
+
+
+def with_week_over_week(
+    digest: Digest, lookback: Lookback | None, *, settings: Settings, known: dict[str, Digest] | None = None,
+    now: datetime | None = None,
+) -> Digest:
+    """``digest`` with ``week_over_week`` computed from ``lookback`` (unchanged when ``None``).
+
+    Earlier windows read as records get heuristic digests in ``digest.language`` (no LLM call);
+    ``known`` adds digests already built for earlier windows, by window name.
+    """
+    if lookback is None:
+        return digest
+    from bot.digest import weekly
+
+    def build(prs: Sequence[PullRequest], window: Window) -> Digest:
+        return build_digest(prs, repo=digest.repo, window=window, settings=settings, language=digest.language,
+                            now=now or digest.generated_at)
+
+    return digest.model_copy(update={"week_over_week": weekly.compare(digest, lookback, build=build, known=known)})
 
 
 async def _analyze_all(

@@ -22,7 +22,14 @@ Public functions:
 - :func:`date_window` — inclusive calendar dates, named ``2026-04-13..2026-04-19``;
 - :func:`resolve_window` — the CLI's rules for ``--week`` / ``--since`` / ``--until``;
 - :func:`contains` — is an aware instant inside a window;
-- :func:`last_day` — the inclusive last calendar day, for display.
+- :func:`last_day` — the inclusive last calendar day, for display;
+- :func:`month_window` — a calendar month, named like a date range;
+- :func:`window_from_spec` — a *window spec* (what a chat message asked for, see
+  :data:`SPEC_FORMS`: ``week-2``, ``*-W16``, ``month-0``, ``days-14``, ``*-04-13..*-04-19`` …)
+  laid out against a clock;
+- :func:`spec_is_relative`, :func:`in_progress` — whether a spec depends on "now", whether
+  a window has not ended yet;
+- :func:`latest_week` — the ISO week of the latest merge (for "the latest window with merged PRs").
 
 A window's ``start`` and ``end`` carry the fixed UTC offset in effect at that
 instant in the zone (``2026-03-09T00:00-04:00`` in America/New_York), so
@@ -36,6 +43,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -43,13 +51,19 @@ from bot.errors import WindowError
 from bot.models import Window
 
 __all__ = [
+    "SPEC_FORMS",
     "contains",
     "date_window",
+    "in_progress",
     "iso_weeks_in_year",
     "last_day",
+    "latest_week",
+    "month_window",
     "parse_week",
     "resolve_window",
+    "spec_is_relative",
     "week_window",
+    "window_from_spec",
     "zone",
 ]
 
@@ -57,6 +71,8 @@ WEEK_FORM = "YYYY-Www (e.g. 2026-W16), 'this' or 'last'"
 """The accepted forms of a week spec, as quoted in error messages."""
 
 _WEEK_RE = re.compile(r"^(?P<year>[0-9]{4})-?[Ww](?P<week>[0-9]{2})$")
+_RELATIVE_WEEK_RE = re.compile(r"week-[0-9]{1,4}|\*-W[0-9]{1,2}")
+"""The week forms of the window specs (``week-2``, ``*-W16``), which :func:`parse_week` also reads."""
 _ONE_MICROSECOND = timedelta(microseconds=1)
 
 
@@ -177,7 +193,9 @@ def parse_week(spec: str, *, tz: str, now: datetime) -> Window:
     characters as typed with a CJK input method read as their ASCII forms):
     ``2026-W16``, ``2026-w16``, ``2026W16`` (two-digit week); ``this`` (the
     ISO week containing ``now``'s local date in ``tz``) and ``last`` (the ISO
-    week before it, i.e. the most recent complete week).
+    week before it, i.e. the most recent complete week); and the two week
+    forms of the window specs (:func:`window_from_spec`): ``week-N`` (N weeks
+    before the current one) and ``*-Www`` (the latest week ``ww`` that has begun).
 
     Args:
         spec: the week spec as the user typed it.
@@ -198,6 +216,8 @@ def parse_week(spec: str, *, tz: str, now: datetime) -> Window:
         if keyword == "last":
             today -= timedelta(days=7)
         return _week_of(today, tz)
+    if _RELATIVE_WEEK_RE.fullmatch(text):
+        return window_from_spec(text, tz=tz, now=now)
     match = _WEEK_RE.fullmatch(text)
     if match is None:
         raise WindowError(f"malformed week {spec!r}: expected {WEEK_FORM}")
@@ -297,3 +317,233 @@ def last_day(window: Window) -> date:
     """
     tzinfo = zone(window.timezone)
     return _local_date(window.end.astimezone(UTC) - _ONE_MICROSECOND, tzinfo)
+
+
+# --- window specs: what a chat message asked for, laid out against a clock --------------------
+
+SPEC_FORMS = """\
+this | last                    the ISO week containing today / the one before it
+YYYY-Www                       an ISO week
+week-N                         the ISO week N weeks before the current one (week-0 = this, week-1 = last)
+weeks-N                        the N complete ISO weeks before the current one (Monday .. Sunday)
+*-Www                          the latest ISO week number ww that has begun
+days-N                         the last N calendar days, today included
+day-N                          one calendar day, N days ago (day-0 = today)
+month-N                        the calendar month N months before the current one (month-0 = this month)
+YYYY-MM | *-MM                 a calendar month / the latest month MM that has begun
+year-N | YYYY                  the calendar year N years before the current one / a calendar year
+YYYY-MM-DD | *-MM-DD           one calendar day / its latest occurrence that has begun
+A..B                           inclusive dates, both YYYY-MM-DD or both *-MM-DD
+A..                            from date A through today
+mon.. (tue.. … sun..)          from the latest such weekday through today"""
+"""The window specs :func:`window_from_spec` accepts (``*`` = the latest year in which it has begun)."""
+
+MAX_SPEC_OFFSET = 520
+"""Largest N of ``week-N`` / ``month-N`` / ``day-N`` (ten years of weeks); larger is refused."""
+MAX_SPEC_DAYS = 3660
+"""Longest window a spec may ask for, in days (``days-N``, ``weeks-N``)."""
+
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+"""Weekday names of ``mon..`` specs, Monday first (``date.weekday()`` order)."""
+
+_SPEC_OFFSET = re.compile(r"(?P<kind>week|weeks|days|day|month|year)-(?P<n>[0-9]{1,4})")
+_SPEC_YEAR = re.compile(r"[0-9]{4}")
+_SPEC_WEEK = re.compile(r"(?P<year>[0-9]{4}|\*)-W(?P<week>[0-9]{1,2})")
+_SPEC_MONTH = re.compile(r"(?P<year>[0-9]{4}|\*)-(?P<month>[0-9]{1,2})")
+_SPEC_DAY = re.compile(r"(?P<year>[0-9]{4}|\*)-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})")
+_YEARS_BACK = 8
+"""How far back a yearless spec looks for a year in which it exists (W53, 02-29)."""
+
+
+def month_window(year: int, month: int, tz: str) -> Window:
+    """Calendar month ``month`` of ``year`` in zone ``tz``, named ``2026-04-01..2026-04-30``.
+
+    Raises:
+        WindowError: no such month (0, 13 …), a year outside 1..9999, or an unknown ``tz``.
+    """
+    if not 1 <= month <= 12:
+        raise WindowError(f"month {month} does not exist: months are 1 to 12")
+    if not 1 <= year <= 9999:
+        raise WindowError(f"month {year:04d}-{month:02d} does not exist: the year must be between 1 and 9999")
+    first = date(year, month, 1)
+    last = (date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)) - timedelta(days=1)
+    return date_window(first, last, tz)
+
+
+def spec_is_relative(spec: str) -> bool:
+    """Whether ``spec`` means a different window on another day (``last``, ``week-2``, ``*-W16``,
+    ``month-0``, ``2026-04-13..`` …) — the windows a reply should echo ("I read 上上周 as …")."""
+    text = spec.strip()
+    return not (_WEEK_RE.fullmatch(text) or _SPEC_WEEK.fullmatch(text) or _SPEC_MONTH.fullmatch(text)
+                or _SPEC_DAY.fullmatch(text) or _SPEC_YEAR.fullmatch(text) or _is_dated_range(text)) or "*" in text
+
+
+def _is_dated_range(text: str) -> bool:
+    first, sep, last = text.partition("..")
+    return bool(sep and _SPEC_DAY.fullmatch(first) and _SPEC_DAY.fullmatch(last) and "*" not in text)
+
+
+def latest_week(instants: Iterable[datetime], tz: str) -> tuple[Window, datetime] | None:
+    """The ISO week (in zone ``tz``) holding the latest of ``instants`` (merge times), and that
+    instant; ``None`` when there is none — "the latest window with merged PRs is …".
+
+    Raises:
+        WindowError: ``tz`` is unknown.
+        ValueError: an instant is naive.
+    """
+    latest: datetime | None = None
+    for instant in instants:
+        _require_aware(instant, "instant")
+        if latest is None or instant.astimezone(UTC) > latest.astimezone(UTC):
+            latest = instant
+    if latest is None:
+        return None
+    return _week_of(_local_date(latest, zone(tz)), tz), latest
+
+
+def in_progress(window: Window, now: datetime) -> bool:
+    """Whether ``now`` lies inside ``window`` (the window has begun and not ended: "so far").
+
+    Raises:
+        ValueError: ``now`` is naive.
+    """
+    return contains(window, now)
+
+
+def window_from_spec(spec: str, *, tz: str, now: datetime) -> Window:
+    """The window a spec (:data:`SPEC_FORMS`) means at instant ``now`` in zone ``tz``.
+
+    ISO weeks keep their names (``2026-W14``); every other window is named by its
+    inclusive dates (``2026-04-01..2026-04-30``), so :func:`date_window` names,
+    :func:`parse_week` names and the result's ``name`` all read back through
+    this function to the same window.
+
+    Yearless specs (``*-W16``, ``*-04``, ``*-04-13..*-04-19``) take the latest year
+    in which the window has begun on ``now``'s local date: asked on 2026-04-20,
+    ``*-05`` is May 2025 and ``*-04`` April 2026. A yearless range whose end
+    comes before its start in the calendar runs into the next year (``*-12-28..*-01-03``).
+
+    Raises:
+        WindowError: a malformed spec (the message quotes the accepted forms), a week,
+            month or day that does not exist, a window longer than :data:`MAX_SPEC_DAYS`,
+            a start after the end, a "since" date in the future, or an unknown ``tz``.
+        ValueError: ``now`` is naive.
+    """
+    _require_aware(now, "now")
+    text = unicodedata.normalize("NFKC", spec).strip()
+    today = _local_date(now, zone(tz))
+    if text.lower() in ("this", "last") or _WEEK_RE.fullmatch(text):
+        return parse_week(text, tz=tz, now=now)
+    if found := _SPEC_OFFSET.fullmatch(text):
+        return _offset_window(found["kind"], int(found["n"]), today, tz, spec)
+    if _SPEC_YEAR.fullmatch(text):
+        return _year_window(int(text), tz)
+    if found := _SPEC_WEEK.fullmatch(text):
+        week = int(found["week"])
+        if found["year"] != "*":
+            return week_window(int(found["year"]), week, tz)
+        return _latest_week(week, today, tz)
+    if found := _SPEC_MONTH.fullmatch(text):
+        month = int(found["month"])
+        if found["year"] != "*":
+            return month_window(int(found["year"]), month, tz)
+        if not 1 <= month <= 12:
+            raise WindowError(f"month {month} does not exist: months are 1 to 12")
+        return month_window(today.year if month <= today.month else today.year - 1, month, tz)
+    first, sep, last = text.partition("..")
+    if sep:
+        return _range_window(first, last, today, tz, spec)
+    if _SPEC_DAY.fullmatch(text):
+        day = _spec_day(text, today, spec)
+        return date_window(day, day, tz)
+    raise WindowError(f"malformed window {spec!r}: expected one of\n{SPEC_FORMS}")
+
+
+def _offset_window(kind: str, n: int, today: date, tz: str, spec: str) -> Window:
+    if n > MAX_SPEC_OFFSET and kind not in ("days", "weeks"):
+        raise WindowError(f"window {spec!r} reaches too far back: at most {MAX_SPEC_OFFSET}")
+    if kind == "week":
+        return _week_of(today - timedelta(days=7 * n), tz)
+    if kind == "day":
+        day = today - timedelta(days=n)
+        return date_window(day, day, tz)
+    if kind == "month":
+        index = today.year * 12 + today.month - 1 - n
+        return month_window(index // 12, index % 12 + 1, tz)
+    if kind == "year":
+        return _year_window(today.year - n, tz)
+    if n < 1 or (n * 7 if kind == "weeks" else n) > MAX_SPEC_DAYS:
+        raise WindowError(f"window {spec!r} must cover 1 to {MAX_SPEC_DAYS} days")
+    if kind == "days":
+        return date_window(today - timedelta(days=n - 1), today, tz)
+    monday = today - timedelta(days=today.weekday())
+    return date_window(monday - timedelta(days=7 * n), monday - timedelta(days=1), tz)
+
+
+def _year_window(year: int, tz: str) -> Window:
+    if not 1 <= year <= 9999:
+        raise WindowError(f"year {year} is outside the supported range 1 to 9999")
+    return date_window(date(year, 1, 1), date(year, 12, 31), tz)
+
+
+def _latest_week(week: int, today: date, tz: str) -> Window:
+    if not 1 <= week <= 53:
+        raise WindowError(f"week W{week:02d} does not exist: ISO weeks are W01 to W53")
+    iso_year = today.isocalendar().year
+    for year in range(iso_year, iso_year - _YEARS_BACK, -1):
+        if week <= iso_weeks_in_year(year) and date.fromisocalendar(year, week, 1) <= today:
+            return week_window(year, week, tz)
+    raise WindowError(f"week W{week:02d} did not occur in the last {_YEARS_BACK} years")
+
+
+def _spec_day(text: str, today: date, spec: str) -> date:
+    """The date of a ``YYYY-MM-DD`` or ``*-MM-DD`` part (latest occurrence not after ``today``)."""
+    found = _SPEC_DAY.fullmatch(text)
+    if found is None:
+        raise WindowError(f"malformed date {text!r} in window {spec!r}: expected YYYY-MM-DD or *-MM-DD")
+    month, day = int(found["month"]), int(found["day"])
+    if found["year"] != "*":
+        return _date(int(found["year"]), month, day)
+    _date(2000, month, day)  # a leap year: rejects only dates that never exist (04-31, 13-01)
+    for year in range(today.year, today.year - _YEARS_BACK, -1):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            continue
+        if candidate <= today:
+            return candidate
+    raise WindowError(f"date {month:02d}-{day:02d} did not occur in the last {_YEARS_BACK} years")
+
+
+def _date(year: int, month: int, day: int) -> date:
+    try:
+        return date(year, month, day)
+    except ValueError as exc:
+        raise WindowError(f"date {year:04d}-{month:02d}-{day:02d} does not exist") from exc
+
+
+def _range_window(first: str, last: str, today: date, tz: str, spec: str) -> Window:
+    if first.lower() in WEEKDAYS and not last:
+        since = today - timedelta(days=(today.weekday() - WEEKDAYS.index(first.lower())) % 7)
+        return date_window(since, today, tz)
+    start = _spec_day(first, today, spec)
+    if not last:
+        if start > today:
+            raise WindowError(f"the window {spec!r} starts after today ({today.isoformat()})")
+        return date_window(start, today, tz)
+    if ("*" in first) != ("*" in last):
+        raise WindowError(f"malformed window {spec!r}: give both dates with a year or both without")
+    if "*" in last:
+        found = _SPEC_DAY.fullmatch(last)
+        if found is None:
+            raise WindowError(f"malformed date {last!r} in window {spec!r}: expected *-MM-DD")
+        end = _date(start.year, int(found["month"]), int(found["day"]))
+        if end < start:
+            end = _date(start.year + 1, end.month, end.day)
+    else:
+        end = _spec_day(last, today, spec)
+    if end < start:
+        raise WindowError(f"the window {spec!r} ends before it starts")
+    if (end - start).days + 1 > MAX_SPEC_DAYS:
+        raise WindowError(f"window {spec!r} must cover 1 to {MAX_SPEC_DAYS} days")
+    return date_window(start, end, tz)

@@ -321,6 +321,21 @@ class GitSource:
             raise UnknownRepoError(f"unknown repository {repo!r}: git clone {self._path} holds {self._repo}")
         return self._repo
 
+    def file_text(self, repo: str, path: str) -> str | None:
+        """The text of ``path`` at ``ref`` (``HEAD``: the default branch), or ``None`` when the tree has
+        no such file (CODEOWNERS for ``path:@me``, :mod:`bot.codeowners`).
+
+        Raises:
+            UnknownRepoError: ``repo`` is not the clone's repository.
+            SourceError: the path is not a git repository or git failed.
+        """
+        self._check_repo(repo)
+        spec = f"{self._ref}:{path.lstrip('/')}"
+        kind = self._run(["cat-file", "--batch-check=%(objecttype)"], stdin=spec + "\n").strip()
+        if kind != "blob":  # "missing", or a folder of that name
+            return None
+        return self._run(["cat-file", "blob", spec])
+
     # -- PRSource ---------------------------------------------------------------------------------
 
     def repos(self) -> list[str]:

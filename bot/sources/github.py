@@ -192,6 +192,15 @@ class GitHubSource:
         """Close the HTTP client if this source created it."""
         self._http.close()
 
+    def file_text(self, repo: str, path: str) -> str | None:
+        """The text of ``path`` on ``repo``'s default branch, or ``None`` when it has no such file
+        (contents API; for CODEOWNERS, :mod:`bot.codeowners`).
+
+        Raises:
+            GitHubError: the API refused the request or failed.
+        """
+        return self._http.file_text(repo, path)
+
     # -- PRSource ---------------------------------------------------------------------------------
 
     def repos(self) -> list[str]:
@@ -212,6 +221,23 @@ class GitHubSource:
         chosen = sorted((h for h in heads.values() if start <= h.merged_at < end),
                         key=lambda h: (h.merged_at, h.number))
         return [self._complete(name, head) for head in chosen]
+
+    def merged_count(self, repo: str, window: Window) -> int:
+        """How many PRs of ``repo`` were merged in ``window``: one GraphQL search, no files read
+        (the look back of week over week, :mod:`bot.digest.history`).
+
+        The search's ``merged:A..B`` is inclusive, so it runs up to one second before ``window.end``.
+
+        Raises:
+            GitHubError: no token (the search needs one), or the API refused the query.
+            RateLimitError: a rate limit outlasted the bounded waits.
+        """
+        name = self._name(repo)
+        start = window.start.astimezone(UTC)
+        last = window.end.astimezone(UTC) - timedelta(seconds=1)
+        query = f"repo:{name} is:pr is:merged merged:{_stamp(start)}..{_stamp(last)}"
+        data = self._http.graphql(_SEARCH_QUERY, {"q": query, "first": 1, "after": None})
+        return int(data["search"]["issueCount"])
 
     def pull_request(self, repo: str, number: int) -> PullRequest:
         """The merged PR ``number`` of ``repo`` with its files (two requests or more).

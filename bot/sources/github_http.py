@@ -30,6 +30,7 @@ What it does for every request (REST ``GET`` and GraphQL ``POST``):
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -39,6 +40,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
@@ -396,6 +398,27 @@ class GitHubHTTP:
             accept: str = "application/vnd.github+json") -> Answer:
         """A conditional ``GET`` (see :meth:`request`)."""
         return self.request("GET", path, params=params, accept=accept)
+
+    def file_text(self, repo: str, path: str) -> str | None:
+        """The text of file ``path`` of ``repo`` on its default branch (``GET repos/O/N/contents/PATH``),
+        or ``None`` when there is no such file (404, or a folder). The JSON answer carries the text
+        base64-encoded; a file over 1 MB comes without it and is read again as raw text.
+
+        Raises:
+            GitHubError: the API refused the request (other than 404) or failed.
+        """
+        where = f"repos/{repo}/contents/{quote(path.lstrip('/'))}"
+        try:
+            answer = self.get(where)
+        except NotFound:
+            return None
+        data = answer.data
+        if not isinstance(data, dict) or data.get("type") != "file":
+            return None
+        if data.get("encoding") == "base64" and isinstance(data.get("content"), str):
+            return base64.b64decode(data["content"]).decode("utf-8", "replace")
+        raw = self.get(where, accept="application/vnd.github.raw").data
+        return raw if isinstance(raw, str) else None
 
     def pages(self, path: str, params: Mapping[str, str | int] | None = None) -> Iterator[Answer]:
         """``GET path`` and every following page of its ``Link: rel="next"`` chain, lazily."""

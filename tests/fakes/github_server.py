@@ -12,6 +12,8 @@ It answers the requests :class:`bot.sources.github.GitHubSource` makes, in GitHu
   synthetic patch of the right numbers of ``+``/``-`` lines; once a response's patches reach
   ``patch_budget`` lines, later rows get 0/0/0 and no patch (as GitHub does);
 - ``GET /repos/O/N/issues/K`` — issues (``issue_numbers``) and PRs (with ``pull_request``);
+- ``GET /repos/O/N/contents/PATH`` — a file of ``files`` (``{"type": "file", "encoding": "base64",
+  "content": …}``; ``Accept: application/vnd.github.raw`` gives the text), 404 for any other path;
 - ``POST /graphql`` — ``search(query: "repo:O/N is:pr is:merged merged:A..B")``, inclusive
   range, 1,000 results at most, ``after`` cursors; needs the token.
 
@@ -24,6 +26,7 @@ answer a rate limit: ``primary`` (403, remaining 0, reset in 1 s), ``secondary``
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -34,7 +37,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from bot.models import PullRequest
 
@@ -75,8 +78,9 @@ class FakeGitHub:
     def __init__(self, prs: list[PullRequest], *, token: str = "test-token", issue_numbers: tuple[int, ...] = (),
                  unmerged: tuple[int, ...] = (), updated_later: dict[int, datetime] | None = None,
                  files_cap: int = 3000, patch_budget: int = 20000, diff_line_limit: int = 20000,
-                 max_per_page: int = 100) -> None:
+                 max_per_page: int = 100, files: dict[str, str] | None = None) -> None:
         self.repo = prs[0].repo
+        self.files = dict(files or {})
         self.token = token
         self.prs = {pr.number: pr for pr in prs}
         self.issue_numbers = set(issue_numbers)
@@ -204,6 +208,8 @@ class FakeGitHub:
             return 200, {}, {"full_name": self.repo, "default_branch": "main"}
         if rest == ["pulls"]:
             return self._list(path, query)
+        if rest[0] == "contents" and len(rest) > 1:
+            return self._contents("/".join(unquote(p) for p in rest[1:]), headers)
         if len(rest) >= 2 and rest[0] == "pulls" and rest[1].isdigit():
             number = int(rest[1])
             if number not in self.prs and number not in self.unmerged:
@@ -252,6 +258,17 @@ class FakeGitHub:
             budget -= lines
             out.append(row)
         return 200, headers, out
+
+    def _contents(self, file: str, headers: dict[str, str]) -> tuple[int, dict[str, str], Any]:
+        text = self.files.get(file)
+        if text is None:
+            return 404, {}, {"message": "Not Found"}
+        if "raw" in headers.get("accept", ""):
+            return 200, {"Content-Type": "text/plain"}, text
+        encoded = base64.b64encode(text.encode()).decode()
+        return 200, {}, {"type": "file", "encoding": "base64", "path": file, "name": file.rsplit("/", 1)[-1],
+                         "size": len(text.encode()), "content": "\n".join(encoded[i:i + 60]
+                                                                        for i in range(0, len(encoded), 60))}
 
     def _diff(self, number: int) -> tuple[int, dict[str, str], Any]:
         pr = self.prs[number]

@@ -1,4 +1,8 @@
-"""The intent table: every phrasing the issues promise, in Chinese and English, with the expected intent."""
+"""The legacy intent table: what ``parse_intent`` gives the chat core of today, in Chinese and English.
+
+The full understanding (comparisons, questions, windows, the language rule, near-misses) is tested
+in ``tests/understand/``; this table is also read through Feishu (``tests/handlers/feishu/test_events.py``).
+"""
 
 from __future__ import annotations
 
@@ -88,7 +92,7 @@ def test_other_mentions_stay() -> None:
 COMMANDS: list[tuple[str, Intent]] = [
     ("digest", DigestIntent()),
     ("digest 2026-W16", DigestIntent(week="2026-W16")),
-    ("digest last", DigestIntent(week=None, language="en")),
+    ("digest last", DigestIntent(week="last", language="en")),  # as `prhub digest --week last`
     ("digest last week", DigestIntent(week="last", language="en")),
     ("digest 2026-W16 verl-project/verl", DigestIntent(week="2026-W16", repo="verl-project/verl")),
     ("pr 6046", PRIntent(number=6046)),

@@ -1,0 +1,31 @@
+"""Subscription filters: one grammar (chat, slash command, config file), a canonical value, a matcher.
+
+::
+
+    parse_filter("npu rollout -ci")            -> Filter      (grammar.py; errors: FilterError, zh + en)
+    parse_subscription("订阅 owner/name npu")    -> SubscriptionCommand(action, repo, filter, language)
+    describe(flt, "zh")                         -> "npu 或 rollout，排除 ci"   (reads back to flt)
+    match(flt, Candidate.of(pr, digest_pr), bots=…, me=…, codeowners=…) -> Match (why, or why not)
+    explain(match, "en")                        -> "label npu; path verl/trainer/** (verl/trainer/ppo.py)"
+
+``path:@me`` needs the subscriber's linked GitHub handle (``me``) and the repository's CODEOWNERS
+(:func:`bot.codeowners.read_codeowners`).
+"""
+
+from __future__ import annotations
+
+from bot.filters.describe import describe, explain, reasons_text
+from bot.filters.grammar import (
+           RESERVED_WORDS,
+           SubscriptionCommand,
+           check_labels,
+           detect_language,
+           parse_filter,
+           parse_subscription,
+)
+from bot.filters.match import DEFAULT_BOTS, Candidate, Match, OwnerMap, Reason, is_bot, match
+from bot.filters.model import ME, Bound, Filter, Term
+
+__all__ = ["DEFAULT_BOTS", "ME", "RESERVED_WORDS", "Bound", "Candidate", "Filter", "Match", "OwnerMap", "Reason",
+           "SubscriptionCommand", "Term", "check_labels", "describe", "detect_language", "explain", "is_bot", "match",
+           "parse_filter", "parse_subscription", "reasons_text"]

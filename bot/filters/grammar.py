@@ -1,0 +1,606 @@
+"""One filter grammar for chat, the slash command and the config file, in Chinese and English.
+
+Close to the ``subscribe`` grammar of GitHub's own Slack app, plus what people type in chat.
+:func:`parse_filter` reads the filter text; :func:`parse_subscription` reads a whole request
+(``订阅 …`` / ``subscribe …`` / ``退订 …`` / ``退订全部``) with its repository.
+
+Terms (``KEY`` is case-insensitive; Chinese key names work too)::
+
+    npu                         a bare word is a label (``#npu`` too)
+    label:npu   标签:npu  标签 npu
+    path:verl/trainer/**        a glob as in the label rules (``**`` crosses folders); a literal
+    路径 verl/trainer           path also covers everything below it; several: path:a/**,b/**
+    path:@me   我负责的路径       the paths CODEOWNERS gives the subscriber's linked GitHub handle;
+    path:@org/team  owner:@alice   or a named handle, team or email
+    author:alice   作者 alice    GitHub login (``@`` and ``[bot]`` optional); author:@me = my PRs
+    title:"fix hccl"  标题含 hccl  words of the title
+    verdict:close_read  结论:精读  close_read / skim / skip (精读 浏览 跳过; a bare 精读 works)
+    importance>=6  重要性 6 以上  also > < <= = , ranges 6..8 / 6-8, "importance:6" means >= 6;
+    insight>=7   minutes<=15      insight 1–10, minutes (reading time; "minutes:15" means <= 15)
+    -ci   -label:ci   -author:dependabot   排除 ci   不要 ci   except ci   not ci   without ci
+    +label:npu                   GitHub's ``+`` prefix is accepted and means nothing more
+
+Combining: values of one key are alternatives (OR), different keys must all hold (AND), an
+exclusion always wins. Words and punctuation that join alternatives are ignored: ``和 与 及
+以及 或 或者 跟 还有 and or & +`` ``, ， 、 ; |``. A value joined to a ``path``/``author``/
+``title``/``verdict`` term by ``或``/``or``/``、`` or a comma without a blank
+(``path:a/**,b/**``, ``作者 alice 或 bob``) has that key too; anything else bare is a label.
+An exclusion word (``排除``, ``不要``, ``not``, ``except``, …) makes every term after it an
+exclusion. ``全部``/``all``/``*`` alone means every PR. Filler (``的``, ``相关``, ``PR``) is ignored.
+
+Errors are :class:`~bot.errors.FilterError` with a Chinese and an English message that names
+what is known (the keys, the verdicts, the labels the repository uses).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import ValidationError
+from wcmatch import glob
+
+from bot.errors import FilterError
+from bot.filters.model import BOUND_LIMITS, ME, SCORE_KEYS, Bound, Filter, ScoreKey, Term, TermKey, is_owner
+from bot.models import Language, RecommendationLevel
+
+__all__ = ["GLOB_FLAGS", "RESERVED_WORDS", "SubscriptionCommand", "check_labels", "detect_language", "parse_filter",
+           "parse_subscription"]
+
+GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.BRACE
+"""wcmatch flags of ``path`` globs: the same as the label rules (:mod:`bot.digest.labels`)."""
+
+Action = Literal["subscribe", "unsubscribe", "unsubscribe_all"]
+
+_KEYS: dict[str, str] = {
+    **dict.fromkeys(("label", "labels", "tag", "tags", "标签"), "label"),
+    **dict.fromkeys(("path", "paths", "file", "files", "dir", "dirs", "directory", "folder", "路径", "目录", "文件"),
+                    "path"),
+    **dict.fromkeys(("owner", "owners", "codeowner", "codeowners", "负责人"), "owner"),
+    **dict.fromkeys(("author", "authors", "by", "user", "作者"), "author"),
+    **dict.fromkeys(("title", "标题"), "title"),
+    **dict.fromkeys(("verdict", "recommendation", "结论", "建议", "阅读建议"), "verdict"),
+    **dict.fromkeys(("importance", "imp", "重要性", "重要度"), "importance"),
+    **dict.fromkeys(("insight", "洞察", "洞察度"), "insight"),
+    **dict.fromkeys(("minutes", "minute", "mins", "阅读时间", "阅读时长", "时长", "分钟"), "minutes"),
+    **dict.fromkeys(("repo", "repository", "仓库"), "repo"),
+}
+_SPACE_KEYS = {"label", "标签", "path", "路径", "目录", "owner", "负责人", "author", "作者", "by", "title", "标题",
+               "verdict", "结论"}
+"""Key names that may also be followed by a blank and the value (``路径 verl/trainer/**``)."""
+
+_VERDICTS: dict[str, RecommendationLevel] = {
+    **dict.fromkeys(("close_read", "close-read", "closeread", "close", "read", "精读", "值得精读", "细读", "必读"),
+                    "close_read"),
+    **dict.fromkeys(("skim", "浏览", "建议浏览", "略读", "泛读"), "skim"),
+    **dict.fromkeys(("skip", "跳过", "可跳过", "不用读"), "skip"),
+}
+_BARE_VERDICTS = {w for w in _VERDICTS if re.search(r"[\u3400-\u9fff]", w)} | {"close_read"}
+_EXCLUDE = {"排除", "not", "except", "excluding", "exclude", "without", "no", "minus", "but-not"}
+_CONJ = {"和", "与", "及", "以及", "或", "或者", "跟", "还有", "and", "or", "plus", "&", "+"}
+_END_EXCLUDE = {"以外", "之外", "以外的", "之外的"}
+"""``除了 X 以外``: the exclusion that ``除了`` began ends here."""
+_FILLER = {"的", "相关", "相关的", "有关", "有关的", "方面", "方面的", "pr", "prs", "pull", "request",
+           "requests", "but", "only", "just", "只", "只要", "只看", "请", "帮我", "我想", "一下", "吧", "呢", "the"}
+_ALL = {"全部", "所有", "一切", "全部的", "所有的", "all", "everything", "*", "任何"}
+
+RESERVED_WORDS = frozenset({*_KEYS, *_VERDICTS, *_EXCLUDE, *_CONJ, *_FILLER, *_ALL, "以外", "之外", "以外的", "之外的"})
+"""Words the grammar reads as something else than a label: a label spelled like one must be quoted."""
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+_GLOB_CHARS = re.compile(r"[*?\[{]")
+_REPO = r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9_]"
+_REPO_FULL = re.compile(rf"^{_REPO}$")
+
+_SCORE_NAMES = "|".join(sorted((re.escape(k) for k, v in _KEYS.items() if v in SCORE_KEYS), key=len, reverse=True))
+_AT_LEAST = r"at\s+least|no\s+less\s+than|不低于|不少于|不小于|至少|最少"
+_AT_MOST = r"at\s+most|no\s+more\s+than|不高于|不超过|不大于|至多|最多"
+_OVER = r"more\s+than|greater\s+than|over|above|大于|高于|超过|多于"
+_UNDER = r"less\s+than|fewer\s+than|under|below|小于|低于|少于"
+_CMP = re.compile(
+    rf"(?<![A-Za-z0-9_/.:*-])(?P<sign>[-!])?(?P<key>{_SCORE_NAMES})\s*(?P<colon>:)?\s*"
+    rf"(?P<op>>=|=>|<=|=<|==|>|<|=|{_AT_LEAST}|{_AT_MOST}|{_OVER}|{_UNDER})?\s*"
+    r"(?P<a>\d+)(?:\s*(?:\.\.|-|–|~|到|至)\s*(?P<b>\d+))?(?:\s*(?:分钟|分|minutes|mins|min)(?!\s*[<>=:\d]))?\s*"
+    r"(?P<suffix>及以上|或以上|以上|\+|及以下|或以下|以下|以内|之内|or\s+more|or\s+higher|and\s+up|or\s+less|or\s+lower)?(?![A-Za-z0-9_/*.])",
+    re.IGNORECASE,
+)
+_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\(\s*codeowners\s*\)", re.IGNORECASE), " "),
+    (re.compile(r"(?:我|自己)(?:负责|拥有|维护)的?(?:路径|代码|目录|文件|模块|部分)?"), " path:@me "),
+    (re.compile(r"我的(?:路径|代码|目录|模块)"), " path:@me "),
+    (re.compile(r"(@[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)\s*(?:负责|拥有|维护)的?(?:路径|代码|目录|文件|模块|部分)?"),
+     r" path:\1 "),
+    (re.compile(r"我(?:提|发|写|创建|开)?的\s*(?:PRs?|pull\s+requests?)", re.IGNORECASE), " author:@me "),
+    (re.compile(r"\b(?:paths?|code|files?|dirs?|areas?)\s+(?:that\s+)?I\s+own\b", re.IGNORECASE), " path:@me "),
+    (re.compile(r"\bmy\s+(?:own\s+)?(?:paths|code|area|files|dirs|directories)\b", re.IGNORECASE), " path:@me "),
+    (re.compile(r"\b(?:paths?|code|files?|dirs?)\s+owned\s+by\s+@?([A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)", re.IGNORECASE),
+     r" path:@\1 "),
+    (re.compile(r"\bmy\s+(?:own\s+)?(?:prs|pull\s+requests)\b", re.IGNORECASE), " author:@me "),
+    (re.compile(r"(标题)\s*(?:含有|包含|含|里有|中有)\s*"), r" \1 "),
+    (re.compile(r"\b(title)\s+(?:contains|has|includes|with|containing)\s+", re.IGNORECASE), r" \1 "),
+    (re.compile(r"(?<![\w.])(\d+)\s*分钟\s*(?:以内|之内|以下)"), r" minutes<=\1 "),
+    (re.compile(r"\b(?:under|within|at\s+most)\s+(\d+)\s*(?:minutes|mins|min)\b", re.IGNORECASE), r" minutes<=\1 "),
+)
+"""Phrases rewritten to terms before the comparisons are read."""
+_SPLITS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?:但是?|可是|并且|而且)?(?:不要|不含|不包括|不包含|排除|除了|除去|去掉|屏蔽|忽略|不看)"), " 排除 "),
+    (re.compile(r"\bbut\s+not\b", re.IGNORECASE), " not "),
+    (re.compile(r"(相关的?|有关的?|方面的?|以外的?|之外的?)"), r" \1 "),
+    (re.compile(r"(?<=[\u3400-\u9fff])(?=[A-Za-z0-9@#+\-])|(?<=[A-Za-z0-9*_])(?=[\u3400-\u9fff])"), " "),
+    (re.compile(r"(?<![\u3400-\u9fff])(以及|或者|还有|和|与|及|或|跟|的)(?![\u3400-\u9fff])"), r" \1 "),
+)
+"""Exclusion words and Chinese joining words glued to their neighbours, set apart after the comparisons."""
+_SEPARATORS = ",;、|"
+
+
+def detect_language(text: str) -> Language | None:
+    """``zh`` when ``text`` holds Chinese, ``en`` when it holds Latin words, else ``None``."""
+    if _CJK.search(text):
+        return "zh"
+    return "en" if _LATIN_WORD.search(text) else None
+
+
+def _normalise(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    for quote in "“”„‟「」『』":
+        text = text.replace(quote, '"')
+    return text.replace("≥", ">=").replace("≤", "<=").replace("⩾", ">=").replace("⩽", "<=")
+
+
+def _score_token(m: re.Match[str]) -> str:
+    key: ScoreKey = _KEYS[m["key"].lower()]  # type: ignore[assignment]
+    a = int(m["a"])
+    b = int(m["b"]) if m["b"] else None
+    op = re.sub(r"\s+", " ", (m["op"] or "").lower())
+    suffix = re.sub(r"\s+", " ", (m["suffix"] or "").lower())
+    low: int | None
+    high: int | None
+    if b is not None:
+        low, high = a, b
+    elif suffix in ("及以上", "或以上", "以上", "+", "or more", "or higher", "and up") or op in (">=", "=>") or \
+            re.fullmatch(_AT_LEAST, op):
+        low, high = a, None
+    elif suffix in ("及以下", "或以下", "以下", "以内", "之内", "or less", "or lower") or op in ("<=", "=<") or \
+            re.fullmatch(_AT_MOST, op):
+        low, high = None, a
+    elif op == ">" or re.fullmatch(_OVER, op):
+        low, high = a + 1, None
+    elif op == "<" or re.fullmatch(_UNDER, op):
+        low, high = None, a - 1
+    elif op in ("=", "=="):
+        low, high = a, a
+    else:  # "importance:6", "重要性 6": at least; "minutes:15": at most
+        low, high = (None, a) if key == "minutes" else (a, None)
+    sign = m["sign"] or ""
+    return f" {sign}{key}:{'' if low is None else low}..{'' if high is None else high} "
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    raw: str
+    join: Literal["space", "list", "tight"]
+    """How the token is joined to the one before: blanks only, a list separator, or a comma without blanks."""
+
+
+def _tokens(text: str) -> list[_Token]:
+    out: list[_Token] = []
+    i, n = 0, len(text)
+    join: Literal["space", "list", "tight"] = "space"
+    blank = True
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            blank = True
+            if join == "tight":
+                join = "list"
+            i += 1
+            continue
+        if c in _SEPARATORS:
+            join = "tight" if c == "," and not blank else "list"
+            blank = False
+            i += 1
+            continue
+        start, depth = i, 0
+        while i < n:
+            c = text[i]
+            if c == '"':
+                end = text.find('"', i + 1)
+                if end < 0:
+                    raise FilterError(f"a quote is not closed: {text[start:].strip()}",
+                                      zh=f"引号没有闭合：{text[start:].strip()}")
+                i = end + 1
+                continue
+            depth += (c == "{") - (c == "}")
+            if depth <= 0 and (c.isspace() or c in _SEPARATORS):
+                break
+            i += 1
+        if join == "tight" and i < n and text[i].isspace():
+            join = "list"  # "a, b": a comma followed by a blank is a list separator
+        out.append(_Token(text[start:i], join))
+        join, blank = "space", False
+    return out
+
+
+def _keys_help(zh: bool) -> str:
+    if zh:
+        return ("可用的条件：label（标签，直接写标签名也行）、"
+                "path（路径 glob；path:@me 是 CODEOWNERS 中你负责的路径）、"
+                "author（作者）、title（标题）、verdict（结论：close_read 精读 / skim 浏览 / skip 跳过）、"
+                "importance（重要性 1–10，如 importance>=6）、insight（洞察 1–10）、minutes（阅读分钟数）；"
+                "前面加 - 表示排除，如 -label:ci")
+    return ("known keys: label (or just the label), path (a glob; path:@me = your paths in CODEOWNERS), author, "
+            "title, verdict (close_read / skim / skip), importance (1-10, e.g. importance>=6), insight (1-10), "
+            "minutes (reading time); a leading - excludes, e.g. -label:ci")
+
+
+def _unknown_key(key: str, token: str) -> FilterError:
+    hint_en = hint_zh = ""
+    if not _CJK.search(key):
+        hint_en = f' (a label with a colon? quote it: label:"{token.lstrip("+-!")}")'
+        hint_zh = f'（如果这是带冒号的标签，请加引号：label:"{token.lstrip("+-!")}"）'
+    return FilterError(f"unknown filter key {key}:{hint_en}; {_keys_help(False)}",
+                       zh=f"不认识的条件 {key}:{hint_zh}；{_keys_help(True)}")
+
+
+def _score_error(key: str, got: str) -> FilterError:
+    low, high = BOUND_LIMITS[key]  # type: ignore[index]
+    span_en = f"a number {low}-{high}" if key != "minutes" else "a number of minutes"
+    span_zh = f"{low}–{high} 的数字" if key != "minutes" else "分钟数"
+    return FilterError(
+        f"{key} takes {span_en}, e.g. {key}>=6, {key}<=3, {key}:6..8 (got {got})",
+        zh=f"{key} 后面要写{span_zh}，如 {key}>=6、{key}<=3、{key}:6..8（收到的是 {got}）")
+
+
+def _bound(key: ScoreKey, value: str) -> Bound:
+    m = re.fullmatch(r"\s*(\d*)\s*\.\.\s*(\d*)\s*", value)
+    if m is None or not (m[1] or m[2]):
+        raise _score_error(key, repr(value))
+    low = int(m[1]) if m[1] else None
+    high = int(m[2]) if m[2] else None
+    lo, hi = BOUND_LIMITS[key]
+    for x in (low, high):
+        if x is not None and not lo <= x <= hi:
+            raise _score_error(key, str(x))
+    if low is not None and high is not None and low > high:
+        raise FilterError(f"{key} from {low} to {high} never matches",
+                          zh=f"{key} 从 {low} 到 {high}，不会有任何 PR 符合")
+    return Bound(key=key, low=low, high=high)
+
+
+def _verdict(value: str) -> RecommendationLevel:
+    found = _VERDICTS.get(value.strip().lower())
+    if found is None:
+        raise FilterError(f"unknown verdict {value!r}: use close_read, skim or skip",
+                          zh=f"不认识的结论 {value!r}：可以写 close_read（精读）、skim（浏览）或 skip（跳过）")
+    return found
+
+
+def _check_path(value: str) -> str:
+    if is_owner(value) or value.startswith("@"):
+        if value.lower() in ("@me", "@我"):
+            return ME
+        if not is_owner(value):
+            raise FilterError(f"path:{value}: expected @me, @handle, @org/team or a glob such as verl/trainer/**",
+                              zh=f"path:{value}：应为 @me、@用户名、@组织/团队，或 verl/trainer/** 这样的路径")
+        return value
+    try:
+        glob.compile(value.lstrip("/"), flags=GLOB_FLAGS)
+    except (ValueError, re.error) as exc:
+        raise FilterError(f"path:{value} is not a valid glob ({exc})",
+                          zh=f"path:{value} 不是有效的路径模式（{exc}）") from exc
+    return value
+
+
+def _owner(value: str) -> str:
+    text = value.strip()
+    if text.lower() in ("me", "@me", "我", "@我", "自己"):
+        return ME
+    if "@" not in text:
+        text = "@" + text
+    return _check_path(text)
+
+
+class _Reader:
+    """Turns tokens into terms (see the module docstring for the rules)."""
+
+    def __init__(self, aliases: Mapping[str, str]) -> None:
+        self.aliases = {k.strip().lower(): v.strip().lower() for k, v in aliases.items()}
+        self.include: list[Term] = []
+        self.exclude: list[Term] = []
+        self.bounds: list[Bound] = []
+        self.negate_rest = False
+        self.pending: tuple[str, bool] | None = None
+        self.previous: tuple[str, bool] | None = None
+        self.join: Literal["space", "list", "tight"] = "space"
+        self.repo: str | None = None
+
+    def add(self, key: str, value: str, negated: bool, token: str) -> None:
+        negated = negated or self.negate_rest
+        if key in SCORE_KEYS:
+            if negated:
+                raise FilterError(f"cannot exclude a comparison on {key}; write the opposite, e.g. {key}<6",
+                                  zh=f"{key} 的比较条件不能排除；请直接写相反的条件，如 {key}<6")
+            self.bounds.append(_bound(key, value))
+            self.previous = None
+            return
+        if key == "repo":
+            if not _REPO_FULL.match(value.strip()):
+                raise FilterError(f"repo:{value}: expected owner/name", zh=f"repo:{value}：仓库应写成 owner/name")
+            self.repo = value.strip()
+            return
+        if not value.strip():
+            raise FilterError(f"{token}: the value is missing", zh=f"{token}：缺少值")
+        term_key: TermKey
+        if key == "owner":
+            term_key, value = "path", _owner(value)
+        elif key == "path":
+            term_key, value = "path", _check_path(value.strip())
+        elif key == "verdict":
+            term_key, value = "verdict", _verdict(value)
+        elif key == "label":
+            term_key = "label"
+            plain = value.strip().lstrip("#").strip().lower()
+            value = self.aliases.get(plain, plain)
+        else:
+            term_key = key  # type: ignore[assignment]
+        try:
+            term = Term(key=term_key, value=value)
+            Filter(include=(term,))  # normalises and validates the value
+        except (ValidationError, ValueError) as exc:
+            raise FilterError(f"{token}: the value is missing or invalid", zh=f"{token}：值缺失或无效") from exc
+        (self.exclude if negated else self.include).append(term)
+        self.previous = (term_key, negated)
+
+    def read(self, token: _Token) -> None:
+        raw = token.raw
+        join, self.join = self.join, "space"
+        join = token.join if token.join != "space" else join
+        plain = raw.strip('"') if raw.startswith('"') and raw.endswith('"') and len(raw) > 1 else None
+        lowered = raw.lower()
+        if plain is None:
+            if lowered in _CONJ:
+                self.join = "list"
+                return
+            if lowered in _EXCLUDE:
+                self.negate_rest = True
+                return
+            if lowered in _END_EXCLUDE:
+                self.negate_rest = False
+                self.previous = None
+                return
+            if lowered in _FILLER or lowered in _ALL or lowered in ("-", "+", "!", "—", "–", ":"):
+                return
+        if self.pending is not None:
+            key, negated = self.pending
+            self.pending = None
+            if plain is None and (lowered in _SPACE_KEYS or _key_value(raw) is not None):
+                raise FilterError(f"{key} needs a value before {raw}", zh=f"{key} 后面缺少值（接着出现了 {raw}）")
+            self.add(_KEYS[key], plain if plain is not None else raw, negated, f"{key} {raw}")
+            return
+        sign = ""
+        body = raw
+        if plain is None and raw[:1] in "+-!" and len(raw) > 1:
+            sign, body = raw[0], raw[1:]
+        negated = sign in ("-", "!")
+        if plain is None and body.lower() in _SPACE_KEYS:
+            self.pending = (body.lower(), negated)
+            return
+        pair = _key_value(body) if plain is None else None
+        if pair is not None:
+            key, value = pair
+            canonical = _KEYS.get(key.lower())
+            if canonical is None:
+                raise _unknown_key(key, raw)
+            self.add(canonical, _unquote(value), negated, raw)
+            return
+        value = plain if plain is not None else _unquote(body)
+        if not value.strip():
+            return
+        inherit = self.previous
+        if inherit is not None and (join == "tight" or (join == "list" and inherit[0] != "label")):
+            self.add(inherit[0], value, negated or inherit[1], raw)
+            return
+        if plain is not None:  # a quoted bare value is always a label: the escape for odd names
+            self.add("label", value, negated, raw)
+            return
+        if value.startswith("@"):
+            raise FilterError(
+                f"{value} alone is ambiguous: write path:{value} (paths CODEOWNERS gives {value}) "
+                f"or author:{value} (PRs by {value})",
+                zh=f"单独的 {value} 有歧义：path:{value} 表示 CODEOWNERS 中 {value} 负责的路径，"
+                   f"author:{value} 表示 {value} 提的 PR")
+        if value in _BARE_VERDICTS:
+            self.add("verdict", value, negated, raw)
+        elif _GLOB_CHARS.search(value) or value.endswith("/"):
+            self.add("path", value, negated, raw)
+        else:
+            self.add("label", value, negated, raw)
+
+
+def _key_value(text: str) -> tuple[str, str] | None:
+    """``(key, value)`` of ``key:value`` (the colon before any quote), else ``None``."""
+    m = re.match(r'^([^\s:"]+):(.*)$', text, re.DOTALL)
+    if m is None:
+        return None
+    return m[1], m[2]
+
+
+def _unquote(value: str) -> str:
+    return value.replace('"', "")
+
+
+def _rewrite(text: str) -> str:
+    text = _normalise(text)
+    parts = text.split('"')
+    if len(parts) % 2 == 0:
+        raise FilterError(f"a quote is not closed: {text.strip()}", zh=f"引号没有闭合：{text.strip()}")
+    for i in range(0, len(parts), 2):
+        part = parts[i]
+        for pattern, repl in _PHRASES:
+            part = pattern.sub(repl, part)
+        part = _CMP.sub(_score_token, part)
+        for pattern, repl in _SPLITS:
+            part = pattern.sub(repl, part)
+        parts[i] = part
+    return '"'.join(parts)
+
+
+def _read(text: str, aliases: Mapping[str, str]) -> _Reader:
+    reader = _Reader(aliases)
+    for token in _tokens(_rewrite(text)):
+        reader.read(token)
+    if reader.pending is not None:
+        key = reader.pending[0]
+        raise FilterError(f"{key} needs a value, e.g. {key} verl/trainer/**" if _KEYS[key] == "path"
+                          else f"{key} needs a value", zh=f"{key} 后面缺少值")
+    return reader
+
+
+def parse_filter(text: str, *, aliases: Mapping[str, str] | None = None,
+                 known_labels: Collection[str] | None = None) -> Filter:
+    """Read a filter (the text after ``订阅`` / ``subscribe``, or a config file's ``filter``).
+
+    Args:
+        text: the filter text (see the module docstring); empty, ``全部`` or ``all`` gives
+            the filter of every PR.
+        aliases: the repository's label aliases (``RepoConfig.aliases``: ``ascend`` -> ``npu``),
+            applied to label values.
+        known_labels: the labels the repository uses (canonical); when given, a label outside
+            them is an error that names the closest ones. ``None`` accepts any label.
+
+    Returns:
+        The canonical :class:`Filter`.
+
+    Raises:
+        FilterError: an unknown key, a bad value (verdict, number, glob, unclosed quote), an
+            exclusion of a comparison, a key without its value, an unknown label, a ``repo:``
+            (the repository is not part of a filter: use :func:`parse_subscription`).
+    """
+    reader = _read(text, aliases or {})
+    if reader.repo is not None:
+        raise FilterError(f"repo:{reader.repo} is not a filter term here; give the repository separately",
+                          zh=f"repo:{reader.repo} 不能写在筛选条件里；请单独指定仓库")
+    try:
+        result = Filter(include=tuple(reader.include), exclude=tuple(reader.exclude), bounds=tuple(reader.bounds))
+    except ValidationError as exc:  # two bounds on one score that cannot both hold
+        first = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise FilterError(f"{first}: no PR can match", zh=f"{first}：这些条件互相矛盾，不会有任何 PR 符合") from exc
+    if known_labels is not None:
+        check_labels(result, known_labels)
+    return result
+
+
+def check_labels(flt: Filter, known_labels: Collection[str]) -> None:
+    """Raise when ``flt`` names a label outside ``known_labels``.
+
+    Raises:
+        FilterError: the message names the unknown labels, the closest known ones and (up to
+            30 of) the known labels.
+    """
+    known = sorted({label.strip().lower() for label in known_labels})
+    unknown = [label for label in flt.labels if label not in known]
+    if not unknown:
+        return
+    close = list(dict.fromkeys(c for label in unknown for c in difflib.get_close_matches(label, known, n=3)))
+    shown = ", ".join(known[:30]) + (" …" if len(known) > 30 else "")
+    shown_zh = "、".join(known[:30]) + (" …" if len(known) > 30 else "")
+    names = ", ".join(unknown)
+    hint_en = f" Did you mean {' or '.join(close)}?" if close else ""
+    hint_zh = f"你是不是想写 {' 或 '.join(close)}？" if close else ""
+    raise FilterError(f"unknown label {names}.{hint_en} Labels of this repository: {shown or '(none yet)'}",
+                      zh=f"不认识的标签 {'、'.join(unknown)}。{hint_zh}这个仓库的标签有：{shown_zh or '（暂无）'}")
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionCommand:
+    """A subscription request read from chat or a slash command.
+
+    ``action``: ``subscribe``, ``unsubscribe`` (of the subscription with this filter) or
+    ``unsubscribe_all``; ``repo`` when the request names one (``None``: the channel's);
+    ``filter`` is ``None`` for ``unsubscribe_all``; ``language`` of the request, ``None``
+    when it tells nothing.
+    """
+
+    action: Action
+    repo: str | None
+    filter: Filter | None
+    language: Language | None
+
+
+_UNSUB_ALL = re.compile(
+    r"(?:全部退订|退订全部|退订所有|全部取消订阅|取消全部订阅|取消所有订阅|取消订阅全部|取消订阅所有|全部取消关注|取消全部关注|"
+    r"\bunsubscribe\s+(?:from\s+)?(?:all|everything)\b|\bunsubscribe-all\b)", re.IGNORECASE)
+_UNSUB = re.compile(r"(?:取消订阅|退订|不再订阅|取消关注|\bunsubscribe(?:\s+from)?\b|\bunfollow\b|\bunwatch\b)",
+                    re.IGNORECASE)
+_SUB = re.compile(r"(?:订阅|关注|\bsubscribe(?:\s+to)?\b|\bfollow\b|\bwatch\b)", re.IGNORECASE)
+_LEADING_REPO = re.compile(rf"^\s*(?P<repo>{_REPO})(?:\s*的)?(?=\s|$|[,;、|])")
+_IN_REPO = re.compile(
+    rf"(?:\b(?:in|on|for|of|from|at)\s+|在\s*)(?P<repo>{_REPO})(?:\s*(?:里|中|上|里面))?(?=\s|$|[,;、|])",
+    re.IGNORECASE)
+_REPO_KEY = re.compile(rf"(?<![\w-])(?:repo|repository|仓库):(?P<repo>{_REPO})(?=\s|$|[,;、|])", re.IGNORECASE)
+
+
+def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
+                       known_labels: Collection[str] | None = None,
+                       known_repos: Collection[str] | None = None) -> SubscriptionCommand:
+    """Read a whole subscription request: verb, repository and filter.
+
+    Verbs: ``订阅 关注 subscribe (to) follow watch``; ``取消订阅 退订 不再订阅 取消关注
+    unsubscribe (from) unfollow``; ``退订全部 全部退订 取消所有订阅 unsubscribe all`` (also a
+    ``退订``/``unsubscribe`` whose filter is only ``全部``/``all``). Words before the verb
+    (``请帮我``) are ignored. The repository: ``owner/name`` right after the verb
+    (``订阅 verl-project/verl 的 npu``, ``subscribe owner/name label:megatron``), ``repo:owner/name``,
+    or ``in owner/name`` / ``在 owner/name 里`` anywhere. With ``known_repos``, a leading
+    ``owner/name`` that is none of them is read as a label (``kind/bug``).
+
+    Args:
+        text: the message or the slash command's text (mentions already removed).
+        aliases, known_labels: as :func:`parse_filter`.
+        known_repos: the repositories the asker can mean, or ``None`` (any ``owner/name``).
+
+    Raises:
+        FilterError: no verb, nothing to subscribe to, or the filter does not read
+            (see :func:`parse_filter`).
+    """
+    clean = _normalise(text).strip()
+    language = detect_language(clean)
+    repo: str | None = None
+    for pattern in (_REPO_KEY, _IN_REPO):
+        if found := pattern.search(clean):
+            repo = found["repo"]
+            clean = clean[: found.start()] + " " + clean[found.end():]
+            break
+    action: Action
+    if m := _UNSUB_ALL.search(clean):
+        action, rest = "unsubscribe_all", clean[m.end():]
+    elif m := _UNSUB.search(clean):
+        action, rest = "unsubscribe", clean[m.end():]
+    elif m := _SUB.search(clean):
+        action, rest = "subscribe", clean[m.end():]
+    else:
+        raise FilterError("say subscribe, unsubscribe or unsubscribe all, e.g. subscribe npu -ci",
+                          zh="请说 订阅、退订 或 退订全部，例如：订阅 npu -ci")
+    if repo is None and (lead := _LEADING_REPO.match(rest)):
+        wanted = {r.lower() for r in known_repos} if known_repos is not None else None
+        if wanted is None or lead["repo"].lower() in wanted:
+            repo = lead["repo"]
+            rest = rest[lead.end():]
+    words = [w for w in re.split(r"[\s,;、|]+", rest) if w]
+    if action == "unsubscribe" and words and all(w.lower() in _ALL for w in words):
+        action = "unsubscribe_all"
+    if action == "unsubscribe_all":
+        return SubscriptionCommand(action, repo, None, language)
+    said_all = any(w.lower() in _ALL for w in words)
+    flt = parse_filter(rest, aliases=aliases, known_labels=known_labels)
+    if flt.is_everything and repo is None and not said_all:
+        if action == "subscribe":
+            raise FilterError("subscribe to what? e.g. subscribe npu rollout -ci, or subscribe owner/name",
+                              zh="订阅什么？例如：订阅 npu rollout -ci，或 订阅 owner/name")
+        raise FilterError("unsubscribe from what? e.g. unsubscribe npu, or unsubscribe all",
+                          zh="退订什么？例如：退订 npu，或 退订全部")
+    return SubscriptionCommand(action, repo, flt, language)

@@ -1,0 +1,51 @@
+"""Understanding what people ask, in Chinese and English: the intents, the rules that read them,
+the window phrases, the example phrasings the help suggests.
+
+Core code (no platform, no I/O): the chat doors call :func:`understand` /
+:func:`understand_command`; the LLM fallback (:mod:`bot.digest.llm.intent`) maps a
+message to the same intents.
+"""
+
+from __future__ import annotations
+
+from bot.understand.intents import (
+    MAX_COMPARED,
+    ClarifyIntent,
+    CompareIntent,
+    DigestIntent,
+    HelpIntent,
+    Intent,
+    LabelIntent,
+    LegacyIntent,
+    ListSubscriptionsIntent,
+    MergedIntent,
+    PRIntent,
+    QuestionIntent,
+    SubscribeIntent,
+    UnsubscribeIntent,
+    to_legacy,
+)
+from bot.understand.parse import MAX_CHARS, detect_language, normalize, understand, understand_command
+
+__all__ = [
+    "MAX_CHARS",
+    "MAX_COMPARED",
+    "ClarifyIntent",
+    "CompareIntent",
+    "DigestIntent",
+    "HelpIntent",
+    "Intent",
+    "LabelIntent",
+    "LegacyIntent",
+    "ListSubscriptionsIntent",
+    "MergedIntent",
+    "PRIntent",
+    "QuestionIntent",
+    "SubscribeIntent",
+    "UnsubscribeIntent",
+    "detect_language",
+    "normalize",
+    "to_legacy",
+    "understand",
+    "understand_command",
+]

@@ -1,0 +1,198 @@
+"""What a person asks the bot: the intent classes every platform shares.
+
+All intents are frozen dataclasses. Those that read a time window carry it as a
+*window spec* (``week`` on :class:`DigestIntent`, ``window`` elsewhere; the
+grammar is :data:`bot.digest.window.SPEC_FORMS`, resolved by
+:func:`bot.digest.window.window_from_spec`; ``None`` = the door's default
+window) and the words that named it (``said``, for "I read 上上周 as …").
+Fields that only help the reply (``said``, the question as asked) are left
+out of equality, so an intent compares equal to one built by hand.
+
+The chat core of today answers only the *legacy* intents (digest, PR, label,
+subscriptions, help); :func:`to_legacy` maps every newer intent to the closest
+of those, so a door that still calls the core of today keeps working::
+
+    CompareIntent(numbers=(6046, 6029))  -> PRIntent(6046)          (the first PR)
+    MergedIntent(week)                   -> DigestIntent(week)
+    QuestionIntent(...)                  -> HelpIntent
+    ClarifyIntent(...)                   -> HelpIntent
+    PRIntent(question="what")            -> PRIntent (the field is ignored there)
+    LabelIntent(window=...)              -> LabelIntent (the window is ignored there)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from bot.models import Language
+from bot.understand.windows import WindowProblem
+
+PRQuestion = Literal["worth", "what"]
+"""What is asked about one PR: is it worth reading (``worth``), what does it do (``what``)."""
+
+
+@dataclass(frozen=True)
+class DigestIntent:
+    """A digest request: ``本周周报``, ``上上周周报``, ``digest 2026-W16``, ``本月总结``.
+
+    ``week`` is a window spec (``this``, ``last``, ``2026-W16``, ``week-2``, ``month-0`` …)
+    or ``None`` (the last complete week, as ``prhub digest`` does).
+    """
+
+    week: str | None = None
+    repo: str | None = None
+    language: Language | None = None
+    said: str | None = field(default=None, compare=False)
+
+    @property
+    def window(self) -> str | None:
+        """The window spec (the same as ``week``; every windowed intent has ``window``)."""
+        return self.week
+
+
+@dataclass(frozen=True)
+class PRIntent:
+    """One PR: "PR #6046 值得读吗" (``question="worth"``), "6046这个PR讲了什么" (``"what"``).
+
+    ``repo`` when the message names one (URL or ``owner/name#N``).
+    """
+
+    number: int
+    repo: str | None = None
+    language: Language | None = None
+    question: PRQuestion = "worth"
+
+
+@dataclass(frozen=True)
+class CompareIntent:
+    """Several PRs side by side: ``#6046 和 #6029 哪个更值得读``, ``compare 6046 and 6029``.
+
+    ``numbers`` are distinct, in the order asked (2 to :data:`MAX_COMPARED`).
+    """
+
+    numbers: tuple[int, ...]
+    repo: str | None = None
+    language: Language | None = None
+
+
+MAX_COMPARED = 6
+"""Most PRs one comparison holds; more are asked about in the order given, the rest dropped."""
+
+
+@dataclass(frozen=True)
+class LabelIntent:
+    """The label view of one window: ``npu 标签``, ``上周 trainer 有哪些重点 PR``, ``trainer PRs last week``.
+
+    ``window`` ``None`` = the door's default (the latest week with merged PRs).
+    """
+
+    label: str
+    repo: str | None = None
+    language: Language | None = None
+    window: str | None = None
+    said: str | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class MergedIntent:
+    """The PRs merged in a window: ``本月合并了哪些 PR``, ``what merged this month``."""
+
+    window: str | None = None
+    repo: str | None = None
+    language: Language | None = None
+    said: str | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class QuestionIntent:
+    """A question about the PRs of a window, answered from the data with citations:
+    ``哪些 PR 改了 rollout 的配置？``, ``which PRs touched fully_async last week?``.
+
+    ``terms`` are the search words as written (``rollout``, ``配置``, ``fully_async``, a path);
+    ``label`` narrows the search to one label when the message names one.
+    """
+
+    terms: tuple[str, ...]
+    window: str | None = None
+    label: str | None = None
+    repo: str | None = None
+    language: Language | None = None
+    said: str | None = field(default=None, compare=False)
+    text: str = field(default="", compare=False)
+    """The question as asked (normalised), for the LLM's phrasing of the answer."""
+
+
+@dataclass(frozen=True)
+class SubscribeIntent:
+    """Alert the asker (or the channel) when a PR with ``label`` is merged."""
+
+    label: str
+    repo: str | None = None
+    language: Language | None = None
+
+
+@dataclass(frozen=True)
+class UnsubscribeIntent:
+    """Stop the alerts for ``label``."""
+
+    label: str
+    repo: str | None = None
+    language: Language | None = None
+
+
+@dataclass(frozen=True)
+class ListSubscriptionsIntent:
+    """List the asker's subscriptions: ``我的订阅``, ``我订阅了什么``, ``what am I subscribed to``."""
+
+    language: Language | None = None
+
+
+@dataclass(frozen=True)
+class ClarifyIntent:
+    """A window that could not be read: the reply asks which one (never another week in silence).
+
+    ``said`` is the words as written, ``problem`` why they could not be read,
+    ``wanted`` what the person was asking for.
+    """
+
+    said: str
+    problem: WindowProblem
+    wanted: Literal["digest", "label", "merged", "question"]
+    language: Language | None = None
+
+
+@dataclass(frozen=True)
+class HelpIntent:
+    """Nothing understood (or ``help``): the help, with the examples nearest to ``said``
+    (:func:`bot.understand.examples.nearest_examples`)."""
+
+    language: Language | None = None
+    said: str = field(default="", compare=False)
+
+
+Intent = (
+    DigestIntent | PRIntent | CompareIntent | LabelIntent | MergedIntent | QuestionIntent | SubscribeIntent
+    | UnsubscribeIntent | ListSubscriptionsIntent | ClarifyIntent | HelpIntent
+)
+"""Every intent the understanding gives."""
+
+LegacyIntent = (
+    DigestIntent | PRIntent | LabelIntent | SubscribeIntent | UnsubscribeIntent | ListSubscriptionsIntent | HelpIntent
+)
+"""The intents the chat core of today (``bot.handlers.core.Core.answer``) answers."""
+
+
+def to_legacy(intent: Intent) -> LegacyIntent:
+    """The closest intent the chat core of today answers (see the module docstring)."""
+    match intent:
+        case CompareIntent(numbers=numbers, repo=repo, language=lang):
+            return PRIntent(numbers[0], repo=repo, language=lang)
+        case MergedIntent(window=window, repo=repo, language=lang, said=said):
+            return DigestIntent(week=window, repo=repo, language=lang, said=said)
+        case QuestionIntent(language=lang, text=text):
+            return HelpIntent(language=lang, said=text)
+        case ClarifyIntent(language=lang, said=said):
+            return HelpIntent(language=lang, said=said)
+        case _:
+            return intent

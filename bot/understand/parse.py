@@ -1,0 +1,472 @@
+"""Reading a chat message or a slash command into an intent (rules, Chinese and English).
+
+:func:`understand` reads a mention or DM, :func:`understand_command` the text after
+``/prhub``. Both return one of :mod:`bot.understand.intents`; nothing understood is a
+:class:`~bot.understand.intents.HelpIntent` carrying the text (for the nearest examples).
+They never raise.
+
+Steps:
+
+1. normalise (:func:`normalize`): the bot's own mention tokens removed, Unicode NFKC
+   (full-width ``＃６０４６`` becomes ``#6046``), invisible format characters dropped,
+   spaces collapsed, and the text cut at :data:`MAX_CHARS` — every later step is a
+   linear scan with bounded patterns, so a 40,000-character message costs no more
+   than a short one;
+2. find the parts: the time window (:func:`bot.understand.windows.read_window`),
+   PR references (URLs, ``owner/name#N``, ``#N``, ``PR N``, and bare numbers where
+   the sentence is about PRs), the repository, a label (``npu 标签``, ``label npu``);
+3. decide, most specific first: help, subscriptions (today's phrasing, kept in
+   :mod:`bot.understand.subscriptions`), several PRs (a comparison), one PR ("worth
+   reading?" or "what does it do?"), a question about the PRs of a window (a change
+   verb and search words), a label view, the merged PRs of a window, a digest;
+   a window that cannot be read turns the last four into a
+   :class:`~bot.understand.intents.ClarifyIntent`.
+
+Language (:func:`detect_language`): ``zh`` when the message holds Chinese, ``en``
+when it holds English words beyond commands, labels, numbers, URLs and
+repository names, else ``None`` (``PR 6046``, ``label npu``, ``/prhub subscribe npu``):
+the channel's language applies.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from importlib import resources
+from itertools import islice
+from typing import Any
+
+from bot.models import Language
+from bot.understand.intents import (
+    MAX_COMPARED,
+    ClarifyIntent,
+    CompareIntent,
+    DigestIntent,
+    HelpIntent,
+    Intent,
+    LabelIntent,
+    ListSubscriptionsIntent,
+    MergedIntent,
+    PRIntent,
+    PRQuestion,
+    QuestionIntent,
+)
+from bot.understand.subscriptions import subscription_command, subscription_intent
+from bot.understand.windows import WindowReading, read_windows
+
+MAX_CHARS = 1_000
+"""Characters of a message that are read; the rest is ignored (no question needs more)."""
+MAX_TERMS = 6
+"""Search words kept from one question."""
+MAX_REFS = 24
+"""PR references of each kind that are read (a comparison holds at most six)."""
+
+_REPO = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_.-]{0,99}[A-Za-z0-9_]"
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_A = r"(?<![A-Za-z])"
+_Z = r"(?![A-Za-z])"
+
+_PR_URL = re.compile(rf"https?://[^\s/<>|]{{1,253}}/(?P<repo>{_REPO})/(?:pull|pulls|-/merge_requests)/"
+                     r"(?P<n>[0-9]{1,7})(?![0-9])")
+_URL = re.compile(r"https?://[^\s<>|]{1,2000}")
+_MENTION = re.compile(r"<[@!#][A-Za-z0-9_|.-]{1,80}>|@_user_[0-9]{1,4}|<at [^>]{0,200}>[^<]{0,100}</at>")
+"""Mentions of people, channels and groups (Slack ``<@U…>``, ``<!here>``, ``<#C…|name>``; Feishu
+``@_user_1``, ``<at …>``): they are neither search words nor labels."""
+_REPO_HASH = re.compile(rf"(?<![A-Za-z0-9_./-])(?P<repo>{_REPO})#(?P<n>[0-9]{{1,7}})(?![0-9])")
+_HASH = re.compile(r"(?<![A-Za-z0-9&#])#\s?(?P<n>[0-9]{1,7})(?![0-9])")
+_PR_WORD_NUMBER = re.compile(rf"{_A}(?:prs?|pull\s?requests?|pulls?|mrs?)\s?[#:：]?\s?(?P<n>[0-9]{{1,7}})(?![0-9])",
+                             re.IGNORECASE)
+_BARE_NUMBER = re.compile(r"(?<![A-Za-z0-9_./#:+-])(?P<n>[0-9]{1,7})(?![0-9A-Za-z_/%]|\.[0-9])")
+_COUNT_AFTER = re.compile(r"\s?(?:个|個|条|條|项|項|次|位|行|分钟|分鐘|天|周|週|月|年|号|號|日|%|"
+                          r"(?i:prs|files?|lines?|days?|weeks?|months?|years?|mins?|minutes?|hours?|times|x\b))")
+_LIST_GLUE = re.compile(r"^\s{0,3}(?:和|与|與|跟|及|以及|、|,|，|;|；|and|&|vs\.?|versus|or|还是|還是|/|对比|或)?"
+                        r"\s{0,3}#?$", re.IGNORECASE)
+_BARE_REPO = re.compile(rf"(?<![A-Za-z0-9_./#:-])(?P<repo>{_REPO})(?![A-Za-z0-9_#/])")
+_REPO_MARKER = re.compile(r"(?:\b(?:in|of|for|from|repo|repository)\s{1,3}|仓库\s?|项目\s?|在\s?)$", re.IGNORECASE)
+
+_WORDS: dict[str, dict[str, Any]] = tomllib.loads(
+    resources.files("bot").joinpath("defaults/words.toml").read_text(encoding="utf-8"))
+
+
+def _vocabulary(section: str, *, prefix: str = "", suffix: str = "") -> re.Pattern[str]:
+    """One section of ``bot/defaults/words.toml`` as a pattern: the Chinese phrases (longest
+    first) or the English fragments as whole words, each between ``prefix`` and ``suffix``."""
+    words = _WORDS[section]
+    zh = sorted(words.get("zh", []), key=len, reverse=True)
+    parts = [re.escape(w) for w in zh]
+    if words.get("en"):
+        parts.append(rf"{_A}(?:{'|'.join(words['en'])}){_Z}")
+    return re.compile(f"{prefix}(?:{'|'.join(parts)}){suffix}", re.IGNORECASE)
+
+
+_HELP = _vocabulary("help", prefix="^", suffix="$")
+_LIST_SUBS_MORE = _vocabulary("list_subscriptions")
+_COMPARE = _vocabulary("compare")
+_WHAT = _vocabulary("what")
+_WORTH = _vocabulary("worth")
+_ANALYZE = _vocabulary("analyze")
+_LOOK = _vocabulary("look")
+_PR_WORD = _vocabulary("pr_word")
+_DIGEST = _vocabulary("digest")
+_MERGED = _vocabulary("merged")
+_LISTING = _vocabulary("listing")
+_KEY = _vocabulary("key")
+_CHANGE = _vocabulary("change")
+_OPENER = _vocabulary("opener")
+_ZH_STOP_RE = re.compile("|".join(re.escape(w) for w in sorted(_WORDS["stop"]["zh"].split(), key=len, reverse=True)),
+                         re.IGNORECASE)
+_EN_STOP = frozenset(_WORDS["stop"]["en"].split())
+
+_LABEL_ZH = re.compile(r"(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63})\s?(?:标签|標籤|label|模块|模塊)|"
+                       r"(?:标签|標籤)\s?(?:为|是|:|：)?\s?(?P<b>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63})", re.IGNORECASE)
+_LABEL_EN = re.compile(rf"{_A}labels?\s?[:=]?\s?(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]{{0,63}})|"
+                       rf"(?P<b>[A-Za-z0-9][A-Za-z0-9_.+-]{{0,63}})\s(?:label|area|module){_Z}", re.IGNORECASE)
+_LABEL_LIKE = re.compile(r"[a-z][a-z0-9_.+-]{0,40}")
+_AREA = re.compile(rf"{_A}(?:in|for|on|about|of)\s(?:the\s)?(?P<a>[A-Za-z][A-Za-z0-9_.+-]{{0,40}}){_Z}|"
+                   r"(?P<b>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s?的?\s?(?:周报|週報|动态|動態|进展|進展|情况|情況|方面)",
+                   re.IGNORECASE)
+_QUOTED = re.compile(r"[\"“”'‘’`「『](?P<t>[^\"“”'‘’`「」『』\n]{1,60})[\"“”'‘’`」』]")
+_PUNCT_EDGE = ".,;:!?()[]{}<>\"'“”‘’`。，；：！？（）【】「」《》、…~～*"
+
+
+def normalize(text: str, bot_mentions: Sequence[str] = ()) -> str:
+    """``text`` without the bot's own mention tokens, NFKC-normalised, invisible format characters
+    (zero-width, bidi overrides) removed, spaces collapsed, cut at :data:`MAX_CHARS` characters."""
+    for mention in bot_mentions:
+        if mention:
+            text = text.replace(mention, " ")
+    text = unicodedata.normalize("NFKC", text[: MAX_CHARS * 4])
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return " ".join(text.split())[:MAX_CHARS]
+
+
+def detect_language(text: str, ignore: Iterable[str] = ()) -> Language | None:
+    """``zh`` if ``text`` holds Chinese; ``en`` if it holds English words other than commands,
+    the words in ``ignore`` (the message's label), numbers, week names, URLs, paths and
+    repository names; else ``None`` (the caller's default applies)."""
+    if _CJK.search(text):
+        return "zh"
+    if " " not in text.strip() and not text.strip().isdigit():
+        return None  # one word ("npu", "hello") tells nothing about the language
+    skip = {w.lower() for w in ignore} | _COMMAND_WORDS
+    for token in _URL.sub(" ", text).split():
+        if any(ch.isdigit() for ch in token) or "/" in token or token.startswith("#"):
+            continue
+        for word in re.findall(r"[A-Za-z]{2,}", token):
+            if word.lower() not in skip:
+                return "en"
+    return None
+
+
+_COMMAND_WORDS = frozenset({"pr", "prs", "label", "labels", "digest", "subscribe", "unsubscribe", "subscriptions",
+                            "subscription", "help", "compare", "ask", "merged", "this", "last", "to", "from", "in",
+                            "on", "for", "of", "the"})
+
+
+def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each span replaced by spaces (offsets stay valid)."""
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+class _Reading:
+    """The parts of one message: window, PR references, repository, label, and the rest."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        text = _blank(text, [(m.start(), m.end()) for m in islice(_MENTION.finditer(text), 100)])
+        self.text = text
+        self.window: WindowReading | None
+        self.window, self.window_spans = read_windows(text)
+        outside = _blank(text, self.window_spans)
+        self.refs: list[tuple[int, str | None, tuple[int, int]]] = []
+        self.repo: str | None = None
+        self._find_refs(outside)
+        taken = [span for _, _, span in self.refs] + self.window_spans
+        rest = _blank(text, taken)
+        urls = [(m.start(), m.end()) for m in _URL.finditer(rest)]
+        rest = _blank(rest, urls)
+        self.path_like: list[str] = []
+        for m in islice(_BARE_REPO.finditer(rest), MAX_REFS):
+            marked = _REPO_MARKER.search(rest, max(0, m.start() - 12), m.start()) is not None
+            if self.repo is None and (marked or not self._looks_like_path(m["repo"])):
+                self.repo = m["repo"]
+                rest = _blank(rest, [(m.start(), m.end())])
+            else:
+                self.path_like.append(m["repo"])
+        self.rest = rest
+
+    @staticmethod
+    def _looks_like_path(name: str) -> bool:
+        """``verl/trainer`` is more likely a path of the repository than a repository: a name
+        whose first part is also a common source directory or whose second part has a file suffix."""
+        owner, _, repo = name.partition("/")
+        return "." in repo.rstrip(".") or owner.lower() in _PATH_HEADS
+
+    def _find_refs(self, text: str) -> None:
+        used: list[tuple[int, int]] = []
+        for pattern in (_PR_URL, _REPO_HASH):
+            for m in pattern.finditer(text):
+                self.refs.append((int(m["n"]), m["repo"], (m.start(), m.end())))
+                used.append((m.start(), m.end()))
+                self.repo = self.repo or m["repo"]
+        text = _blank(text, used)
+        text = _blank(text, [(m.start(), m.end()) for m in _URL.finditer(text)])
+        explicit = [m for p in (_HASH, _PR_WORD_NUMBER) for m in islice(p.finditer(text), MAX_REFS)]
+        for m in explicit:
+            self.refs.append((int(m["n"]), None, (m.start(), m.end())))
+        text = _blank(text, [(m.start(), m.end()) for m in explicit])
+        bare = [m for m in islice(_BARE_NUMBER.finditer(text), MAX_REFS) if not _COUNT_AFTER.match(text, m.end())]
+        if not bare:
+            self.refs.sort(key=lambda r: r[2][0])
+            return
+        context_compare = _COMPARE.search(self.text) is not None
+        context_pr = bool(_WHAT.search(self.text) or _WORTH.search(self.text) or _ANALYZE.search(self.text))
+        context_look = _LOOK.search(self.text) is not None
+        only_numbers = not re.sub(r"[0-9\s#,，、]|(?i:prs?)", "", text).strip()
+        pr_words = [(w.start(), w.end()) for w in islice(_PR_WORD.finditer(self.text), MAX_REFS)]
+        for m in bare:
+            near_pr_word = any(abs(s - m.end()) <= 6 or abs(m.start() - e) <= 6 for s, e in pr_words)
+            looked_at = context_look and len(m["n"]) >= 3  # "看看 上周 top 5" is no PR #5
+            if context_compare or only_numbers or self._joined(m) or (
+                    len(bare) == 1 and (context_pr or near_pr_word or looked_at)):
+                self.refs.append((int(m["n"]), None, (m.start(), m.end())))
+                self.refs.sort(key=lambda r: r[2][0])
+
+    def _joined(self, m: re.Match[str]) -> bool:
+        """Whether bare number ``m`` is listed next to a PR reference (``PR 6046 和 6029``)."""
+        for _, _, (start, end) in self.refs:
+            if end <= m.start() and m.start() - end <= 8 and _LIST_GLUE.match(self.text[end:m.start()]):
+                return True
+            if m.end() <= start and start - m.end() <= 8 and _LIST_GLUE.match(self.text[m.end():start]):
+                return True
+        return False
+
+    def numbers(self) -> list[int]:
+        seen: list[int] = []
+        for number, _, _ in self.refs:
+            if number > 0 and number not in seen:
+                seen.append(number)
+        return seen[:MAX_COMPARED]
+
+
+_PATH_HEADS = frozenset({"src", "lib", "tests", "test", "docs", "doc", "examples", "example", "scripts", "script",
+                         "configs", "config", "verl", "recipe", "docker", "ci", ".github", "bot", "torchtitan",
+                         "openrlhf", "models", "model", "utils", "tools", "benchmarks", "bench", "csrc", "include",
+                         "python", "trainer", "workers", "experimental", "third_party"})
+
+
+def _terms(rest: str, label: str | None = None) -> list[str]:
+    """The search words of a question: quoted phrases, identifiers and paths, and the Chinese
+    words left after the function words are taken out."""
+    found: list[str] = []
+    for m in _QUOTED.finditer(rest):
+        found.append(m["t"].strip())
+    rest = _blank(rest, [(m.start(), m.end()) for m in _QUOTED.finditer(rest)])
+    for token in re.findall(r"[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest):
+        word = token.strip(_PUNCT_EDGE).removesuffix("'s").lower()
+        if len(word) < 2 or word in _EN_STOP or word.isdigit() or (label and word == label):
+            continue
+        found.append(word)
+    zh = _ZH_STOP_RE.sub(" ", _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest)))
+    for run in re.findall(r"[\u3400-\u9fff\uf900-\ufaff]{2,20}", zh):
+        found.append(run)
+    out: list[str] = []
+    for term in found:
+        term = term.strip(_PUNCT_EDGE)
+        if term and term.lower() not in (t.lower() for t in out):
+            out.append(term)
+    return out[:MAX_TERMS]
+
+
+_COUNTED = re.compile(r"[一二两兩三四五六七八九十几幾0-9]{1,3}\s?(?:个|個|条|條|项|項|位|次)")
+
+
+def _function_words_blanked(text: str) -> str:
+    """``text`` with the phrases of every vocabulary section (compare, what, digest, change …,
+    longest first) and counted nouns (``两个``) blanked, so the stop list cannot split a word
+    like 对比 into 对 + 比."""
+    return _FUNCTION_RE.sub(lambda m: " " * len(m.group(0)), _COUNTED.sub(lambda m: " " * len(m.group(0)), text))
+
+
+_FUNCTION_RE = re.compile("|".join(re.escape(w) for w in sorted(
+    {w for name, section in _WORDS.items() if name != "stop" for w in section.get("zh", [])}, key=len, reverse=True)))
+
+
+def _leftover(rest: str, *, stop: bool = True) -> int:
+    """How many words of ``rest`` are not function words: English words (outside the stop list,
+    unless ``stop`` is false) plus the Chinese characters the stop phrases leave (``我上周请假了``
+    leaves 假: it is not a bare window)."""
+    words = [w for w in re.findall(r"[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest)
+             if not (stop and w.strip(_PUNCT_EDGE).lower() in _EN_STOP) and not w.isdigit()]
+    zh = _ZH_STOP_RE.sub(" ", _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest)))
+    return len(words) + len(_CJK.findall(zh))
+
+
+def _label(text: str) -> tuple[str, tuple[int, int]] | None:
+    for pattern in (_LABEL_ZH, _LABEL_EN):
+        for m in pattern.finditer(text):
+            word = (m["a"] or m["b"]).lower()
+            if word in _EN_STOP or word.isdigit():
+                continue
+            return word, m.span()
+    return None
+
+
+def _is_question_shaped(text: str) -> bool:
+    return bool(_OPENER.search(text) and (_PR_WORD.search(text) or _CHANGE.search(text)))
+
+
+def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
+    """Understand one chat message.
+
+    Args:
+        text: the message as received (mentions, full-width characters, any length).
+        bot_mentions: the bot's own mention tokens to remove (``<@U0BOT>`` on Slack,
+            the ``@_user_N`` placeholder the bot was given on Feishu).
+
+    Returns:
+        One intent (:data:`bot.understand.intents.Intent`); :class:`HelpIntent` with the
+        text when nothing matches. Never raises.
+    """
+    clean = normalize(text, bot_mentions)
+    if not clean:
+        return HelpIntent()
+    if _HELP.match(clean.strip(_PUNCT_EDGE + " ")) or _HELP.match(clean):
+        return HelpIntent(language=detect_language(clean), said=clean)
+    if _LIST_SUBS_MORE.search(clean):
+        return ListSubscriptionsIntent(language=detect_language(clean))
+    if not _is_question_shaped(clean) and (found := subscription_intent(clean, None)) is not None:
+        label = getattr(found, "label", None)
+        return _with_language(found, detect_language(clean, [label] if label else []))
+    return _decide(_Reading(clean))
+
+
+def _with_language(intent: Intent, language: Language | None) -> Intent:
+    return replace(intent, language=language)
+
+
+def _decide(r: _Reading) -> Intent:
+    text = r.text
+    numbers = r.numbers()
+    if len(numbers) >= 2:
+        return CompareIntent(tuple(numbers), repo=r.repo, language=detect_language(text))
+    if numbers:
+        question: PRQuestion = "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
+        return PRIntent(numbers[0], repo=r.repo, language=detect_language(text), question=question)
+    window, said = (r.window.spec, r.window.said) if r.window else (None, None)
+    labelled = _label(r.rest)
+    rest = _blank(r.rest, [labelled[1]]) if labelled else r.rest
+    label = labelled[0] if labelled else None
+    terms = _terms(rest, label) + [p for p in r.path_like if p.lower() not in _EN_STOP]
+    terms = terms[:MAX_TERMS]
+    change = _CHANGE.search(rest) is not None
+    about_prs = _PR_WORD.search(rest) is not None
+    lang = detect_language(text, [label] if label else [])
+    single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
+    intent: Intent | None = None
+    if label is not None:
+        if change and terms:
+            intent = QuestionIntent(tuple(terms), window=window, label=label, repo=r.repo, language=lang, said=said,
+                                    text=text)
+        else:
+            intent = LabelIntent(label, repo=r.repo, language=lang, window=window, said=said)
+    elif change and terms and (about_prs or _OPENER.search(rest) or r.window is not None):
+        # "哪些 PR 改了 rollout 的配置", "which PRs touched fully_async last week", "W16 有没有改 megatron 的 PR"
+        intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
+    elif terms and about_prs and not _DIGEST.search(rest):
+        if single_label:  # "上周 trainer 有哪些重点 PR", "trainer PRs last week"
+            intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window,
+                                 said=said)
+        else:
+            intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
+    elif terms and single_label and r.window is not None and not _DIGEST.search(rest) \
+            and _leftover(rest, stop=False) == 1:
+        # "上周 npu", "npu W16": a label and a window, nothing else
+        intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
+    elif single_label and (_DIGEST.search(rest) or _OPENER.search(rest)) and any(
+            (m["a"] or m["b"]).lower() == terms[0] for m in _AREA.finditer(rest)):
+        # "what's new in rollout this week", "npu 的动态"
+        intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
+    elif not terms and not _DIGEST.search(rest) and (
+            _MERGED.search(rest) or (about_prs and _LISTING.search(rest) and not _KEY.search(rest))):
+        # "本月合并了哪些 PR", "what merged this month", "list PRs since Monday"
+        intent = MergedIntent(window, repo=r.repo, language=lang, said=said)
+    elif _DIGEST.search(rest) or (r.window is not None and not _leftover(rest)) or (
+            _KEY.search(rest) and about_prs and (r.window is not None or _LISTING.search(rest))):
+        intent = DigestIntent(week=window, repo=r.repo, language=lang, said=said)
+    if intent is None:
+        return HelpIntent(language=lang, said=text)
+    if r.window is not None and r.window.problem is not None:
+        wanted = {DigestIntent: "digest", LabelIntent: "label", MergedIntent: "merged",
+                  QuestionIntent: "question"}[type(intent)]
+        return ClarifyIntent(r.window.said, r.window.problem, wanted, language=lang)  # type: ignore[arg-type]
+    return intent
+
+
+_COMMANDS = {"digest", "pr", "label", "subscribe", "unsubscribe", "subscriptions", "help", "compare", "ask",
+             "merged"}
+
+
+def understand_command(args: str) -> Intent:
+    """Understand the text after a slash command (``/prhub <args>``).
+
+    ``digest [WINDOW] [owner/name]`` (``this``, ``last`` or any window words), ``pr N|#N|URL``
+    (several numbers: a comparison), ``compare N M …``, ``label L [WINDOW] [owner/name]``,
+    ``merged [WINDOW]``, ``ask QUESTION``, ``subscribe L [owner/name]``,
+    ``unsubscribe L [owner/name]``, ``subscriptions``, ``help``; any other text is read
+    as a chat message (:func:`understand`). Never raises.
+    """
+    clean = normalize(args)
+    head, _, rest = clean.partition(" ")
+    command = head.lower()
+    if command not in _COMMANDS:
+        return understand(clean) if clean else HelpIntent()
+    if command == "ask":
+        found = understand(rest)
+        return found if not isinstance(found, HelpIntent) else HelpIntent(found.language, said=rest)
+    if command == "help":
+        return HelpIntent(language=detect_language(rest), said=rest)
+    reading = _Reading(rest)
+    words = [w for w in rest.split() if w != reading.repo]
+    lang = detect_language(rest, words[:1] if command in ("label", "subscribe", "unsubscribe") else [])
+    if command in ("subscribe", "unsubscribe", "subscriptions"):
+        return subscription_command(command, words, reading.repo, lang)
+    window, said = _command_window(rest, reading)
+    if command in ("pr", "compare"):
+        numbers = [n for n, _, _ in reading.refs] or [int(w.lstrip("#")) for w in words if w.lstrip("#").isdigit()]
+        unique = list(dict.fromkeys(n for n in numbers if n > 0))[:MAX_COMPARED]
+        repo = reading.repo or next((repo for _, repo, _ in reading.refs if repo), None)
+        if len(unique) >= 2:
+            return CompareIntent(tuple(unique), repo=repo, language=lang)
+        if unique:
+            question: PRQuestion = "what" if _WHAT.search(rest) else "worth"
+            return PRIntent(unique[0], repo=repo, language=lang, question=question)
+        return HelpIntent(language=lang, said=clean)
+    if reading.window is not None and reading.window.problem is not None:
+        wanted = "label" if command == "label" else "merged" if command == "merged" else "digest"
+        return ClarifyIntent(reading.window.said, reading.window.problem, wanted, language=lang)  # type: ignore[arg-type]
+    if command == "digest":
+        return DigestIntent(week=window, repo=reading.repo, language=lang, said=said)
+    if command == "merged":
+        return MergedIntent(window, repo=reading.repo, language=lang, said=said)
+    label_words = [w for w in _blank(rest, reading.window_spans).split() if w != reading.repo]
+    if not label_words:
+        return HelpIntent(language=lang, said=clean)
+    return LabelIntent(label_words[0].lower(), repo=reading.repo, language=lang, window=window, said=said)
+
+
+def _command_window(rest: str, reading: _Reading) -> tuple[str | None, str | None]:
+    """The window of a command's arguments: the bare keywords ``this`` / ``last`` (as ``--week``
+    takes them), else the window words."""
+    for word in rest.split():
+        if word.lower() in ("this", "last") and reading.window is None:
+            return word.lower(), word
+    if reading.window is None or reading.window.problem is not None:
+        return None, None
+    return reading.window.spec, reading.window.said

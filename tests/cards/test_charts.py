@@ -1,0 +1,64 @@
+"""The charts: three PNGs for W16 with their numbers in the alt text, a real CJK font (no missing
+glyph), colour-blind-safe colours, and no plotting import for the CLI's help."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+from page_support import ROOT, compared_w16
+from PIL import Image
+
+from bot.cards.charts import BLUE, ORANGE, VERMILLION, cjk_font, render_charts
+from bot.config import Settings
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def test_w16_charts(verl_settings: Settings) -> None:
+    if cjk_font() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("a CJK font is required in CI (scripts/test installs fonts-noto-cjk)")
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk)")
+    digest = compared_w16(verl_settings)
+    warned: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        charts = render_charts(digest, warn=warned.append)
+    missing = [str(w.message) for w in caught if "missing from" in str(w.message) or "Glyph" in str(w.message)]
+    assert missing == []
+    assert warned == []
+    assert [c.name for c in charts] == ["labels", "weekly", "verdicts"]
+    by_name = {c.name: c for c in charts}
+    assert "W16 39" in by_name["weekly"].alt
+    assert "W15 27" in by_name["weekly"].alt
+    assert "W11 无数据" in by_name["weekly"].alt
+    assert "npu 本周 14，平均 8.8" in by_name["labels"].alt
+    assert by_name["labels"].title == "标签：本周与前 4 周平均"
+    for chart in charts:
+        image = Image.open(io.BytesIO(chart.png)).convert("RGB")
+        assert image.size == (960, 504)
+        colours = {c for _, c in image.getcolors(maxcolors=1 << 20) or []}
+        assert _rgb(BLUE) in colours or _rgb(VERMILLION) in colours or _rgb(ORANGE) in colours
+
+
+def test_english_charts_and_an_empty_digest(verl_settings: Settings, empty_digest) -> None:  # type: ignore[no-untyped-def]
+    digest = compared_w16(verl_settings, "en")
+    charts = render_charts(digest)
+    assert charts[0].title == "Labels: this week vs the previous 4 weeks on average"
+    assert render_charts(empty_digest) == []
+
+
+def test_the_cli_help_imports_no_plotting_browser_or_pdf_library() -> None:
+    code = ("import sys; from bot.cli import app; from typer.testing import CliRunner; "
+            "r = CliRunner().invoke(app, ['digest', '--help']); assert r.exit_code == 0, r.output; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('matplotlib', 'numpy', 'PIL', 'playwright', 'itsdangerous')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.strip() == "[]"

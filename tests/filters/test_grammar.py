@@ -1,0 +1,312 @@
+"""The filter grammar, as a table: what people type (zh and en, every key, exclusions) -> the canonical
+filter text; then errors, round trips (JSON, ``text()``, ``describe``) and whole subscription requests."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.errors import FilterError
+from bot.filters import Bound, Filter, Term, describe, parse_filter, parse_subscription
+
+# (typed, canonical Filter.text())
+TABLE: list[tuple[str, str]] = [
+    # bare words are labels; zh and en joining words and punctuation
+    ("npu", "label:npu"),
+    ("NPU", "label:npu"),
+    ("#npu", "label:npu"),
+    ("npu rollout -ci", "label:npu label:rollout -label:ci"),
+    ("npu 和 rollout", "label:npu label:rollout"),
+    ("npu和rollout", "label:npu label:rollout"),
+    ("npu 与 rollout 及 trainer", "label:npu label:rollout label:trainer"),
+    ("npu 或者 rollout", "label:npu label:rollout"),
+    ("a、b", "label:a label:b"),
+    ("npu,rollout", "label:npu label:rollout"),
+    ("npu，rollout；trainer", "label:npu label:rollout label:trainer"),
+    ("npu, rollout", "label:npu label:rollout"),
+    ("npu | rollout & trainer", "label:npu label:rollout label:trainer"),
+    ("npu and rollout or trainer", "label:npu label:rollout label:trainer"),
+    ("ｎｐｕ　ｒｏｌｌｏｕｔ", "label:npu label:rollout"),
+    ("npu 相关的 PR", "label:npu"),
+    ("npu - rollout", "label:npu label:rollout"),
+    ("npu相关的PR", "label:npu"),
+    ("kind/bug", "label:kind/bug"),
+    ('"good first issue"', 'label:"good first issue"'),
+    ('label:"priority:high"', "label:priority:high"),
+    ('"all"', "label:all"),
+    # label key, zh and en, several values
+    ("label:npu", "label:npu"),
+    ("labels:npu,rollout", "label:npu label:rollout"),
+    ("标签:npu", "label:npu"),
+    ("标签：npu", "label:npu"),
+    ("标签 npu", "label:npu"),
+    ("+label:npu", "label:npu"),
+    # path
+    ("path:verl/trainer/**", "path:verl/trainer/**"),
+    ("path:/verl/trainer/", "path:verl/trainer/"),
+    ("path:./verl/trainer", "path:verl/trainer"),
+    ("路径:verl/trainer/**", "path:verl/trainer/**"),
+    ("路径 verl/trainer/**", "path:verl/trainer/**"),
+    ("路径verl/trainer", "path:verl/trainer"),
+    ("path:a/**,b/**", "path:a/** path:b/**"),
+    ("路径 a/** 或 b/**", "path:a/** path:b/**"),
+    ("verl/trainer/**", "path:verl/trainer/**"),
+    ("path:verl/{trainer,workers}/**", "path:verl/{trainer,workers}/**"),
+    ('path:"docs/my notes/**"', 'path:"docs/my notes/**"'),
+    ("file:setup.py", "path:setup.py"),
+    # CODEOWNERS
+    ("path:@me", "path:@me"),
+    ("path:@Alice", "path:@alice"),
+    ("path:@verl-project/Trainer-Team", "path:@verl-project/trainer-team"),
+    ("owner:alice", "path:@alice"),
+    ("owner:me", "path:@me"),
+    ("我负责的路径", "path:@me"),
+    ("我负责的代码", "path:@me"),
+    ("@alice 负责的路径", "path:@alice"),
+    ("my code", "path:@me"),
+    ("paths I own", "path:@me"),
+    ("code owned by @org/team", "path:@org/team"),
+    # author
+    ("author:dependabot", "author:dependabot"),
+    ("author:@Alice", "author:alice"),
+    ("author:dependabot[bot]", "author:dependabot"),
+    ("作者:alice", "author:alice"),
+    ("作者 alice 或 bob", "author:alice author:bob"),
+    ("author:alice,bob", "author:alice author:bob"),
+    ("by alice", "author:alice"),
+    ("author:@me", "author:@me"),
+    ("我的 PR", "author:@me"),
+    ("my PRs", "author:@me"),
+    # title
+    ("title:hccl", "title:hccl"),
+    ('title:"Fix  HCCL"', 'title:"fix hccl"'),
+    ("标题:超时", "title:超时"),
+    ("标题含 hccl", "title:hccl"),
+    ('标题包含“fix hccl”', 'title:"fix hccl"'),
+    ('title contains "fix hccl"', 'title:"fix hccl"'),
+    # verdict
+    ("verdict:close_read", "verdict:close_read"),
+    ("verdict:close-read", "verdict:close_read"),
+    ("verdict:skim,skip", "verdict:skim verdict:skip"),
+    ("结论:精读", "verdict:close_read"),
+    ("结论 值得精读 或 建议浏览", "verdict:close_read verdict:skim"),
+    ("精读", "verdict:close_read"),
+    ("close_read", "verdict:close_read"),
+    ("npu 可跳过", "label:npu verdict:skip"),
+    # comparisons
+    ("importance>=6", "importance>=6"),
+    ("importance:>=6", "importance>=6"),
+    ("importance >= 6", "importance>=6"),
+    ("importance≥6", "importance>=6"),
+    ("importance>5", "importance>=6"),
+    ("importance<4", "importance<=3"),
+    ("importance=7", "importance=7"),
+    ("importance:6", "importance>=6"),
+    ("importance:6..8", "importance:6..8"),
+    ("importance 6-8", "importance:6..8"),
+    ("importance at least 6", "importance>=6"),
+    ("importance 6 or more", "importance>=6"),
+    ("importance>=6 importance<=8", "importance:6..8"),
+    ("重要性>=6", "importance>=6"),
+    ("重要性 ≥ 6", "importance>=6"),
+    ("重要性 6 以上", "importance>=6"),
+    ("重要性6分以上", "importance>=6"),
+    ("重要性不低于 6", "importance>=6"),
+    ("重要性 6 到 8", "importance:6..8"),
+    ("insight>=7", "insight>=7"),
+    ("洞察 ≥ 7", "insight>=7"),
+    ("minutes<=15", "minutes<=15"),
+    ("minutes:15", "minutes<=15"),
+    ("阅读时间 ≤ 15 分钟", "minutes<=15"),
+    ("10 分钟以内", "minutes<=10"),
+    ("under 10 minutes", "minutes<=10"),
+    # exclusions: -word, -key:value, words; an exclusion word covers what follows
+    ("-ci", "-label:ci"),
+    ("!ci", "-label:ci"),
+    ("-label:ci", "-label:ci"),
+    ("-ci,docs", "-label:ci -label:docs"),
+    ("-author:dependabot", "-author:dependabot"),
+    ("-path:docs/**", "-path:docs/**"),
+    ("-title:wip", "-title:wip"),
+    ("-verdict:skip", "-verdict:skip"),
+    ("-path:@org/infra", "-path:@org/infra"),
+    ("npu 排除 ci", "label:npu -label:ci"),
+    ("npu，排除 ci", "label:npu -label:ci"),
+    ("npu 不要 ci", "label:npu -label:ci"),
+    ("npu不要ci", "label:npu -label:ci"),
+    ("npu 但不要 ci 和 docs", "label:npu -label:ci -label:docs"),
+    ("npu 不包括 ci", "label:npu -label:ci"),
+    ("除了 ci 以外的 npu", "label:npu -label:ci"),
+    ("npu except ci", "label:npu -label:ci"),
+    ("npu but not ci", "label:npu -label:ci"),
+    ("npu without ci or docs", "label:npu -label:ci -label:docs"),
+    ("npu, no ci", "label:npu -label:ci"),
+    ("排除 作者 dependabot", "-author:dependabot"),
+    # the issue's examples, whole
+    ("label:npu path:verl/trainer/** -author:dependabot", "label:npu path:verl/trainer/** -author:dependabot"),
+    ("label:megatron importance>=6", "label:megatron importance>=6"),
+    ("path:verl/trainer/** -label:ci", "path:verl/trainer/** -label:ci"),
+    # every PR
+    ("", ""),
+    ("全部", ""),
+    ("all", ""),
+    ("*", ""),
+    ("-ci 全部", "-label:ci"),
+]
+
+
+@pytest.mark.parametrize(("typed", "canonical"), TABLE)
+def test_grammar_table(typed: str, canonical: str) -> None:
+    flt = parse_filter(typed)
+    assert flt.text() == canonical
+    assert parse_filter(flt.text()) == flt  # the canonical text reads back
+    assert Filter.model_validate_json(flt.model_dump_json()) == flt  # storable
+    for language in ("zh", "en"):
+        assert parse_filter(describe(flt, language)) == flt, describe(flt, language)  # said back, read back
+
+
+ERRORS: list[tuple[str, str, str]] = [
+    # (typed, a piece of the English message, a piece of the Chinese message)
+    ("foo:bar", "unknown filter key foo:", "不认识的条件 foo:"),
+    ("foo:bar", "known keys: label", "可用的条件：label"),
+    ("priority:high", 'quote it: label:"priority:high"', "请加引号"),
+    ("verdict:great", "use close_read, skim or skip", "close_read（精读）"),
+    ("importance>=11", "importance takes a number 1-10", "1–10 的数字"),
+    ("importance:high", "importance takes a number", "importance 后面要写"),
+    ("importance>=8 importance<=3", "no PR can match", "互相矛盾"),
+    ("-importance>=6", "cannot exclude a comparison", "不能排除"),
+    ("不要 重要性>=6", "cannot exclude a comparison", "不能排除"),
+    ('title:"fix', "a quote is not closed", "引号没有闭合"),
+    ("label:", "the value is missing", "缺少值"),
+    ("路径", "needs a value", "缺少值"),
+    ("author label:npu", "needs a value", "缺少值"),
+    ("@me", "ambiguous", "有歧义"),
+    ("path:@", "expected @me, @handle", "应为 @me"),
+    ("repo:a/b npu", "not a filter term here", "不能写在筛选条件里"),
+]
+
+
+@pytest.mark.parametrize(("typed", "en", "zh"), ERRORS)
+def test_errors_name_what_is_known(typed: str, en: str, zh: str) -> None:
+    with pytest.raises(FilterError) as caught:
+        parse_filter(typed)
+    assert en in str(caught.value)
+    assert en in caught.value.message("en")
+    assert zh in caught.value.message("zh")
+
+
+def test_unknown_labels_name_the_closest_and_the_known_ones() -> None:
+    known = ["npu", "rollout", "trainer", "ci", "doc"]
+    assert parse_filter("npu -ci", known_labels=known).text() == "label:npu -label:ci"
+    with pytest.raises(FilterError) as caught:
+        parse_filter("rolout -ci", known_labels=known)
+    error = caught.value
+    assert "unknown label rolout" in str(error)
+    assert "Did you mean rollout?" in str(error)
+    assert "Labels of this repository: ci, doc, npu, rollout, trainer" in str(error)
+    assert "不认识的标签 rolout" in error.message("zh")
+    assert "你是不是想写 rollout" in error.message("zh")
+    with pytest.raises(FilterError, match="unknown label zzz"):
+        parse_filter("npu -zzz", known_labels=known)  # a mistyped exclusion is caught too
+
+
+def test_aliases_rename_labels() -> None:
+    assert parse_filter("ascend -docs", aliases={"ascend": "npu", "docs": "doc"}).text() == "label:npu -label:doc"
+    assert parse_filter("Ascend", aliases={"ASCEND": "NPU"}, known_labels=["npu"]).text() == "label:npu"
+
+
+def test_the_same_filter_is_equal_however_typed() -> None:
+    forms = ["npu rollout -ci", "rollout 和 npu 排除 ci", "label:rollout,npu -label:ci", "-ci npu、rollout、npu",
+             "subscribe-like NPU ROLLOUT -CI".removeprefix("subscribe-like ")]
+    parsed = {parse_filter(f) for f in forms}
+    assert len(parsed) == 1
+    flt = parsed.pop()
+    assert hash(flt) == hash(parse_filter("npu rollout -ci"))
+    assert flt == Filter(include=(Term(key="label", value="ROLLOUT"), Term(key="label", value="npu")),
+                         exclude=(Term(key="label", value="ci"),))
+
+
+def test_described_in_both_languages() -> None:
+    flt = parse_filter("npu rollout -ci")
+    assert describe(flt, "zh") == "npu 或 rollout，排除 ci"
+    assert describe(flt, "en") == "npu or rollout, except ci"
+    full = parse_filter("label:megatron path:@me path:verl/trainer/** -author:dependabot importance>=6 "
+                        "verdict:close_read")
+    assert describe(full, "zh") == ("megatron，路径 verl/trainer/** 或 我负责的路径（CODEOWNERS），结论 值得精读，"
+                                    "重要性 ≥ 6，排除 作者 dependabot")
+    assert describe(full, "en") == ("megatron, path verl/trainer/** or paths I own (CODEOWNERS), verdict close_read, "
+                                    "importance ≥ 6, except author dependabot")
+    assert describe(Filter(), "zh") == "全部 PR"
+    assert describe(Filter(), "en") == "all PRs"
+
+
+def test_bounds_are_validated_in_the_model_too() -> None:
+    with pytest.raises(ValueError, match="never matches"):
+        Filter(bounds=(Bound(key="importance", low=8), Bound(key="importance", high=3)))
+    with pytest.raises(ValueError, match="verdict"):
+        Filter(include=(Term(key="verdict", value="maybe"),))
+
+
+SUBSCRIPTIONS: list[tuple[str, str, str | None, str | None, str]] = [
+    # (typed, action, repo, filter text or None, language)
+    ("订阅 npu rollout -ci", "subscribe", None, "label:npu label:rollout -label:ci", "zh"),
+    ("订阅 npu 和 rollout", "subscribe", None, "label:npu label:rollout", "zh"),
+    ("订阅 a、b", "subscribe", None, "label:a label:b", "zh"),
+    ("订阅 npu,rollout", "subscribe", None, "label:npu label:rollout", "zh"),
+    ("请帮我订阅npu和rollout", "subscribe", None, "label:npu label:rollout", "zh"),
+    ("关注 npu", "subscribe", None, "label:npu", "zh"),
+    ("订阅 verl-project/verl 的 npu", "subscribe", "verl-project/verl", "label:npu", "zh"),
+    ("订阅 verl-project/verl", "subscribe", "verl-project/verl", "", "zh"),
+    ("订阅全部", "subscribe", None, "", "zh"),
+    ("在 owner/name 里订阅 npu", "subscribe", "owner/name", "label:npu", "zh"),
+    ("订阅 path:@me", "subscribe", None, "path:@me", "zh"),
+    ("订阅我负责的代码，不要 ci", "subscribe", None, "path:@me -label:ci", "zh"),
+    ("subscribe label:npu path:verl/trainer/** -author:dependabot", "subscribe", None,
+     "label:npu path:verl/trainer/** -author:dependabot", "en"),
+    ("subscribe owner/name label:megatron importance>=6", "subscribe", "owner/name", "label:megatron importance>=6",
+     "en"),
+    ("subscribe to npu in owner/name", "subscribe", "owner/name", "label:npu", "en"),
+    ("subscribe repo:owner/name npu", "subscribe", "owner/name", "label:npu", "en"),
+    ("subscribe verdict:close_read", "subscribe", None, "verdict:close_read", "en"),
+    ("subscribe path:@me", "subscribe", None, "path:@me", "en"),
+    ("/prhub subscribe npu", "subscribe", None, "label:npu", "en"),
+    ("follow my code", "subscribe", None, "path:@me", "en"),
+    ("退订 npu", "unsubscribe", None, "label:npu", "zh"),
+    ("取消订阅 npu rollout -ci", "unsubscribe", None, "label:npu label:rollout -label:ci", "zh"),
+    ("unsubscribe from npu in owner/name", "unsubscribe", "owner/name", "label:npu", "en"),
+    ("退订全部", "unsubscribe_all", None, None, "zh"),
+    ("全部退订", "unsubscribe_all", None, None, "zh"),
+    ("取消所有订阅", "unsubscribe_all", None, None, "zh"),
+    ("退订 全部", "unsubscribe_all", None, None, "zh"),
+    ("unsubscribe all", "unsubscribe_all", None, None, "en"),
+    ("unsubscribe everything", "unsubscribe_all", None, None, "en"),
+    ("unsubscribe all in owner/name", "unsubscribe_all", "owner/name", None, "en"),
+]
+
+
+@pytest.mark.parametrize(("typed", "action", "repo", "text", "language"), SUBSCRIPTIONS)
+def test_subscription_requests(typed: str, action: str, repo: str | None, text: str | None, language: str) -> None:
+    command = parse_subscription(typed)
+    assert command.action == action
+    assert command.repo == repo
+    assert (command.filter.text() if command.filter is not None else None) == text
+    assert command.language == language
+
+
+def test_known_repos_tell_a_repository_from_a_slashed_label() -> None:
+    assert parse_subscription("订阅 kind/bug", known_repos=["verl-project/verl"]).filter == parse_filter("kind/bug")
+    assert parse_subscription("订阅 kind/bug", known_repos=["verl-project/verl"]).repo is None
+    named = parse_subscription("订阅 Verl-Project/verl npu", known_repos=["verl-project/verl"])
+    assert named.repo == "Verl-Project/verl"
+
+
+@pytest.mark.parametrize(("typed", "en", "zh"), [
+    ("订阅", "subscribe to what?", "订阅什么？"),
+    ("unsubscribe", "unsubscribe from what?", "退订什么？"),
+    ("hello npu", "say subscribe, unsubscribe or unsubscribe all", "请说 订阅、退订 或 退订全部"),
+    ("订阅 foo:bar", "unknown filter key foo:", "不认识的条件 foo:"),
+])
+def test_subscription_errors(typed: str, en: str, zh: str) -> None:
+    with pytest.raises(FilterError) as caught:
+        parse_subscription(typed)
+    assert en in str(caught.value)
+    assert zh in caught.value.message("zh")
