@@ -136,6 +136,22 @@ class Coverage(_Value):
     left_out: tuple[LeftOutFile, ...] = ()
 
 
+class ScoreEvidence(_Value):
+    """A place in the diff the model cited, checked against the diff, for a score or verdict
+    beyond the band around the heuristic's.
+
+    ``change`` is ``removed`` (a public name, field or file the diff removes or renames),
+    ``default`` (a default it changes), ``added`` or ``changed`` (other changed code);
+    ``name`` the identifier or quoted line as verified (empty: the file itself, when the
+    source had no patch for it); ``note`` the model's reason.
+    """
+
+    path: str
+    change: str
+    name: str = ""
+    note: str = ""
+
+
 class Analysis(_Value):
     """The per-PR result of an analyzer.
 
@@ -144,6 +160,8 @@ class Analysis(_Value):
     after a model failure — then ``fallback_reason`` is set). A PR whose
     analysis is not available yet has no ``Analysis`` at all in a digest
     (``DigestPR.analysis is None``), and is listed in ``Digest.pending``.
+    ``score_evidence`` is set on a model's analysis whose scores or verdict moved
+    beyond the band around the heuristic's: the diff evidence that move rests on.
     """
 
     summary: str
@@ -160,6 +178,7 @@ class Analysis(_Value):
     reverts: int | None = None
     analyzer: str = ""
     language: Language = "zh"
+    score_evidence: tuple[ScoreEvidence, ...] = ()
 
 
 class Window(_Value):

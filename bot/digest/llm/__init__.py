@@ -7,7 +7,9 @@ parts from the settings around one shared :class:`~bot.digest.usage.UsageMeter`.
 Modules: ``client`` (the one call, timeouts, retries, error mapping), ``prompts``
 (templates), ``excerpts`` (diff token budget), ``reply`` (JSON extraction,
 validation, re-ask), ``analyzer`` (per PR, merge with the facts, cache),
-``narrative`` (the digest's words).
+``evidence`` (how far the model may move the scores: the evidence it cites,
+checked against the diff; instructions in PR text), ``diffscan`` (changed lines
+split into code and prose), ``narrative`` (the digest's words).
 """
 
 from __future__ import annotations

@@ -14,11 +14,13 @@ For each PR, :meth:`LLMAnalyzer.analyze_async`:
 
 Merge rules (facts come from code, words may come from the model):
 
-- ``importance`` is clamped to ``[1, heuristic + IMPORTANCE_MARGIN]`` (and 10),
-  ``insight`` to ``[1, heuristic + INSIGHT_MARGIN]``: a PR body that asks for a
-  10 gains at most the margin, and only if the model agrees with it. When
-  importance was clamped, the reading level is the lower of the model's and
-  the heuristic's.
+- ``importance``, ``insight`` and the verdict (``recommendation.level``) start at
+  the heuristic's and move as far as the diff backs the model
+  (:func:`bot.digest.llm.evidence.judge`): in a small band without evidence
+  (importance ±1, never across the key-PR bar; insight ±2; the verdict stays),
+  beyond it only with ``score_evidence`` that checks out against the diff's
+  changed code, and not at all when the PR's own text addresses the model. The
+  evidence a move rests on is kept in ``Analysis.score_evidence``.
 - every computed risk stays (with its evidence); the model may reword its title
   and detail and add at most ``MAX_EXTRA_RISKS`` risks of its own; evidence and
   path-like focus items that are not files of the PR are dropped.
@@ -35,15 +37,14 @@ from typing import Any
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
 from bot.digest.llm._litellm import litellm
 from bot.digest.llm.client import LLMClient
+from bot.digest.llm.evidence import IMPORTANCE_BAND, INSIGHT_BAND, band, judge
 from bot.digest.llm.excerpts import ExcerptPlan, plan_excerpts
 from bot.digest.llm.prompts import Prompt, load_prompt
 from bot.digest.llm.reply import AnalysisReply, ask_json
 from bot.errors import LLMCallError
-from bot.models import Analysis, Coverage, Language, PullRequest, RecommendationLevel, Risk
+from bot.models import Analysis, Coverage, Language, PullRequest, Risk
 from bot.store import Store, cache_key, digest_of
 
-IMPORTANCE_MARGIN = 2
-INSIGHT_MARGIN = 3
 MAX_EXTRA_RISKS = 4
 MAX_FOCUS = 8
 MAX_FILES_LISTED = 150
@@ -51,7 +52,6 @@ MAX_BODY_CHARS = 12_000
 MAX_REPLY_TOKENS = 1_500
 MAX_DIFF_TOKENS = 32_000
 LANGUAGE_NAMES: dict[Language, str] = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
-_LEVEL_RANK: dict[RecommendationLevel, int] = {"skip": 0, "skim": 1, "close_read": 2}
 _PATHLIKE = re.compile(r"^[\w.@-]+(?:/[\w.@-]+)+$|^[\w@-]+\.[A-Za-z0-9]{1,6}$")
 
 
@@ -118,7 +118,8 @@ class LLMAnalyzer:
         except LLMCallError as exc:
             self.client.meter.fallbacks += 1
             return base.model_copy(update={"fallback_reason": str(exc)})
-        analysis = merge_reply(base, reply, pr, plan.coverage, analyzer=self.name)
+        analysis = merge_reply(base, reply, pr, plan.coverage, analyzer=self.name,
+                               key_pr_bar=context.repo.key_pr_bar, generated=context.repo.generated_paths)
         await self.store.set_json(key, analysis.model_dump(mode="json"), self.ttl_s)
         return analysis
 
@@ -161,13 +162,11 @@ def _variables(pr: PullRequest, context: AnalysisContext, base: Analysis) -> dic
             "insight": base.insight, "level": base.recommendation.level, "minutes": base.recommendation.minutes,
             "risks": [{"kind": r.kind, "detail": r.detail, "evidence": list(r.evidence)} for r in base.risks],
         },
-        "importance_cap": min(10, base.importance + IMPORTANCE_MARGIN),
+        "importance_band": band(base.importance, IMPORTANCE_BAND, bar=context.repo.key_pr_bar),
+        "insight_band": band(base.insight, INSIGHT_BAND),
+        "key_pr_bar": context.repo.key_pr_bar,
         "language_name": LANGUAGE_NAMES[context.language],
     }
-
-
-def _clamp(value: int, low: int, high: int) -> int:
-    return max(low, min(high, value))
 
 
 def _pathlike(text: str) -> bool:
@@ -176,20 +175,22 @@ def _pathlike(text: str) -> bool:
 
 def merge_reply(
     base: Analysis, reply: AnalysisReply, pr: PullRequest, coverage: Coverage, *, analyzer: str,
+    key_pr_bar: int = 6, generated: tuple[str, ...] = (),
 ) -> Analysis:
     """The model's analysis bounded by the facts (see the module docstring for the rules).
 
     Args:
         base: the heuristic analysis of ``pr``.
         reply: the validated reply.
-        pr: the PR (its files bound evidence and focus).
+        pr: the PR (its files bound evidence and focus; its diff checks ``score_evidence``).
         coverage: what the prompt held.
         analyzer: the analyzer name recorded (``llm:MODEL``).
+        key_pr_bar: the repository's key-PR importance (the band never crosses it).
+        generated: the repository's generated-file globs (never evidence).
     """
     paths = {f.path for f in pr.files} | {f.previous_path for f in pr.files if f.previous_path}
-    importance_cap = min(10, base.importance + IMPORTANCE_MARGIN)
-    importance = _clamp(reply.importance, 1, importance_cap)
-    insight = _clamp(reply.insight, 1, min(10, base.insight + INSIGHT_MARGIN))
+    judgement = judge(base, reply.importance, reply.insight, reply.recommendation.level, reply.score_evidence, pr,
+                      key_pr_bar=key_pr_bar, generated=generated)
     by_kind = {r.kind: r for r in reply.risks}
     risks: list[Risk] = []
     for computed in base.risks:
@@ -202,20 +203,17 @@ def merge_reply(
     for own in [r for r in reply.risks if r.kind not in known][:MAX_EXTRA_RISKS]:
         risks.append(Risk(kind=own.kind, title=own.title, detail=own.detail,
                           evidence=tuple(dict.fromkeys(e for e in own.evidence if e in paths))))
-    level = reply.recommendation.level
-    if reply.importance > importance_cap and _LEVEL_RANK[base.recommendation.level] < _LEVEL_RANK[level]:
-        level = base.recommendation.level
     focus = [f.strip() for f in reply.recommendation.focus
              if f.strip() and (not _pathlike(f) or f.strip().strip("`") in paths)][:MAX_FOCUS]
     return Analysis(
         summary=reply.summary.strip(),
         change_type="revert" if base.change_type == "revert" else reply.change_type,
         breaking=base.breaking,
-        importance=importance,
-        insight=insight,
+        importance=judgement.importance,
+        insight=judgement.insight,
         risks=tuple(risks),
         recommendation=base.recommendation.model_copy(update={
-            "level": level, "minutes": max(1, reply.recommendation.minutes),
+            "level": judgement.level, "minutes": max(1, reply.recommendation.minutes),
             "reason": reply.recommendation.reason.strip(),
             "focus": tuple(focus) or base.recommendation.focus,
         }),
@@ -225,4 +223,5 @@ def merge_reply(
         reverts=base.reverts,
         analyzer=analyzer,
         language=base.language,
+        score_evidence=judgement.evidence,
     )

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.digest.llm.client import LLMClient
 from bot.errors import LLMCallError
@@ -49,11 +49,58 @@ class RecommendationReply(_Reply):
     focus: list[str] = Field(default_factory=list, max_length=20)
 
 
+EvidenceChange = Literal["removed", "renamed", "default", "added", "changed"]
+_CHANGES = frozenset(("removed", "renamed", "default", "added", "changed"))
+_CHANGE_WORDS = {"deleted": "removed", "remove": "removed", "removal": "removed", "delete": "removed",
+                 "rename": "renamed", "default_changed": "default", "changed_default": "default",
+                 "add": "added", "new": "added"}
+
+
+class EvidenceReply(_Reply):
+    """One place in the diff the model cites for moving a score beyond the band around the
+    heuristic's (:mod:`bot.digest.llm.evidence` checks it against the diff).
+
+    ``path`` is a file of the PR (``file`` is accepted too); ``change`` what the diff does
+    there; ``name`` an identifier (function, class, parameter, config field, flag) and/or
+    ``line`` one changed line quoted from the diff — at least one of the two; ``why`` the
+    reason in a few words.
+    """
+
+    path: str = Field(min_length=1, max_length=500)
+    change: EvidenceChange = "changed"
+    name: str = Field(default="", max_length=200)
+    line: str = Field(default="", max_length=500)
+    why: str = Field(default="", max_length=500)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _file_is_path(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "path" not in data and "file" in data:
+            return {**data, "path": data["file"]}
+        return data
+
+    @field_validator("change", mode="before")
+    @classmethod
+    def _change_word(cls, value: Any) -> Any:
+        """Other words for the same claims; an unknown one is the weakest claim, ``changed``."""
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower().replace("-", "_").replace(" ", "_")
+        return _CHANGE_WORDS.get(word, word if word in _CHANGES else "changed")
+
+    @model_validator(mode="after")
+    def _names_something(self) -> EvidenceReply:
+        if not self.name.strip() and not self.line.strip():
+            raise ValueError("each score_evidence item needs a name or a quoted changed line")
+        return self
+
+
 class AnalysisReply(_Reply):
     """The per-PR reply (``prompts/pr_analysis.j2`` documents it to the model).
 
-    ``importance`` and ``insight`` are plain integers here: the analyzer clamps
-    them (a number out of range is not worth a re-ask).
+    ``importance`` and ``insight`` are plain integers here: the analyzer bounds
+    them (a number out of range is not worth a re-ask). ``score_evidence`` backs a
+    score or verdict beyond the band around the heuristic's; without it the band holds.
     """
 
     summary: str = Field(min_length=1, max_length=3000)
@@ -63,6 +110,12 @@ class AnalysisReply(_Reply):
     risks: list[RiskReply] = Field(default_factory=list, max_length=20)
     recommendation: RecommendationReply
     key_points: list[str] = Field(default_factory=list, max_length=12)
+    score_evidence: list[EvidenceReply] = Field(default_factory=list, max_length=12)
+
+    @field_validator("score_evidence", mode="before")
+    @classmethod
+    def _no_evidence(cls, value: Any) -> Any:
+        return [] if value is None else value
 
 
 class NarrativeReply(_Reply):

@@ -102,7 +102,7 @@ async def test_changed_prompt_version_or_model_calls_again(
     async with redis_store() as store:
         await llm_build(w16_prs, window=w16, settings=settings, store=store)
         shipped = load_prompt("pr_analysis")
-        bumped = make_prompt("pr_analysis", shipped.source.replace("version: 1", "version: 2", 1))
+        bumped = make_prompt("pr_analysis", shipped.source.replace("version: 2", "version: 3", 1))
         assert bumped.version != shipped.version
         _, meter = await llm_build(w16_prs, window=w16, settings=settings, store=store, prompt=bumped)
         # every PR asked again; the narrative's inputs are unchanged, so it comes from the cache
@@ -256,7 +256,8 @@ async def test_prompt_injection_changes_neither_score_nor_pings(
     analysis = digest.pr(victim.number).analysis
     assert analysis is not None
     assert analysis.status == "llm"
-    assert analysis.importance <= 4 < 10  # heuristic 2 + margin 2
+    assert analysis.importance <= 3 < 10  # heuristic 2 + the band of 1, and the PR text held the model anyway
+    assert analysis.score_evidence == ()
     assert victim.number not in digest.key_prs
     rendered = json.dumps(render_slack(digest), ensure_ascii=False)
     assert "<!channel>" not in rendered

@@ -10,7 +10,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from bot.config import Settings
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
-from bot.digest.llm.analyzer import IMPORTANCE_MARGIN, analysis_key, merge_reply
+from bot.digest.llm.analyzer import analysis_key, merge_reply
+from bot.digest.llm.evidence import IMPORTANCE_BAND, band
 from bot.digest.llm.excerpts import CLIP_MARK, MIN_EXCERPT_TOKENS, plan_excerpts
 from bot.digest.llm.prompts import load_prompt, make_prompt
 from bot.digest.llm.reply import AnalysisReply, extract_json_object
@@ -54,12 +55,14 @@ def _reply(**changes: object) -> AnalysisReply:
     return AnalysisReply.model_validate(data)
 
 
-def test_merge_clamps_scores_keeps_computed_risks_and_drops_invented_files(default_settings: Settings) -> None:
+def test_merge_bounds_scores_keeps_computed_risks_and_drops_invented_files(default_settings: Settings) -> None:
     pr = _pr((FileChange(path="src/a.py", status="modified", additions=40, deletions=5),))
     base = HeuristicAnalyzer().analyze(pr, AnalysisContext(repo=default_settings.repo("o/r")))
     assert "missing_tests" in {r.kind for r in base.risks}
     merged = merge_reply(base, _reply(), pr, base.coverage, analyzer="llm:m")
-    assert merged.importance == min(10, base.importance + IMPORTANCE_MARGIN)
+    # no evidence: the band, never across the key-PR bar
+    assert merged.importance == band(base.importance, IMPORTANCE_BAND, bar=6)[1] <= base.importance + 1
+    assert merged.score_evidence == ()
     assert merged.status == "llm"
     kinds = [r.kind for r in merged.risks]
     assert kinds[: len(base.risks)] == [r.kind for r in base.risks]  # computed ones first, all kept
@@ -68,9 +71,9 @@ def test_merge_clamps_scores_keeps_computed_risks_and_drops_invented_files(defau
     assert "nope.py" not in merged.risks[kinds.index("missing_tests")].evidence
     assert merged.recommendation.focus == ("src/a.py", "the retry loop")
     assert merged.recommendation.minutes == 1
-    assert merged.recommendation.level == base.recommendation.level  # clamped: not above the heuristic's
+    assert merged.recommendation.level == base.recommendation.level  # no evidence: the heuristic's verdict
     low = merge_reply(base, _reply(importance=-3, risks=[]), pr, base.coverage, analyzer="llm:m")
-    assert low.importance == 1
+    assert low.importance == band(base.importance, IMPORTANCE_BAND, bar=6)[0] >= base.importance - 1
     assert {r.kind for r in low.risks} == {r.kind for r in base.risks}
 
 
@@ -102,9 +105,9 @@ def test_excerpts_fit_the_budget_clip_the_largest_and_put_lock_files_last() -> N
 
 
 def test_prompts_are_shipped_versioned_and_strict() -> None:
-    for name in ("pr_analysis", "digest_summary"):
+    for name, version in (("pr_analysis", 2), ("digest_summary", 1)):
         prompt = load_prompt(name)
-        assert prompt.version.startswith(f"{name}-v1-")
+        assert prompt.version.startswith(f"{name}-v{version}-")
     with pytest.raises(jinja2.UndefinedError):
         load_prompt("pr_analysis").render(repo="o/r")
     with pytest.raises(ValueError, match="version"):
