@@ -25,6 +25,7 @@ chained ``from`` slack_sdk's), a ``response_url`` refusal :class:`ResponseUrlErr
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -34,7 +35,7 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.cards.alert import Alert, render_alert_slack
+from bot.cards.alert import AlertBatch, render_batch_slack
 from bot.cards.chat import render_note_slack, render_reply_slack
 from bot.cards.i18n import chat_phrases
 from bot.cards.slack import render_slack
@@ -50,6 +51,8 @@ __all__ = ["NOT_A_MEMBER", "RATE_LIMIT_RETRIES", "RESPONSE_URL_USES", "ResponseU
 log = logging.getLogger(__name__)
 
 RATE_LIMIT_RETRIES = 3
+TIMEZONE_TTL_S = 6 * 3600
+"""How long a person's time zone from ``users.info`` is kept in the process."""
 RESPONSE_URL_USES = 5
 """Slack accepts up to five posts to one ``response_url`` (within 30 minutes)."""
 NOT_A_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
@@ -82,14 +85,35 @@ class SlackDeliverer:
         self.client = client
         self._webhook = webhook
         self._pacer = pacer
+        self._zones: dict[str, tuple[str | None, float]] = {}
 
     def digest_messages(self, digest: Digest) -> list[Message]:
         """See :meth:`Deliverer.digest_messages` (:func:`bot.cards.slack.render_slack`)."""
         return render_slack(digest)
 
-    def alert_message(self, alert: Alert) -> Message:
-        """See :meth:`Deliverer.alert_message`."""
-        return render_alert_slack(alert)
+    def alert_messages(self, batch: AlertBatch) -> list[Message]:
+        """See :meth:`Deliverer.alert_messages`."""
+        return render_batch_slack(batch)
+
+    async def person_timezone(self, user: str) -> str | None:
+        """See :meth:`Deliverer.person_timezone`: ``users.info``'s ``tz`` (needs the ``users:read`` scope),
+        kept for :data:`TIMEZONE_TTL_S` seconds; a refusal (``missing_scope``, ``user_not_found``) is
+        logged and gives ``None``."""
+        cached = self._zones.get(user)
+        now = time.monotonic()
+        if cached is not None and cached[1] > now:
+            return cached[0]
+        try:
+            answer = await self.client.users_info(user=user)
+        except SlackApiError as exc:
+            log.warning("no time zone for %s (users.info: %s); the channel's zone applies", user,
+                        exc.response.get("error"))
+            return None
+        info = answer.get("user")
+        tz = info.get("tz") if isinstance(info, dict) else None
+        zone_name = str(tz) if isinstance(tz, str) and tz else None
+        self._zones[user] = (zone_name, now + TIMEZONE_TTL_S)
+        return zone_name
 
     def reply_messages(self, reply: Reply) -> list[Message]:
         """See :meth:`Deliverer.reply_messages`."""
