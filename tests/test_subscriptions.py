@@ -77,9 +77,10 @@ async def test_both_earlier_layouts_are_migrated_when_the_bot_starts(verl_settin
             assert fields == [f"{REPO.lower()}|label:all", f"{REPO.lower()}|label:megatron"]  # rewritten, not copied
             assert await store.index_members(INDEX_KEY) == ["feishu:oc_team", "slack:C0CAROL", "slack:D0ALICE"]
 
-            await Subscriptions(store).remove(ALICE, REPO, parse_filter("trainer"))  # unsubscribed after the upgrade
+            await Subscriptions(store).remove(ALICE, REPO, parse_filter("trainer"))  # unsubscribed after upgrading
             async with open_services(settings, store="redis") as services:  # … stays so after the next start
-                assert _texts(await services.subscriptions.of(ALICE)) == [("other/repo", "label:ci"), (REPO, "label:npu")]
+                assert _texts(await services.subscriptions.of(ALICE)) == [("other/repo", "label:ci"),
+                                                                           (REPO, "label:npu")]
                 assert await services.subscriptions.migrate() == 0
         finally:
             await client.aclose()

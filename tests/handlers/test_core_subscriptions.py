@@ -62,7 +62,8 @@ async def test_a_filter_is_stored_once_and_said_back(services: Services) -> None
 @pytest.mark.parametrize(("said", "expected"), [
     ("subscribe me to npu", "label:npu"),  # the phrasings the first grammar misread
     ("订阅npu的PR", "label:npu"),
-    ("subscribe label:npu path:verl/trainer/** -author:dependabot", "label:npu path:verl/trainer/** -author:dependabot"),
+    ("subscribe label:npu path:verl/trainer/** -author:dependabot",
+     "label:npu path:verl/trainer/** -author:dependabot"),
     ("subscribe verl-project/verl label:megatron importance>=6", "label:megatron importance>=6"),
     ("订阅 ascend", "label:npu"),  # the shipped alias
 ])
