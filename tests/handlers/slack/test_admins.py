@@ -37,7 +37,8 @@ def test_a_member_who_is_not_an_admin_is_refused_and_told(start_bot: StartBot, f
     post_event(bot, _mention("订阅 npu", user="U0ALICE", ts="1713500100.000100"), event_id="Ev0REFUSE")
     [reply] = fake_slack.wait_for("chat.postMessage", 1)
     assert reply.args["thread_ts"] == "1713500100.000100"
-    assert "只有这个频道的管理员可以修改它的订阅（管理员：U0ADMIN）" in json.dumps(reply.args["blocks"], ensure_ascii=False)
+    said = json.dumps(reply.args["blocks"], ensure_ascii=False)
+    assert "只有这个频道的管理员可以修改它的订阅（管理员：U0ADMIN）" in said
 
     post_event(bot, _mention("订阅 npu", user="U0ADMIN", ts="1713500200.000100"), event_id="Ev0ADMIN")
     posts = fake_slack.wait_for("chat.postMessage", 2)
