@@ -40,7 +40,7 @@ from bot.sources.jsonl import SnapshotSource
 from bot.store import RedisStore
 from bot.subscriptions import Subscriber, Subscriptions, known_labels
 
-from .conftest import EXAMPLE, REPO, SHANGHAI
+from .conftest import EXAMPLE, REPO, ROOT, SHANGHAI
 
 ALICE = Conversation("slack", "D0ALICE", "U0ALICE")  # Alice's DM with the bot: npu
 BOB = Conversation("feishu", "oc_bob_p2p", "ou_bob", direct=True)  # Bob's Feishu p2p chat: fully_async
@@ -232,6 +232,7 @@ async def test_quiet_hours_hold_alerts_until_morning_in_the_person_s_zone(
         await _services(quiet, store, source, clock).poller().poll()
     assert slack_messages(fake_slack, "D0NIGHT") == []  # all night: nothing
     assert fake_slack.of("users.info"), "the person's zone comes from users.info"
+    assert "users:read" in (ROOT / "slack" / "manifest.yml").read_text(encoding="utf-8"), "which needs this scope"
     clock[0] = datetime(2026, 4, 15, 8, 5, tzinfo=la)
     report = await _services(quiet, store, source, clock).poller().poll()
     assert report.messages == 1
