@@ -140,3 +140,13 @@ def test_a_bad_subscription_setting_is_a_config_error_naming_it(no_config: Path,
     (no_config / "prhub.toml").write_text(toml, encoding="utf-8")
     with pytest.raises(ConfigError, match=message):
         load_settings()
+
+
+def test_the_readme_subscriptions_example_is_valid(no_config: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", readme, re.DOTALL) if "[[subscriptions]]" in b)
+    (no_config / "prhub.toml").write_text(block, encoding="utf-8")
+    settings = load_settings()
+    assert settings.subscriptions[0].filter == "path:verl/trainer/** -label:ci"
+    assert settings.channel("slack:C0123456789").admins == ("U0123ABCD",)
+    assert settings.channel("slack:C0OTHER").admins == ("slack:U0123ABCD",)
