@@ -78,8 +78,9 @@ class PersonalDigests:
         return tuple(found.values())
 
     async def build(self, person: Person, conversation: str | None, window: Window, language: Language, *,
-                    now: datetime, cache: WeekCache | None = None) -> Built:
-        """The person's digests of ``window`` in ``language``.
+                    now: datetime, cache: WeekCache | None = None, binding: str | None = None) -> Built:
+        """The person's digests of ``window`` in ``language`` (``binding``: the channel key whose repository
+        is shown when they follow nothing; default their DM's).
 
         Raises:
             PrhubError: a repository's source could not be read, or no repository to show (no
@@ -91,7 +92,7 @@ class PersonalDigests:
         for sub in subs:
             by_repo.setdefault(sub.repo.lower(), []).append(sub)
         if not by_repo:  # nothing followed: the conversation's repository, every PR
-            key = f"{person.platform}:{conversation}" if conversation else ""
+            key = binding or (f"{person.platform}:{conversation}" if conversation else "")
             _, repo = self._channels.resolve(key)
             by_repo[repo.lower()] = [Subscription(repo=repo, filter=Filter())]
         me = await self._people.github(person)

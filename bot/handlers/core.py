@@ -392,7 +392,8 @@ class Core:
         if intent.action == "show":
             window = parse_week("last", tz=self.settings.channel(conversation.key).timezone or self.settings.timezone,
                                 now=self._clock())
-            built = await self._personal.build(person, home, window, lang, now=self._clock())
+            built = await self._personal.build(person, home, window, lang, now=self._clock(),
+                                               binding=conversation.key)
             note = "；".join(f"{s.filter.text()}: {why}" for s, why in built.skipped)
             return MyDigestReply(built.digests, lang, message=note)
         if intent.action == "off":
@@ -416,5 +417,5 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
 
 
 def is_slow(intent: Intent) -> bool:
-    """Whether answering ``intent`` reads a source and analyses PRs."""
-    return isinstance(intent, SLOW_INTENTS)
+    """Whether answering ``intent`` reads a source and analyses PRs (``我的周报`` too)."""
+    return isinstance(intent, SLOW_INTENTS) or (isinstance(intent, PersonalDigestIntent) and intent.action == "show")
