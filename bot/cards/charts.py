@@ -26,6 +26,7 @@ Each :class:`Chart` carries its alt text, a sentence with the numbers it shows.
 from __future__ import annotations
 
 import io
+import threading
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -57,6 +58,9 @@ LEVEL_STYLE: dict[RecommendationLevel, tuple[str, str]] = {
     "skim": (BLUE, "//"),
     "skip": (GREY, ".."),
 }
+_DRAWING = threading.Lock()
+"""Held while charts are drawn: the bot draws in worker threads (pages, cards) and matplotlib's style
+context is process-wide."""
 MAX_LABELS = 10
 WIDTH_IN, HEIGHT_IN, DPI = 8.0, 4.2, 120
 
@@ -182,7 +186,7 @@ def render_charts(digest: Digest, *, warn: Callable[[str], None] | None = None,
             warn("no CJK font is installed (Debian: apt-get install fonts-noto-cjk); the charts use English words")
     words = _words(language, week=is_week(digest.window))
     charts = []
-    with _style():
+    with _DRAWING, _style():  # rc_context changes matplotlib's global settings: one drawing at a time
         if "labels" in wanted:
             charts.append(_labels_chart(digest, words))
         if ("weekly" in wanted and digest.week_over_week is not None
