@@ -9,7 +9,10 @@ machines are noisy. Workloads:
 - ``load``      read and validate the 2,883 records (the baseline, = 1.00);
 - ``digest``    build_digest for every ISO week of 2026 with data (heuristic analyzer);
 - ``busiest``   build_digest for 2025-W23 (63 PRs), the busiest week;
-- ``markdown`` / ``slack`` / ``feishu``  render all 2026 digests.
+- ``markdown`` / ``slack`` / ``feishu``  render all 2026 digests;
+- ``compare``   2025-W23 with week over week, as the chat bots and the push build it: the look back
+                over the 11 weeks before (records of the last 4, analysed by the heuristic) and the digest;
+- ``charts``    draw that digest's card charts (labels, weekly; matplotlib Agg), as each posted card does.
 """
 
 from __future__ import annotations
@@ -75,6 +78,18 @@ def main() -> None:
                                                                     settings=settings, now=NOW))}
     for name, render in (("markdown", render_markdown), ("slack", render_slack), ("feishu", render_feishu)):
         results[name] = best_of(args.repeat, lambda r=render: [r(d) for d in digests])  # type: ignore[misc]
+    from bot.cards.charts import render_charts
+    from bot.cards.extras import CARD_CHARTS
+    from bot.digest.history import read_earlier
+
+    def compare() -> Digest:
+        return build_digest(busiest_prs, repo=REPO, window=busiest, settings=settings, now=NOW,
+                            lookback=read_earlier(source, REPO, busiest))
+
+    results["compare"] = best_of(args.repeat, compare)
+    compared = compare()
+    render_charts(compared, names=CARD_CHARTS)  # the first drawing loads matplotlib and its font cache
+    results["charts"] = best_of(args.repeat, lambda: render_charts(compared, names=CARD_CHARTS))
     base = results["load"]
     n_prs = sum(len(p) for _, p in windows)
     print(f"{len(windows)} weeks of 2026, {n_prs} PRs; best of {args.repeat}; baseline = load of 2,883 records")

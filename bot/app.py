@@ -14,6 +14,11 @@ channels                  :class:`~bot.channels.Channels`: bindings and one open
 digests                   :class:`~bot.digest.service.DigestService` with one LLM runtime (one client,
                           one concurrency limit) when ``PRHUB_LLM_MODEL`` is set
 pacer                     :class:`~bot.delivery.pacing.Pacer`: the per-chat rate limits of every platform
+pages                     :class:`~bot.web.pages.DigestPages` on the store: every digest built (the
+                          digest service's history, week over week's ``known``) and its page
+links                     :class:`~bot.web.links.PageLinks` (``PRHUB_PAGE_SECRET``), or ``None``
+media                     :class:`~bot.delivery.media.CardMedia`: the cards' page links (with
+                          ``PRHUB_PUBLIC_URL``) and charts (``PRHUB_CHARTS``), one for every deliverer
 deliverers                one Slack Web API client (``SLACK_BOT_TOKEN``), one Feishu Open API client
                           (``FEISHU_APP_ID`` + secret), one HTTP client for the custom-bot webhooks
 ========================  ===========================================================================
@@ -21,7 +26,8 @@ deliverers                one Slack Web API client (``SLACK_BOT_TOKEN``), one Fe
 Heavy parts (litellm, slack_sdk, lark-oapi) are imported and built on first use, so a CLI digest
 loads none of them. :func:`open_services` opens the store (and closes everything on exit);
 :func:`build_services` builds around a store the caller owns (tests); :func:`serve` runs
-``prhub serve``: the scheduler, the Feishu bot, the Slack bot and the HTTP server.
+``prhub serve``: the scheduler, the Feishu bot, the Slack bot and the HTTP server (the HTTP
+platforms' events and, with ``PRHUB_PAGE_SECRET``, the digest pages ``GET /pages/{token}``).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from bot.channels import Channels, SourceOpener
 from bot.claims import Claims
 from bot.config import Settings
 from bot.delivery import Deliverers
+from bot.delivery.media import CardMedia
 from bot.delivery.pacing import Pacer
 from bot.digest.service import Analyzer, DigestService
 from bot.errors import ConfigError
@@ -58,9 +65,12 @@ if TYPE_CHECKING:
     from bot.delivery.slack import SlackDeliverer
     from bot.digest.llm import LLMRuntime
     from bot.handlers.core import Core
+    from bot.models import Digest
     from bot.scheduler.alerts import AlertPoller
     from bot.scheduler.personal import PersonalDigestJob
     from bot.scheduler.push import Pusher
+    from bot.web.links import PageLinks
+    from bot.web.pages import DigestPages
 
 __all__ = ["FeishuMode", "Services", "SlackMode", "StoreMode", "build_services", "check_serve", "open_services",
            "serve"]
@@ -119,8 +129,52 @@ class Services:
 
     @cached_property
     def digests(self) -> DigestService:
-        """The digest service every door uses."""
-        return DigestService(self.settings, llm=self.llm, analyzer=self._analyzer, on_fallback=self._on_fallback)
+        """The digest service every door uses (keeping every digest in :attr:`pages`)."""
+        return DigestService(self.settings, llm=self.llm, analyzer=self._analyzer, on_fallback=self._on_fallback,
+                             history=self.pages)
+
+    # -- pages, links and the cards' extras ------------------------------------------------------
+
+    @cached_property
+    def pages(self) -> DigestPages:
+        """The digests kept in the store, for their pages and for week over week."""
+        from bot.web.pages import DigestPages
+
+        return DigestPages(self.store, ttl_s=self.settings.page_link_ttl_s)
+
+    @cached_property
+    def links(self) -> PageLinks | None:
+        """The page-link signer, or ``None`` without ``PRHUB_PAGE_SECRET``.
+
+        Raises:
+            ConfigError: the secret is too short.
+        """
+        if self.settings.page_secret is None:
+            return None
+        from bot.web.links import PageLinks
+
+        return PageLinks.from_env(self.settings)
+
+    @cached_property
+    def media(self) -> CardMedia:
+        """The digest cards' page links (with ``PRHUB_PUBLIC_URL`` and a secret) and charts."""
+        links = self.links
+        if links is None or not links.public_url:
+            return CardMedia(charts=self.settings.charts)
+        pages = self.pages
+
+        async def link(digest: Digest) -> str:
+            return links.url(await pages.put(digest))
+
+        return CardMedia(link=link, charts=self.settings.charts)
+
+    def page_routes(self) -> list[BaseRoute]:
+        """``GET /pages/{token}`` (:func:`bot.web.pages.page_routes`), or none without ``PRHUB_PAGE_SECRET``."""
+        if self.links is None:
+            return []
+        from bot.web.pages import page_routes
+
+        return list(page_routes(self.pages, self.links))
 
     @cached_property
     def personal(self) -> PersonalDigests:
@@ -147,7 +201,7 @@ class Services:
         def response_url_client(url: str) -> AsyncWebhookClient:
             return AsyncWebhookClient(url, retry_handlers=rate_limited_retries())
 
-        return SlackDeliverer(client, webhook=response_url_client, pacer=self.pacer)
+        return SlackDeliverer(client, webhook=response_url_client, pacer=self.pacer, media=self.media)
 
     @cached_property
     def feishu(self) -> FeishuDeliverer | None:
@@ -160,7 +214,7 @@ class Services:
         client = FeishuClient(app_id=self.settings.feishu_app_id,
                               app_secret=self.settings.feishu_app_secret.get_secret_value(),
                               base_url=self.settings.feishu_api_url, pacer=self.pacer)
-        return FeishuDeliverer(client)
+        return FeishuDeliverer(client, media=self.media)
 
     @cached_property
     def deliverers(self) -> Deliverers:
@@ -174,7 +228,7 @@ class Services:
             self._http = httpx.AsyncClient(timeout=15.0)
             for name, hook in self.settings.feishu_webhooks.items():
                 secret = hook.secret.get_secret_value() if hook.secret is not None else None
-                webhooks[name] = WebhookDeliverer(name, hook.url, secret, self._http, self.pacer)
+                webhooks[name] = WebhookDeliverer(name, hook.url, secret, self._http, self.pacer, media=self.media)
         return Deliverers(slack=self.slack, feishu=self.feishu, webhooks=webhooks)
 
     # -- the doors' services ----------------------------------------------------------------------
@@ -265,8 +319,16 @@ def check_serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode) -> 
 
     Raises:
         ConfigError: no platform, Slack without its token, signing secret or (Socket Mode) app token,
-            Feishu without its app id or secret.
+            Feishu without its app id or secret, ``PRHUB_PUBLIC_URL`` without ``PRHUB_PAGE_SECRET``
+            (or one too short to sign with).
     """
+    if settings.public_url and settings.page_secret is None:
+        raise ConfigError("PRHUB_PUBLIC_URL is set but PRHUB_PAGE_SECRET is not: page links are signed with it "
+                          "(any long random string)")
+    if settings.page_secret is not None:
+        from bot.web.links import PageLinks
+
+        PageLinks.from_env(settings)  # refuses a secret too short to sign with
     if slack == "off" and feishu == "off":
         raise ConfigError("no platform to serve: set SLACK_BOT_TOKEN and/or FEISHU_APP_ID "
                           "(or choose --slack / --feishu)")
@@ -282,7 +344,8 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     """``prhub serve``: the weekly pushes and label alerts, the Feishu bot and the Slack bot, until cancelled.
 
     HTTP modes share one Starlette server on ``host:port`` (``/slack/events``, ``/feishu/events``,
-    ``/healthz``); Socket Mode and the Feishu long connection need no public address.
+    ``/healthz`` and, with ``PRHUB_PAGE_SECRET``, ``/pages/{token}``); Socket Mode and the Feishu long
+    connection need no public address, but with ``PRHUB_PUBLIC_URL`` the server runs for the pages.
 
     Raises:
         ConfigError: as :func:`check_serve`, or Redis does not answer.
@@ -297,9 +360,10 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
         await stack.enter_async_context(scheduled(services.pusher(), services.poller(), services.personal_job()))
         routes = await stack.enter_async_context(_feishu(services, feishu)) if feishu != "off" else []
         slack_app = _slack_app(services) if slack != "off" else None
+        pages = services.page_routes()
         tasks: list[Coroutine[Any, Any, Any]] = []
-        if slack == "http" or feishu == "http":
-            tasks.append(_serve_http(slack_app if slack == "http" else None, routes, host, port))
+        if slack == "http" or feishu == "http" or (pages and settings.public_url):
+            tasks.append(_serve_http(slack_app if slack == "http" else None, [*routes, *pages], host, port))
         if slack == "socket":
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
@@ -343,7 +407,8 @@ def _slack_app(services: Services) -> AsyncApp:
 
 
 async def _serve_http(slack_app: AsyncApp | None, routes: list[BaseRoute], host: str, port: int) -> None:
-    """One Starlette server for every HTTP platform: /slack/events, /feishu/events, /healthz."""
+    """One Starlette server for every HTTP platform and the pages: /slack/events, /feishu/events, /healthz,
+    /pages/{token}."""
     import uvicorn
 
     from bot.handlers.server import build_server

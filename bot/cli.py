@@ -37,7 +37,6 @@ from bot.commands.common import (
     warner,
 )
 from bot.config import Settings, load_settings, settings_source
-from bot.digest.history import read_earlier
 from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError, RenderError
 from bot.models import Digest, Language, Window
@@ -148,10 +147,11 @@ async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Ca
         name = canonical_repo(repo or settings.default_repo, await asyncio.to_thread(pr_source.repos))
         with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
             prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
-            lookback = await asyncio.to_thread(read_earlier, pr_source, name, window) if compare else None
+            earlier = await services.digests.look_back(pr_source, name, window) if compare else None
         with _progress(f"analysing {len(prs)} PRs") as progress:
             result = await services.digests.digest(prs, repo=name, window=window, progress=progress,
-                                                   lookback=lookback)
+                                                   lookback=earlier.lookback if earlier else None,
+                                                   known=earlier.known if earlier else None)
         if services.digests.uses_llm:
             from bot.digest.usage import describe_usage
 

@@ -351,6 +351,18 @@ class Settings(BaseSettings):
     dedup_ttl_s: int = Field(default=12 * 3600, ge=8 * 3600)
     """How long a handled chat delivery is remembered (redeliveries, restarts), in seconds: at least
     8 hours, past Feishu's last retry (~6 hours after the first try); see :mod:`bot.claims`."""
+    # Digest pages and charts (README "网页、PDF 与图表"): bot/web serves the pages, bot/delivery links them.
+    page_secret: SecretStr | None = None
+    """Key that signs page links (``PRHUB_PAGE_SECRET``, any long random string; rotating it revokes every
+    link); without it ``prhub serve`` serves no page."""
+    page_link_ttl_s: int = Field(default=30 * 24 * 3600, ge=60)
+    """How long a page link works, and a page's digest is kept, in seconds (``PRHUB_PAGE_LINK_TTL_S``)."""
+    public_url: str | None = None
+    """The bot's public base URL (``PRHUB_PUBLIC_URL``, e.g. ``https://prhub.example.com``); set, the cards'
+    完整报告 button and the push link to ``{public_url}/pages/{token}``; unset, 完整报告 posts the report
+    into the thread."""
+    charts: bool = True
+    """Whether digest cards carry their charts (``PRHUB_CHARTS=false``: no upload, no plotting)."""
     default_repo: str | None = None
     """Repository of channels without a ``[channels]`` section (``prhub serve --repo``)."""
     default_source: str = "github"
@@ -380,6 +392,16 @@ class Settings(BaseSettings):
                                  "bound repository (set repo = \"owner/name\")")
             parse_filter(entry.filter, aliases=self.repo(repo).aliases)  # the repository's aliases apply
         return self
+
+    @field_validator("public_url")
+    @classmethod
+    def _check_public_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        url = value.strip().rstrip("/")
+        if not url.startswith(("https://", "http://")) or "?" in url or "#" in url:
+            raise ValueError("expected the bot's base address, like https://prhub.example.com")
+        return url
 
     @classmethod
     def settings_customise_sources(

@@ -62,6 +62,24 @@ def test_serve_refuses_what_cannot_run(default_settings: Settings, everything: S
     check_serve(everything, slack="http", feishu="ws")
 
 
+def test_pages_need_a_secret_and_links_need_a_public_url(everything: Settings) -> None:
+    with pytest.raises(ConfigError, match="PRHUB_PAGE_SECRET"):
+        check_serve(everything.model_copy(update={"public_url": "https://prhub.example.com"}), slack="http",
+                    feishu="off")
+    with pytest.raises(ConfigError, match="at least"):
+        check_serve(everything.model_copy(update={"page_secret": SecretStr("short")}), slack="http", feishu="off")
+    assert build_services(everything, MemoryStore()).page_routes() == []
+    secret_only = build_services(everything.model_copy(update={"page_secret": SecretStr("s" * 32)}), MemoryStore())
+    assert [getattr(r, "path", "") for r in secret_only.page_routes()] == ["/pages/{token}", "/pages", "/pages/"]
+    assert not secret_only.media.links_pages  # no public address: 完整报告 keeps posting into the thread
+    linked = build_services(everything.model_copy(update={"page_secret": SecretStr("s" * 32),
+                                                          "public_url": "https://prhub.example.com"}), MemoryStore())
+    assert linked.media.links_pages
+    assert linked.slack is not None
+    assert linked.slack._media is linked.media
+    assert linked.digests._history is linked.pages  # every digest kept: its page, and week over week
+
+
 @pytest.mark.parametrize(("module", "absent"), [
     ("bot.config", ["apscheduler", "typer", "bot.scheduler", "bot.handlers"]),
     ("bot.handlers.core", ["typer", "slack_sdk", "slack_bolt", "lark_oapi", "apscheduler", "bot.commands"]),

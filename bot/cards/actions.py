@@ -6,6 +6,8 @@ action id                   Slack ``value``                           Feishu cal
 ``prhub_full_report``       ``owner/name|window`` (完整报告)           ``{"action", "repo", "window"}``
 ``prhub_analyze_pr``        ``owner/name#number`` (分析此 PR)          ``{"action", "repo", "number", "lang"}``
 ``prhub_subscribe_label``   a select; each option's value is a label  ``{"action", "repo", "label", "lang"}``
+``prhub_open_page``         ``owner/name|window`` (完整报告 as a link  — (an ``open_url`` button, no callback)
+                            to the page; only acknowledged)
 ==========================  ========================================  =======================================
 
 ``window`` is :attr:`bot.models.Window.name` (``2026-W16`` or ``2026-04-13..2026-04-19``).
@@ -15,7 +17,8 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ACTIONS", "ACTION_ANALYZE_PR", "ACTION_FULL_REPORT", "ACTION_OPEN_WINDOW", "ACTION_SUBSCRIBE_LABEL"]
+__all__ = ["ACTIONS", "ACTION_ANALYZE_PR", "ACTION_FULL_REPORT", "ACTION_OPEN_PAGE", "ACTION_OPEN_WINDOW",
+           "ACTION_SUBSCRIBE_LABEL"]
 
 ACTION_FULL_REPORT: Final = "prhub_full_report"
 """Post the rest of the digest in the card's thread, once per thread."""
@@ -26,4 +29,7 @@ ACTION_SUBSCRIBE_LABEL: Final = "prhub_subscribe_label"
 ACTION_OPEN_WINDOW: Final = "prhub_open_window"
 """Post the digest of the window the button names (an empty window's "查看 2026-W34")."""
 
-ACTIONS: Final = (ACTION_FULL_REPORT, ACTION_ANALYZE_PR, ACTION_SUBSCRIBE_LABEL, ACTION_OPEN_WINDOW)
+ACTION_OPEN_PAGE: Final = "prhub_open_page"
+"""完整报告 as a link to the digest's page (Slack reports the press of a URL button; nothing to do)."""
+
+ACTIONS: Final = (ACTION_FULL_REPORT, ACTION_ANALYZE_PR, ACTION_SUBSCRIBE_LABEL, ACTION_OPEN_WINDOW, ACTION_OPEN_PAGE)

@@ -15,14 +15,20 @@ deficiencies), and every series also differs by hatching, so the charts survive 
 printing. Chinese text needs a CJK font: :func:`cjk_font` looks for one among the installed
 fonts (Debian: ``fonts-noto-cjk``); without one a Chinese digest's charts are drawn with
 English words (and :func:`render_charts` says so through ``warn``), never with empty boxes.
+``fonts-noto-cjk`` installs one collection file (``NotoSansCJK-Regular.ttc``) holding the
+Japanese, Korean, simplified and traditional Chinese faces; matplotlib (3.11) lists every face of
+a collection under its own family name and draws from that face (``FontPath(path, face_index)``),
+so ``Noto Sans CJK SC`` — the first family tried — gives the simplified Chinese glyph forms
+(门, 关, 直 differ from the JP face that comes first in the file).
 Each :class:`Chart` carries its alt text, a sentence with the numbers it shows.
 """
 
 from __future__ import annotations
 
 import io
+import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -52,6 +58,9 @@ LEVEL_STYLE: dict[RecommendationLevel, tuple[str, str]] = {
     "skim": (BLUE, "//"),
     "skip": (GREY, ".."),
 }
+_DRAWING = threading.Lock()
+"""Held while charts are drawn: the bot draws in worker threads (pages, cards) and matplotlib's style
+context is process-wide."""
 MAX_LABELS = 10
 WIDTH_IN, HEIGHT_IN, DPI = 8.0, 4.2, 120
 
@@ -154,29 +163,37 @@ def cjk_font() -> str | None:
     return next((family for family in CJK_FAMILIES if family in installed), None)
 
 
-def render_charts(digest: Digest, *, warn: Callable[[str], None] | None = None) -> list[Chart]:
+def render_charts(digest: Digest, *, warn: Callable[[str], None] | None = None,
+                  names: Collection[str] | None = None) -> list[Chart]:
     """Draw the digest's charts (see the module docstring).
 
     Args:
         digest: the digest; an empty one gives no chart.
         warn: told once, in English, when a Chinese digest's charts fall back to English words.
+        names: draw only these charts (e.g. a card's :data:`bot.cards.extras.CARD_CHARTS`); default all.
 
     Returns:
-        ``labels`` and ``verdicts``, with ``weekly`` between them when the digest has week over week.
+        ``labels`` and ``verdicts``, with ``weekly`` between them when the digest has week over week
+        (those of ``names`` only, in that order).
     """
     if not digest.prs:
         return []
+    wanted = set(names) if names is not None else {"labels", "weekly", "verdicts"}
     language = digest.language
     if language == "zh" and cjk_font() is None:
         language = "en"
         if warn is not None:
             warn("no CJK font is installed (Debian: apt-get install fonts-noto-cjk); the charts use English words")
     words = _words(language, week=is_week(digest.window))
-    with _style():
-        charts = [_labels_chart(digest, words)]
-        if digest.week_over_week is not None and "counts" not in digest.week_over_week.unavailable:
+    charts = []
+    with _DRAWING, _style():  # rc_context changes matplotlib's global settings: one drawing at a time
+        if "labels" in wanted:
+            charts.append(_labels_chart(digest, words))
+        if ("weekly" in wanted and digest.week_over_week is not None
+                and "counts" not in digest.week_over_week.unavailable):
             charts.append(_weekly_chart(digest, words))
-        charts.append(_verdicts_chart(digest, words, language))
+        if "verdicts" in wanted:
+            charts.append(_verdicts_chart(digest, words, language))
     return charts
 
 

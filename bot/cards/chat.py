@@ -35,6 +35,7 @@ from bot.cards._outline import SLACK, pr_ref
 from bot.cards._view import pr_badges
 from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_SUBSCRIBE_LABEL
 from bot.cards.escape import feishu_text, one_line, slack_text
+from bot.cards.extras import CardExtras
 from bot.cards.feishu import (
     MAX_ELEMENTS,
     PACK_BYTES,
@@ -147,11 +148,12 @@ def person_text(reply: GitHubLinkReply | PersonalDigestReply) -> str:
 # -- Slack ---------------------------------------------------------------------------------------
 
 
-def render_reply_slack(reply: Reply) -> list[dict[str, Any]]:
-    """The Block Kit messages of ``reply`` (first = the answer, rest = its thread)."""
+def render_reply_slack(reply: Reply, extras: CardExtras | None = None) -> list[dict[str, Any]]:
+    """The Block Kit messages of ``reply`` (first = the answer, rest = its thread); a digest's card
+    carries ``extras`` (its page link and charts, :mod:`bot.cards.extras`)."""
     match reply:
         case DigestReply(digest):
-            return render_slack(digest)
+            return render_slack(digest, extras)
         case PRReply(pr, repo, language, timezone):
             return [render_pr_slack(pr, repo=repo, language=language, timezone=timezone)]
         case LabelReply(digest, label, prs):
@@ -243,11 +245,12 @@ def _short(text: str, limit: int) -> str:
 # -- Feishu --------------------------------------------------------------------------------------
 
 
-def render_reply_feishu(reply: Reply) -> list[dict[str, Any]]:
-    """The cards answering ``reply``: send the first as the reply, the rest in the same thread."""
+def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[dict[str, Any]]:
+    """The cards answering ``reply``: send the first as the reply, the rest in the same thread; a digest's
+    first card carries ``extras`` (its page link and charts, :mod:`bot.cards.extras`)."""
     match reply:
         case DigestReply(digest=digest):
-            return render_feishu(digest)  # the first card, then the rest continue in the thread
+            return render_feishu(digest, extras)  # the first card, then the rest continue in the thread
         case PRReply(pr=pr, repo=repo, language=lang, timezone=tz):
             return [render_pr_feishu(pr, repo=repo, language=lang, timezone=tz)]
         case LabelReply(digest=digest, label=label, prs=prs):

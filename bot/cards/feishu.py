@@ -13,6 +13,10 @@
 * cards 2… — the full report (sections 1–6 with all key PRs), the label view
   and the pending list, with a "（续 n/N）" title.
 
+With :class:`~bot.cards.extras.CardExtras` card 1 also shows the uploaded charts (``img``
+elements with their ``image_key``, before the button) and, with a page link, the 完整报告 button
+opens the page (``open_url``) and the digest is card 1 alone — the rest is on the page.
+
 Shapes follow the JSON 2.0 documentation: ``markdown`` elements (CommonMark
 plus a few tags; a single newline is a soft break, so line breaks inside one
 item are ``<br>``), ``hr`` dividers and ``button`` with ``behaviors``
@@ -34,6 +38,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 from bot.cards._outline import FEISHU, Section, card_outline, report_outline
 from bot.cards.actions import ACTION_FULL_REPORT
 from bot.cards.escape import feishu_text, split_text
+from bot.cards.extras import NO_EXTRAS, CardExtras, CardImage
 from bot.cards.i18n import analysis_line, digest_title, meta_line, n_prs, phrases
 from bot.models import Digest
 
@@ -52,21 +57,29 @@ class PlainText(TypedDict):
 
 
 class Behavior(TypedDict):
-    """A button's callback: ``value`` comes back in the ``card.action.trigger`` event."""
+    """A button's callback (``value`` comes back in the ``card.action.trigger`` event) or link
+    (``open_url`` to ``default_url``)."""
 
-    type: Literal["callback"]
-    value: dict[str, str]
+    type: Literal["callback", "open_url"]
+    value: NotRequired[dict[str, str]]
+    default_url: NotRequired[str]
 
 
 class Element(TypedDict):
-    """``markdown`` (``content``), ``hr`` or ``button`` (``text``, ``type``, ``behaviors``)."""
+    """``markdown`` (``content``), ``hr``, ``button`` (``text``, ``type``, ``behaviors``) or ``img``
+    (``img_key``, ``alt``, ``title``, ``scale_type``, ``preview``)."""
 
-    tag: Literal["markdown", "hr", "button"]
+    tag: Literal["markdown", "hr", "button", "img"]
     content: NotRequired[str]
     text_size: NotRequired[Literal["normal", "notation", "heading"]]
     text: NotRequired[PlainText]
     type: NotRequired[Literal["primary", "default"]]
     behaviors: NotRequired[list[Behavior]]
+    img_key: NotRequired[str]
+    alt: NotRequired[PlainText]
+    title: NotRequired[PlainText]
+    scale_type: NotRequired[Literal["fit_horizontal"]]
+    preview: NotRequired[bool]
 
 
 class Header(TypedDict):
@@ -87,27 +100,32 @@ class Card(TypedDict):
     body: Body
 
 
-def render_feishu(digest: Digest) -> list[dict[str, Any]]:
+def render_feishu(digest: Digest, extras: CardExtras | None = None) -> list[dict[str, Any]]:
     """Render ``digest`` as Feishu JSON 2.0 cards (see the module docstring for the layout).
 
     Args:
         digest: the digest to render; not modified.
+        extras: the page link and the uploaded charts of card 1 (default: none).
 
     Returns:
         One or more cards, each a JSON-ready dict under :data:`CARD_BYTES`
         bytes; send the first, then the rest in order (e.g. as replies).
+        With a page link, only card 1 (more only when it overflows).
     """
+    extras = extras or NO_EXTRAS
     words = phrases(digest.language)
     title = digest_title(digest)
     meta = [_markdown(_meta(digest), size="notation")]
     if not digest.prs:
         return _as_dicts([_card(title, [*meta, _markdown(feishu_text(words.empty_report))])])
-    button = _full_report_button(digest)
+    tail = [*(_image(image) for image in extras.images), _full_report_button(digest, extras.page_url)]
     card_elements = [e for s in card_outline(digest, FEISHU) for e in _section_elements(s, digest)]
-    card = _pack(card_elements, reserved=[*meta, button])
-    card[0] = [*meta, *card[0], button]
-    report = [e for s in report_outline(digest, FEISHU) for e in _section_elements(s, digest)]
-    parts = card + _pack(report, reserved=[])
+    card = _pack(card_elements, reserved=[*meta, *tail])
+    card[0] = [*meta, *card[0], *tail]
+    parts = card
+    if extras.page_url is None:
+        report = [e for s in report_outline(digest, FEISHU) for e in _section_elements(s, digest)]
+        parts = card + _pack(report, reserved=[])
     parts = [e[1:] if len(e) > 1 and e[0]["tag"] == "hr" else e for e in parts]  # no card opens on a rule
     cards = [_card(title, parts[0])]
     for index, elements in enumerate(parts[1:], 2):
@@ -157,14 +175,36 @@ def _meta(digest: Digest) -> str:
     return "<br>".join(feishu_text(line) for line in lines)
 
 
-def _full_report_button(digest: Digest) -> Element:
-    value = {"action": ACTION_FULL_REPORT, "repo": digest.repo, "window": digest.window.name}
+def _full_report_button(digest: Digest, page_url: str | None = None) -> Element:
+    """完整报告: a callback (the rest of the digest into the card's thread), or a link to ``page_url``."""
+    if page_url is not None:
+        behavior = Behavior(type="open_url", default_url=page_url)
+    else:
+        value = {"action": ACTION_FULL_REPORT, "repo": digest.repo, "window": digest.window.name}
+        behavior = Behavior(type="callback", value=value)
     return Element(
         tag="button",
         text=PlainText(tag="plain_text", content=phrases(digest.language).full_report_button),
         type="primary",
-        behaviors=[Behavior(type="callback", value=value)],
+        behaviors=[behavior],
     )
+
+
+IMAGE_TEXT = 1000
+"""Characters of an image's title or alt text."""
+
+
+def _image(image: CardImage) -> Element:
+    """An uploaded chart by its ``image_key``, full width, with its title and alt text."""
+    return Element(tag="img", img_key=image.ref,
+                   alt=PlainText(tag="plain_text", content=_clip(image.alt)),
+                   title=PlainText(tag="plain_text", content=_clip(image.title)),
+                   scale_type="fit_horizontal", preview=True)
+
+
+def _clip(text: str) -> str:
+    text = text.strip() or "…"
+    return text if len(text) <= IMAGE_TEXT else text[: IMAGE_TEXT - 1] + "…"
 
 
 def _section_elements(section: Section, digest: Digest) -> list[Element]:
@@ -214,18 +254,23 @@ WEBHOOK_LINK_BUTTONS = 3
 """Link buttons (the top key PRs) on the first webhook card."""
 
 
-def render_feishu_webhook(digest: Digest) -> list[dict[str, Any]]:
-    """The digest as cards for a Feishu custom group-bot webhook, which cannot call back: the callback
-    buttons removed, link buttons (``open_url``) to the top key PRs added to the first card, every card
-    within :data:`WEBHOOK_CARD_BYTES` (more cards when needed; nothing is dropped)."""
+def render_feishu_webhook(digest: Digest, extras: CardExtras | None = None) -> list[dict[str, Any]]:
+    """The digest as cards for a Feishu custom group-bot webhook, which cannot call back (nor upload a
+    picture): the callback buttons removed, link buttons (``open_url``) to the top key PRs added to the
+    first card — after a 完整报告 link to the page when ``extras`` has one (then the first card is the
+    digest: the rest is on the page) — every card within :data:`WEBHOOK_CARD_BYTES` (more cards when
+    needed; nothing is dropped). ``extras.images`` are not used."""
+    page_url = extras.page_url if extras is not None else None
     by_number = {pr.number: pr for pr in digest.prs}
-    links = [
+    links: list[dict[str, Any]] = [
         {"tag": "button", "type": "default", "text": {"tag": "plain_text", "content": f"#{number}"},
          "behaviors": [{"type": "open_url", "default_url": by_number[number].url}]}
         for number in digest.key_prs[:WEBHOOK_LINK_BUTTONS] if number in by_number
     ]
+    if page_url is not None and digest.prs:
+        links.insert(0, dict(_full_report_button(digest, page_url)))
     out: list[dict[str, Any]] = []
-    for index, card in enumerate(render_feishu(digest)):
+    for index, card in enumerate(render_feishu(digest, CardExtras(page_url=page_url))):
         elements = [e for e in card["body"]["elements"] if e.get("tag") != "button"]
         if index == 0:
             elements += links

@@ -9,6 +9,11 @@
 * messages 2… — meant for the card's thread: the full report (sections 1–6,
   all key PRs), the label view and the pending list.
 
+With :class:`~bot.cards.extras.CardExtras` the card also shows the uploaded charts (an
+``image`` block with ``slack_file`` each, before the actions) and, with a page link, its
+full-report button opens the page (a URL button, action id ``prhub_open_page``) and the
+digest is the card alone: the thread messages are on the page.
+
 Limits (Slack documents the first ones; slack_sdk validates them): at most 50
 blocks a message, section text ≤ 3000, header text ≤ 150, context ≤ 10
 elements, button text ≤ 75, action value ≤ 2000, select option text ≤ 75 and
@@ -28,8 +33,9 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from bot.cards._outline import SLACK, Section, card_outline, report_outline
-from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_SUBSCRIBE_LABEL
+from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_OPEN_PAGE, ACTION_SUBSCRIBE_LABEL
 from bot.cards.escape import one_line, slack_text, split_text, utf16_len
+from bot.cards.extras import NO_EXTRAS, CardExtras, CardImage
 from bot.cards.i18n import analysis_line, digest_title, meta_line, n_prs, phrases
 from bot.models import Digest
 
@@ -41,6 +47,9 @@ BUTTON_TEXT = 75
 ACTION_VALUE = 2000
 OPTION_TEXT = 75
 MAX_OPTIONS = 100
+BUTTON_URL = 3000
+IMAGE_ALT = 2000
+IMAGE_TITLE = 2000
 MESSAGE_TEXT_BUDGET = 9000
 """Most text (UTF-16 units, all text objects together) one message carries."""
 FALLBACK_HEADLINE = 300
@@ -71,6 +80,7 @@ class Element(TypedDict):
     action_id: str
     text: NotRequired[TextObject]
     value: NotRequired[str]
+    url: NotRequired[str]
     style: NotRequired[Literal["primary"]]
     placeholder: NotRequired[TextObject]
     options: NotRequired[list[Option]]
@@ -78,12 +88,15 @@ class Element(TypedDict):
 
 class Block(TypedDict):
     """One block: ``header`` / ``section`` (``text``), ``context`` (``elements`` of text),
-    ``actions`` (``elements``) or ``divider``."""
+    ``actions`` (``elements``), ``divider`` or ``image`` (``slack_file``, ``alt_text``, ``title``)."""
 
-    type: Literal["header", "section", "context", "actions", "divider"]
+    type: Literal["header", "section", "context", "actions", "divider", "image"]
     text: NotRequired[TextObject]
     accessory: NotRequired[Element]
     elements: NotRequired[list[Any]]
+    slack_file: NotRequired[dict[str, str]]
+    alt_text: NotRequired[str]
+    title: NotRequired[TextObject]
 
 
 class Message(TypedDict):
@@ -93,17 +106,20 @@ class Message(TypedDict):
     blocks: list[Block]
 
 
-def render_slack(digest: Digest) -> list[dict[str, Any]]:
+def render_slack(digest: Digest, extras: CardExtras | None = None) -> list[dict[str, Any]]:
     """Render ``digest`` as Slack messages (see the module docstring for the layout).
 
     Args:
         digest: the digest to render; not modified.
+        extras: the page link and the uploaded charts of the card (default: none).
 
     Returns:
         One or more :class:`Message` dicts, ready for ``chat.postMessage``
         (``text`` and ``blocks``); post the first to the channel and the rest
-        in its thread. An empty digest gives one short message.
+        in its thread. An empty digest gives one short message; with a page
+        link, only the card's message(s).
     """
+    extras = extras or NO_EXTRAS
     words = phrases(digest.language)
     title = digest_title(digest)
     head: list[Block] = [_header(title), _context(_card_context(digest))]
@@ -112,10 +128,13 @@ def render_slack(digest: Digest) -> list[dict[str, Any]]:
         return _as_dicts([Message(text=title, blocks=head + body)])
     label_room = _context([title + words.continued.format(part=999, total=999)])
     card_blocks = [b for section in card_outline(digest, SLACK) for b in _section_blocks(section, digest)]
-    card = _pack(card_blocks, reserved=[*head, _actions(digest)])
-    card[0] = [*head, *card[0], _actions(digest)]
-    report_blocks = [b for section in report_outline(digest, SLACK) for b in _section_blocks(section, digest)]
-    parts = card + _pack(report_blocks, reserved=[label_room])
+    tail = [*(_image(image) for image in extras.images), _actions(digest, extras.page_url)]
+    card = _pack(card_blocks, reserved=[*head, *tail])
+    card[0] = [*head, *card[0], *tail]
+    parts = card
+    if extras.page_url is None:
+        report_blocks = [b for section in report_outline(digest, SLACK) for b in _section_blocks(section, digest)]
+        parts = card + _pack(report_blocks, reserved=[label_room])
     messages = [Message(text=_fallback(title, digest), blocks=parts[0])]
     for index, blocks in enumerate(parts[1:], 2):
         label = title + words.continued.format(part=index, total=len(parts))
@@ -192,16 +211,33 @@ def _button(text: str, action_id: str, value: str, *, primary: bool = False) -> 
     return element
 
 
-def _actions(digest: Digest) -> Block:
+def _image(image: CardImage) -> Block:
+    """An uploaded chart (``slack_file`` by id), with its title and alt text."""
+    return Block(type="image", slack_file={"id": image.ref}, alt_text=_clip(image.alt, IMAGE_ALT),
+                 title=_text("plain_text", _clip(image.title, IMAGE_TITLE)))
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.strip() or "…"
+    return text if utf16_len(text) <= limit else text[: limit // 2 - 1] + "…"
+
+
+def _actions(digest: Digest, page_url: str | None = None) -> Block:
     """Full-report button and, when labels exist, a subscribe-to-label menu.
 
-    The menu offers the labels of the trends (most active first, ≤ 100) whose
-    name fits an option (≤ 75) and holds no ``<``, ``>`` or ``&`` (an option's
-    value is the raw label; such labels stay reachable by command).
+    With ``page_url`` the full-report button opens the page (a URL button; Slack still reports the
+    press as ``prhub_open_page``, which is only acknowledged). The menu offers the labels of the
+    trends (most active first, ≤ 100) whose name fits an option (≤ 75) and holds no ``<``, ``>``
+    or ``&`` (an option's value is the raw label; such labels stay reachable by command).
     """
     words = phrases(digest.language)
     value = f"{digest.repo}|{digest.window.name}"
-    elements: list[Element] = [_button(words.full_report_button, ACTION_FULL_REPORT, value, primary=True)]
+    if page_url is not None and len(page_url) <= BUTTON_URL:
+        page = _button(words.full_report_button, ACTION_OPEN_PAGE, value, primary=True)
+        page["url"] = page_url
+        elements: list[Element] = [page]
+    else:
+        elements = [_button(words.full_report_button, ACTION_FULL_REPORT, value, primary=True)]
     options = [
         Option(text=_text("plain_text", trend.label), value=trend.label)
         for trend in sorted(digest.trends, key=lambda t: -t.count)

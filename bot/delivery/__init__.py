@@ -10,6 +10,7 @@ replies and by the scheduler alike.
 :mod:`.webhook`             :class:`~.webhook.WebhookDeliverer`: a Feishu custom group-bot webhook
                             (signed; link buttons only, no threads, no direct messages)
 :mod:`.pacing`              :class:`~.pacing.Pacer`: the platforms' per-chat rate limits (aiolimiter)
+:mod:`.media`               :class:`~.media.CardMedia`: a digest card's page link and charts
 ==========================  =======================================================================
 
 A deliverer knows its platform's renderers (``digest_messages``, ``alert_messages``,
@@ -21,6 +22,11 @@ message id that a button press on the first message reports as its thread (Slack
 root ts; Feishu: the first card's message id). :func:`post_digest` and :func:`post_reply` post and,
 when a digest went out whole in one thread, mark that thread complete so 完整报告 posts nothing
 more (:func:`bot.claims.full_report_key`).
+
+Before a digest is drawn, :meth:`Deliverer.card_extras` makes what its card carries besides the
+digest (:class:`~bot.cards.extras.CardExtras`, by the deliverer's :class:`~.media.CardMedia`): the
+link to its page when ``PRHUB_PUBLIC_URL`` is set (then 完整报告 opens the page and the digest is
+the card alone) and its charts, uploaded to the platform where it can take pictures.
 
 Channel keys name the platform and the conversation: ``slack:C123``, ``feishu:oc_xxx`` or
 ``feishu-webhook:NAME`` (a ``[feishu_webhooks.NAME]`` section). :class:`Deliverers` (built by
@@ -35,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bot.cards.extras import CardExtras
 from bot.claims import Claims, full_report_key
 from bot.errors import ConfigError, DeliveryError
 from bot.models import Digest
@@ -44,7 +51,7 @@ if TYPE_CHECKING:
     from bot.cards.alert import AlertBatch
 
 __all__ = ["PLATFORMS", "Deliverer", "Deliverers", "DeliveryError", "Message", "Place", "Posted",
-           "mark_full_report", "post_digest", "post_reply", "split_channel"]
+           "mark_full_report", "post_digest", "post_reply", "reply_extras", "split_channel"]
 
 PLATFORMS = ("slack", "feishu", "feishu-webhook")
 
@@ -79,8 +86,9 @@ class Deliverer(Protocol):
         """``slack``, ``feishu`` or ``feishu-webhook``."""
         ...
 
-    def digest_messages(self, digest: Digest) -> list[Message]:
-        """The digest in this platform's format: the card first, then what continues in its thread."""
+    def digest_messages(self, digest: Digest, extras: CardExtras | None = None) -> list[Message]:
+        """The digest in this platform's format: the card first (with ``extras``), then what continues
+        in its thread (nothing when the card links to the page)."""
         ...
 
     def alert_messages(self, batch: AlertBatch) -> list[Message]:
@@ -92,12 +100,18 @@ class Deliverer(Protocol):
         gives none (Feishu, webhooks) or cannot be asked (the error is logged, not raised)."""
         ...
 
-    def reply_messages(self, reply: Reply) -> list[Message]:
-        """A chat reply in this platform's format.
+    def reply_messages(self, reply: Reply, extras: CardExtras | None = None) -> list[Message]:
+        """A chat reply in this platform's format (a digest's card with ``extras``).
 
         Raises:
             DeliveryError: the platform does not converse (a webhook).
         """
+        ...
+
+    async def card_extras(self, place: Place, digest: Digest) -> CardExtras:
+        """What the card of ``digest`` posted at ``place`` carries besides it: the page link and the
+        charts, uploaded to this platform where it takes pictures (:class:`~.media.CardMedia`). Never
+        raises: what could not be made is logged and left out."""
         ...
 
     async def post(self, place: Place, messages: Sequence[Message], *, key: str = "") -> Posted:
@@ -172,26 +186,33 @@ async def mark_full_report(claims: Claims, platform: str, conversation: str, anc
 
 async def post_digest(deliverer: Deliverer, claims: Claims, place: Place, digest: Digest, *,
                       key: str = "") -> Posted:
-    """Post ``digest`` at ``place``; when it took several messages (all in one thread), mark the thread complete.
+    """Post ``digest`` at ``place`` with its card's extras (:meth:`Deliverer.card_extras`); when it took
+    several messages (all in one thread), mark the thread complete.
 
     Raises:
         DeliveryError: as :meth:`Deliverer.post`.
     """
-    messages = deliverer.digest_messages(digest)
+    messages = deliverer.digest_messages(digest, await deliverer.card_extras(place, digest))
     posted = await deliverer.post(place, messages, key=key)
     if len(messages) > 1:
         await mark_full_report(claims, deliverer.platform, place.conversation, posted.anchor, digest.window.name)
     return posted
 
 
+async def reply_extras(deliverer: Deliverer, place: Place, reply: Reply) -> CardExtras | None:
+    """The card extras of a digest reply posted at ``place`` (``None`` for any other reply)."""
+    return await deliverer.card_extras(place, reply.digest) if isinstance(reply, DigestReply) else None
+
+
 async def post_reply(deliverer: Deliverer, claims: Claims, place: Place, reply: Reply, *,
                      key: str = "") -> Posted:
-    """Post a chat reply at ``place`` (a digest's thread is marked complete as by :func:`post_digest`).
+    """Post a chat reply at ``place`` (a digest with its card's extras; its thread is marked complete as by
+    :func:`post_digest`).
 
     Raises:
         DeliveryError: as :meth:`Deliverer.post`.
     """
-    messages = deliverer.reply_messages(reply)
+    messages = deliverer.reply_messages(reply, await reply_extras(deliverer, place, reply))
     posted = await deliverer.post(place, messages, key=key)
     if isinstance(reply, DigestReply) and len(messages) > 1:
         await mark_full_report(claims, deliverer.platform, place.conversation, posted.anchor,

@@ -21,6 +21,11 @@ Delivery rules:
   two by its elements and each half sent, recursively; a single element still
   rejected goes out as a ``post`` (rich text) message. Nothing is dropped.
 
+- **pictures** — :meth:`FeishuClient.upload_image` uploads a PNG as a message image
+  (``POST /open-apis/im/v1/images``, ``image_type=message``; the app needs ``im:resource``) and
+  returns its ``image_key`` for a card's ``img`` element; a card rejected while it holds pictures
+  is sent again without them first (logged).
+
 Errors: every failure is a :class:`FeishuAPIError` (``code``, ``msg``,
 ``status``) raised from here; SDK exceptions (token refused, connection errors)
 are wrapped with ``from``.
@@ -35,13 +40,17 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import json
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import lark_oapi as lark
 from lark_oapi.api.im.v1 import (
+    CreateImageRequest,
+    CreateImageRequestBody,
     CreateMessageRequest,
     CreateMessageRequestBody,
     ReplyMessageRequest,
@@ -53,12 +62,19 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from bot.cards.alert import AlertBatch, render_batch_feishu
 from bot.cards.chat import render_reply_feishu
+from bot.cards.extras import NO_EXTRAS, CardExtras, CardImage
 from bot.cards.feishu import render_feishu
 from bot.delivery import Message, Place, Posted
+from bot.delivery.media import CardMedia
 from bot.delivery.pacing import Pacer
 from bot.errors import DeliveryError
 from bot.models import Digest
 from bot.replies import Reply
+
+if TYPE_CHECKING:
+    from bot.cards.charts import Chart
+
+log = logging.getLogger(__name__)
 
 __all__ = ["FeishuAPIError", "FeishuClient", "FeishuDeliverer", "Target", "card_to_post"]
 
@@ -208,6 +224,55 @@ class FeishuClient:
                                  status=limited.status) from exc
         raise AssertionError("unreachable: tenacity either returns or re-raises")  # pragma: no cover
 
+    async def upload_image(self, png: bytes) -> str:
+        """Upload ``png`` as a message image (``POST /open-apis/im/v1/images``), waiting out rate limits.
+
+        Returns:
+            Its ``image_key`` (for a card's ``img`` element).
+
+        Raises:
+            FeishuAPIError: refused (e.g. ``99991672``: the app lacks ``im:resource``), or still
+                rate-limited after :data:`MAX_RETRIES` waits.
+        """
+        retrying = AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
+                                 retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    result = await asyncio.to_thread(self._upload_once, png)
+                    if result.code == 0 and result.message_id:
+                        return result.message_id
+                    if result.status == 429 or result.code in RATE_LIMIT_CODES:
+                        raise _RateLimited(result)
+                    raise FeishuAPIError(f"image upload failed: {result.code} {result.msg}", code=result.code,
+                                         msg=result.msg, status=result.status)
+        except _RateLimited as exc:
+            limited = exc.result
+            raise FeishuAPIError(f"image upload failed: {limited.code} {limited.msg} (still rate-limited after "
+                                 f"{MAX_RETRIES} waits)", code=limited.code, msg=limited.msg,
+                                 status=limited.status) from exc
+        raise AssertionError("unreachable: tenacity either returns or re-raises")  # pragma: no cover
+
+    def _upload_once(self, png: bytes) -> _Result:
+        """One upload; the ``image_key`` travels in ``_Result.message_id``."""
+        image = ("chart.png", io.BytesIO(png), "image/png")  # a multipart file part with its name and type
+        body = CreateImageRequestBody.builder().image_type("message").image(image).build()
+        request = CreateImageRequest.builder().request_body(body).build()
+        try:
+            response = self._lark.im.v1.image.create(request)
+        except Exception as exc:  # token refused, connection failed: the SDK raises plain exceptions
+            raise FeishuAPIError(f"image upload failed: {exc}") from exc
+        raw = response.raw
+        headers = {str(k).lower(): str(v) for k, v in (raw.headers or {}).items()}
+        data = response.data
+        return _Result(
+            code=int(response.code if response.code is not None else -1),
+            msg=str(response.msg or ""),
+            status=int(raw.status_code or 0),
+            retry_after_s=_seconds(headers.get("x-ogw-ratelimit-reset")),
+            message_id=str(data.image_key) if data is not None and data.image_key else None,
+        )
+
     async def send_cards(self, target: Target, cards: list[dict[str, Any]], *, key: str = "") -> list[str]:
         """Send ``cards`` in order; a card Feishu rejects is split, at last sent as a post.
 
@@ -232,6 +297,10 @@ class FeishuClient:
         except FeishuAPIError as exc:
             if exc.code not in CARD_REJECTED_CODES:
                 raise
+            plain = _without_images(card)
+            if plain is not None:
+                log.warning("Feishu rejected a card with its charts (%s); sending it without them", exc)
+                return await self._send_card(target, plain, f"{key}i" if key else "")
         elements = card.get("body", {}).get("elements", [])
         if len(elements) > 1:
             half = len(elements) // 2
@@ -295,6 +364,13 @@ def _with_elements(card: dict[str, Any], elements: list[Any]) -> dict[str, Any]:
     return {**card, "body": {**card.get("body", {}), "elements": elements}}
 
 
+def _without_images(card: dict[str, Any]) -> dict[str, Any] | None:
+    """``card`` without its ``img`` elements, or ``None`` when it has none."""
+    elements = card.get("body", {}).get("elements", [])
+    kept = [e for e in elements if e.get("tag") != "img"]
+    return _with_elements(card, kept) if len(kept) < len(elements) else None
+
+
 def card_to_post(card: dict[str, Any]) -> dict[str, Any]:
     """A card as a ``post`` message: its title, and each markdown element as an ``md`` paragraph.
 
@@ -315,16 +391,18 @@ class FeishuDeliverer:
 
     Args:
         client: the process's one Open API client.
+        media: makes the digest cards' page links and charts (``None``: cards without them).
     """
 
     platform = "feishu"
 
-    def __init__(self, client: FeishuClient) -> None:
+    def __init__(self, client: FeishuClient, *, media: CardMedia | None = None) -> None:
         self.client = client
+        self._media = media
 
-    def digest_messages(self, digest: Digest) -> list[Message]:
+    def digest_messages(self, digest: Digest, extras: CardExtras | None = None) -> list[Message]:
         """See :meth:`Deliverer.digest_messages` (:func:`bot.cards.feishu.render_feishu`)."""
-        return render_feishu(digest)
+        return render_feishu(digest, extras)
 
     def alert_messages(self, batch: AlertBatch) -> list[Message]:
         """See :meth:`Deliverer.alert_messages`."""
@@ -334,9 +412,35 @@ class FeishuDeliverer:
         """See :meth:`Deliverer.person_timezone`: Feishu gives the bot none (the channel's zone applies)."""
         return None
 
-    def reply_messages(self, reply: Reply) -> list[Message]:
+    def reply_messages(self, reply: Reply, extras: CardExtras | None = None) -> list[Message]:
         """See :meth:`Deliverer.reply_messages`."""
-        return render_reply_feishu(reply)
+        return render_reply_feishu(reply, extras)
+
+    async def card_extras(self, place: Place, digest: Digest) -> CardExtras:
+        """See :meth:`Deliverer.card_extras` (charts by :meth:`upload_charts`; the place does not matter:
+        Feishu images belong to the app)."""
+        if self._media is None:
+            return NO_EXTRAS
+        return await self._media.extras(digest, self.upload_charts)
+
+    async def upload_charts(self, charts: Sequence[Chart]) -> tuple[CardImage, ...]:
+        """Upload each chart as a message image (:meth:`FeishuClient.upload_image`); the ones that were
+        uploaded before one failed are kept.
+
+        Raises:
+            FeishuAPIError: the first upload already failed.
+        """
+        images: list[CardImage] = []
+        for chart in charts:
+            try:
+                key = await self.client.upload_image(chart.png)
+            except FeishuAPIError:
+                if not images:
+                    raise
+                log.warning("chart %s not uploaded; the card shows the others", chart.name, exc_info=True)
+                continue
+            images.append(CardImage(ref=key, name=chart.name, title=chart.title, alt=chart.alt))
+        return tuple(images)
 
     async def post(self, place: Place, messages: Sequence[Message], *, key: str = "") -> Posted:
         """See :meth:`Deliverer.post`.

@@ -13,6 +13,14 @@ not post in the channel (``not_in_channel``, ``channel_not_found``), the message
 ``response_url`` instead, as many as Slack accepts there (:data:`RESPONSE_URL_USES`), the last one
 saying how to get the rest.
 
+Charts (:meth:`SlackDeliverer.upload_charts`, through :class:`~bot.delivery.media.CardMedia`): one
+``files_upload_v2`` call (slack_sdk: ``files.getUploadURLExternal``, the upload,
+``files.completeUploadExternal``) shares the PNGs to the place's conversation (its thread when it
+has one); Slack finishes an upload asynchronously, so ``files.info`` is asked until every file is
+shared there (:data:`FILE_READY_S` at most); then the card shows them in ``image`` blocks by
+``slack_file`` id. Needs the ``files:write`` and ``files:read`` scopes. A message Slack refuses with
+``invalid_blocks`` while it holds pictures is posted again without them (logged).
+
 Rate limits: the Web API client and the webhook clients carry slack_sdk's
 :class:`~slack_sdk.http_retry.builtin_async_handlers.AsyncRateLimitErrorRetryHandler`
 (:func:`rate_limited_retries`), which waits for ``Retry-After`` and tries again; sends are paced per
@@ -24,29 +32,36 @@ chained ``from`` slack_sdk's), a ``response_url`` refusal :class:`ResponseUrlErr
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from bot.cards.alert import AlertBatch, render_batch_slack
 from bot.cards.chat import render_note_slack, render_reply_slack
+from bot.cards.extras import NO_EXTRAS, CardExtras, CardImage
 from bot.cards.i18n import chat_phrases
 from bot.cards.slack import render_slack
 from bot.delivery import Message, Place, Posted
+from bot.delivery.media import CardMedia
 from bot.delivery.pacing import Pacer
 from bot.errors import DeliveryError
 from bot.models import Digest, Language
 from bot.replies import Reply
 
-__all__ = ["NOT_A_MEMBER", "RATE_LIMIT_RETRIES", "RESPONSE_URL_USES", "ResponseUrlError", "SlackDeliverer",
-           "rate_limited_retries"]
+if TYPE_CHECKING:
+    from bot.cards.charts import Chart
+
+__all__ = ["FILE_READY_S", "NOT_A_MEMBER", "RATE_LIMIT_RETRIES", "RESPONSE_URL_USES", "ResponseUrlError",
+           "SlackDeliverer", "rate_limited_retries"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +71,10 @@ TIMEZONE_TTL_S = 6 * 3600
 RESPONSE_URL_USES = 5
 """Slack accepts up to five posts to one ``response_url`` (within 30 minutes)."""
 NOT_A_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
+FILE_READY_S = 20.0
+"""How long an upload may take to be shared in its conversation before the card goes without it."""
+FILE_ALT = 1000
+"""Characters of a file's ``alt_txt``."""
 
 WebhookFactory = Callable[[str], AsyncWebhookClient]
 """Makes the client of one ``response_url``."""
@@ -63,6 +82,10 @@ WebhookFactory = Callable[[str], AsyncWebhookClient]
 
 class ResponseUrlError(DeliveryError):
     """Slack refused a post to a ``response_url`` (``status`` and Slack's error text)."""
+
+
+class _NotShared(Exception):
+    """An uploaded file is not shared in its conversation yet."""
 
 
 def rate_limited_retries() -> list[AsyncRetryHandler]:
@@ -77,19 +100,24 @@ class SlackDeliverer:
         client: the process's Web API client (built by :mod:`bot.app`).
         webhook: makes the client of one ``response_url`` (slack_sdk has one per URL).
         pacer: the process's pacer.
+        media: makes the digest cards' page links and charts (``None``: cards without them).
+        sleep: how to wait between ``files.info`` checks (tests pass a faster one).
     """
 
     platform = "slack"
 
-    def __init__(self, client: AsyncWebClient, *, webhook: WebhookFactory, pacer: Pacer) -> None:
+    def __init__(self, client: AsyncWebClient, *, webhook: WebhookFactory, pacer: Pacer,
+                 media: CardMedia | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.client = client
         self._webhook = webhook
         self._pacer = pacer
         self._zones: dict[str, tuple[str | None, float]] = {}
+        self._media = media
+        self._sleep = sleep
 
-    def digest_messages(self, digest: Digest) -> list[Message]:
+    def digest_messages(self, digest: Digest, extras: CardExtras | None = None) -> list[Message]:
         """See :meth:`Deliverer.digest_messages` (:func:`bot.cards.slack.render_slack`)."""
-        return render_slack(digest)
+        return render_slack(digest, extras)
 
     def alert_messages(self, batch: AlertBatch) -> list[Message]:
         """See :meth:`Deliverer.alert_messages`."""
@@ -115,12 +143,67 @@ class SlackDeliverer:
         self._zones[user] = (zone_name, now + TIMEZONE_TTL_S)
         return zone_name
 
-    def reply_messages(self, reply: Reply) -> list[Message]:
+    def reply_messages(self, reply: Reply, extras: CardExtras | None = None) -> list[Message]:
         """See :meth:`Deliverer.reply_messages`."""
-        return render_reply_slack(reply)
+        return render_reply_slack(reply, extras)
+
+    async def card_extras(self, place: Place, digest: Digest) -> CardExtras:
+        """See :meth:`Deliverer.card_extras` (charts by :meth:`upload_charts`)."""
+        if self._media is None:
+            return NO_EXTRAS
+
+        async def upload(charts: Sequence[Chart]) -> tuple[CardImage, ...]:
+            return await self.upload_charts(place, charts)
+
+        return await self._media.extras(digest, upload)
+
+    async def upload_charts(self, place: Place, charts: Sequence[Chart]) -> tuple[CardImage, ...]:
+        """Upload ``charts`` as PNG files shared in ``place`` (its thread, if any) and wait until Slack
+        shows them there (see the module docstring).
+
+        Raises:
+            DeliveryError: Slack refused the upload (``code`` = its error, e.g. ``missing_scope``,
+                ``not_in_channel``), or the files were not shared within :data:`FILE_READY_S`.
+        """
+        uploads = [{"file": c.png, "filename": f"{c.name}.png", "title": c.title, "alt_txt": c.alt[:FILE_ALT]}
+                   for c in charts]
+        try:
+            answer = await self.client.files_upload_v2(file_uploads=uploads, channel=place.conversation,
+                                                       thread_ts=place.thread)
+            files = answer.get("files") or []
+            ids = [str(f["id"]) for f in files if isinstance(f, dict) and f.get("id")]
+            if len(ids) != len(charts):
+                raise DeliveryError(f"Slack answered {len(ids)} files for {len(charts)} uploads", code="upload")
+            await self._until_shared(ids, place.conversation)
+        except SlackApiError as exc:
+            error = str(exc.response.get("error", ""))
+            raise DeliveryError(f"Slack refused the chart upload to {place.conversation}: {error}", code=error,
+                                status=int(exc.response.status_code or 0)) from exc
+        except SlackClientError as exc:  # the upload step itself (not an API answer) failed
+            raise DeliveryError(f"the chart upload to {place.conversation} failed: {exc}", code="upload") from exc
+        return tuple(CardImage(ref=ref, name=c.name, title=c.title, alt=c.alt) for ref, c in zip(ids, charts,
+                                                                                               strict=True))
+
+    async def _until_shared(self, ids: list[str], conversation: str) -> None:
+        """Ask ``files.info`` until every file is shared in ``conversation``."""
+        retrying = AsyncRetrying(stop=stop_after_delay(FILE_READY_S), wait=wait_exponential(multiplier=0.2, max=2.0),
+                                 retry=retry_if_exception_type(_NotShared), sleep=self._sleep, reraise=True)
+        waiting = list(ids)
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    for ref in list(waiting):
+                        info = await self.client.files_info(file=ref)
+                        if not _shared_in(info.get("file") or {}, conversation):
+                            raise _NotShared(ref)
+                        waiting.remove(ref)
+        except _NotShared as exc:
+            raise DeliveryError(f"Slack did not share the uploaded chart {exc} in {conversation} within "
+                                f"{FILE_READY_S:g} s", code="file_not_ready") from exc
 
     async def post(self, place: Place, messages: Sequence[Message], *, key: str = "") -> Posted:
-        """See :meth:`Deliverer.post` (``key`` is not used: Slack has no idempotent send)."""
+        """See :meth:`Deliverer.post` (``key`` is not used: Slack has no idempotent send). A message
+        refused with ``invalid_blocks`` while it holds pictures goes again without them."""
         if not messages:
             raise ValueError("nothing to post")
         root = place.thread
@@ -128,17 +211,29 @@ class SlackDeliverer:
         for message in messages:
             await self._pacer.wait(self.platform, place.conversation)
             try:
-                answer = await self.client.chat_postMessage(
-                    channel=place.conversation, thread_ts=root, text=message["text"], blocks=message.get("blocks"),
-                    unfurl_links=False, unfurl_media=False,
-                )
-            except SlackApiError as exc:
-                error = str(exc.response.get("error", ""))
-                raise DeliveryError(f"Slack refused a message to {place.conversation}: {error}", code=error,
-                                    status=int(exc.response.status_code or 0)) from exc
-            ids.append(str(answer["ts"]))
+                answer = await self._post_one(place.conversation, root, message)
+            except DeliveryError as exc:
+                plain = _without_images(message)
+                if exc.code != "invalid_blocks" or plain is None:
+                    raise
+                log.warning("Slack refused the card with its charts in %s (%s); posting it without them",
+                            place.conversation, exc)
+                answer = await self._post_one(place.conversation, root, plain)
+            ids.append(answer)
             root = root or ids[0]
         return Posted(tuple(ids), root)
+
+    async def _post_one(self, channel: str, thread: str | None, message: Message) -> str:
+        try:
+            answer = await self.client.chat_postMessage(
+                channel=channel, thread_ts=thread, text=message["text"], blocks=message.get("blocks"),
+                unfurl_links=False, unfurl_media=False,
+            )
+        except SlackApiError as exc:
+            error = str(exc.response.get("error", ""))
+            raise DeliveryError(f"Slack refused a message to {channel}: {error}", code=error,
+                                status=int(exc.response.status_code or 0)) from exc
+        return str(answer["ts"])
 
     async def respond(
         self, response_url: str, messages: Sequence[Message], *, channel: str, public: bool, language: Language,
@@ -205,3 +300,16 @@ class SlackDeliverer:
                 f"Slack refused the response_url post: HTTP {answer.status_code} {answer.body.strip()[:200]}",
                 code=answer.body.strip()[:100], status=answer.status_code,
             )
+
+
+def _shared_in(file: dict[str, Any], conversation: str) -> bool:
+    """Whether a ``files.info`` file is shared in ``conversation`` (public or private shares)."""
+    shares = file.get("shares") or {}
+    return any(conversation in (shares.get(kind) or {}) for kind in ("public", "private"))
+
+
+def _without_images(message: Message) -> Message | None:
+    """``message`` without its image blocks, or ``None`` when it has none."""
+    blocks = message.get("blocks") or []
+    kept = [b for b in blocks if b.get("type") != "image"]
+    return {**message, "blocks": kept} if len(kept) < len(blocks) else None

@@ -15,7 +15,9 @@ which are waited out (tenacity, :data:`MAX_RETRIES` times, ``x-ogw-ratelimit-res
 seconds or 1 s).
 
 Webhook bodies are limited to about 20 KB and their cards cannot call back: the digest
-goes out as :func:`bot.cards.feishu.render_feishu_webhook` draws it.
+goes out as :func:`bot.cards.feishu.render_feishu_webhook` draws it. A webhook cannot upload a
+picture either, so its card carries no chart — with ``PRHUB_PUBLIC_URL`` set it links to the
+digest's page instead (完整报告, where the charts are).
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from bot.cards.alert import AlertBatch, render_batch_feishu
+from bot.cards.extras import NO_EXTRAS, CardExtras
 from bot.cards.feishu import WEBHOOK_CARD_BYTES, render_feishu_webhook
 from bot.delivery import Message, Place, Posted
 from bot.delivery.feishu import FeishuAPIError
+from bot.delivery.media import CardMedia
 from bot.delivery.pacing import Pacer
 from bot.errors import DeliveryError
 from bot.models import Digest
@@ -131,6 +135,7 @@ class WebhookDeliverer:
         url, secret: the webhook and its signing secret.
         http: the process's HTTP client.
         pacer: the process's pacer (webhooks are paced as ``feishu-webhook``).
+        media: makes the digest cards' page links (``None``: no link; a webhook takes no picture).
     """
 
     name: str
@@ -138,11 +143,13 @@ class WebhookDeliverer:
     secret: str | None
     http: httpx.AsyncClient
     pacer: Pacer
+    media: CardMedia | None = None
     platform: str = field(default="feishu-webhook", init=False)
 
-    def digest_messages(self, digest: Digest) -> list[Message]:
-        """See :meth:`Deliverer.digest_messages`: link buttons only, every card within the webhook's limit."""
-        return render_feishu_webhook(digest)
+    def digest_messages(self, digest: Digest, extras: CardExtras | None = None) -> list[Message]:
+        """See :meth:`Deliverer.digest_messages`: link buttons only (the page's among them when ``extras``
+        has it), every card within the webhook's limit."""
+        return render_feishu_webhook(digest, extras)
 
     def alert_messages(self, batch: AlertBatch) -> list[Message]:
         """See :meth:`Deliverer.alert_messages` (a one-PR card's one button is a link; cards within the
@@ -153,13 +160,17 @@ class WebhookDeliverer:
         """See :meth:`Deliverer.person_timezone`: a webhook has no people."""
         return None
 
-    def reply_messages(self, reply: Reply) -> list[Message]:
+    def reply_messages(self, reply: Reply, extras: CardExtras | None = None) -> list[Message]:
         """A webhook never answers a conversation.
 
         Raises:
             DeliveryError: always.
         """
         raise DeliveryError("a Feishu webhook only pushes; it cannot answer a conversation")
+
+    async def card_extras(self, place: Place, digest: Digest) -> CardExtras:
+        """See :meth:`Deliverer.card_extras`: the page link only (a webhook cannot upload a picture)."""
+        return await self.media.extras(digest, None) if self.media is not None else NO_EXTRAS
 
     async def post(self, place: Place, messages: Sequence[Message], *, key: str = "") -> Posted:
         """See :meth:`Deliverer.post`: every card in order, into the webhook's group (no threads, no ids).

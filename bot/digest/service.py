@@ -16,28 +16,37 @@ The functions below it:
 concurrency) run on every PR concurrently before assembly, the narrative rewritten by a
 :class:`Narrator`, and the run's LLM usage in ``Digest.usage``.
 
-Both digest builders take an optional ``lookback`` (:func:`bot.digest.history.read_earlier`):
-then ``Digest.week_over_week`` compares the window with the ones before it
-(:mod:`bot.digest.weekly`; earlier windows get the heuristic, never the LLM).
+Both digest builders take an optional ``lookback`` (:func:`bot.digest.history.read_earlier`) and
+``known`` digests of earlier windows: then ``Digest.week_over_week`` compares the window with the
+ones before it (:mod:`bot.digest.weekly`; earlier windows get the heuristic, never the LLM).
+:meth:`DigestService.look_back` reads both for the chat bots and the push: the source's earlier
+windows, and — where the source only counts them (the GitHub API) — the digests of those windows
+that were already built, from the service's :class:`DigestHistory`, which keeps every digest built.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from redis.exceptions import RedisError
 
 from bot.config import Settings
 from bot.digest import aggregate, texts
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, hot_files
-from bot.digest.history import Lookback
+from bot.digest.history import Lookback, read_earlier
 from bot.digest.labels import Labeler
 from bot.digest.usage import UsageMeter
 from bot.digest.window import contains, last_day
 from bot.errors import LLMStopError
 from bot.models import Analysis, Digest, DigestPR, Language, LLMUsage, PullRequest, Window
+
+if TYPE_CHECKING:
+    from bot.sources.base import PRSource
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +92,7 @@ def build_digest(
     now: datetime | None = None,
     progress: Progress | None = None,
     lookback: Lookback | None = None,
+    known: Mapping[str, Digest] | None = None,
 ) -> Digest:
     """Build the digest of ``repo`` for ``window``.
 
@@ -99,6 +109,8 @@ def build_digest(
         progress: optional callback ``(done, total)``.
         lookback: the windows before ``window`` as read from the source; when given,
             ``Digest.week_over_week`` is filled (earlier windows analysed by the heuristic).
+        known: digests already built for earlier windows, by window name (used where the
+            lookback only counted, e.g. the GitHub API).
 
     Returns:
         A frozen :class:`Digest`; an empty window gives a short digest with
@@ -118,7 +130,7 @@ def build_digest(
     files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
     now = now or datetime.now(UTC)
     digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, analyzer.name, now)
-    return with_week_over_week(digest, lookback, settings=settings, now=now)
+    return with_week_over_week(digest, lookback, settings=settings, known=known, now=now)
 
 
 async def build_digest_async(
@@ -134,6 +146,7 @@ async def build_digest_async(
     now: datetime | None = None,
     progress: Progress | None = None,
     lookback: Lookback | None = None,
+    known: Mapping[str, Digest] | None = None,
 ) -> Digest:
     """Build the digest with an async analyzer; arguments as :func:`build_digest`, plus:
 
@@ -166,14 +179,14 @@ async def build_digest_async(
     files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
     now = now or datetime.now(UTC)
     digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, name, now)
-    digest = with_week_over_week(digest, lookback, settings=settings, now=now)
+    digest = with_week_over_week(digest, lookback, settings=settings, known=known, now=now)
     if narrator is not None:
         digest = await narrator.narrate(digest)
     return digest if meter is None else digest.model_copy(update={"usage": meter.snapshot()})
 
 
 def with_week_over_week(
-    digest: Digest, lookback: Lookback | None, *, settings: Settings, known: dict[str, Digest] | None = None,
+    digest: Digest, lookback: Lookback | None, *, settings: Settings, known: Mapping[str, Digest] | None = None,
     now: datetime | None = None,
 ) -> Digest:
     """``digest`` with ``week_over_week`` computed from ``lookback`` (unchanged when ``None``).
@@ -380,6 +393,28 @@ class LLMParts(Protocol):
     def meter(self) -> UsageMeter: ...
 
 
+class DigestHistory(Protocol):
+    """Digests already built, by repository, window name and language (the bot's is
+    :class:`bot.web.pages.DigestPages`, in Redis; it also serves their pages)."""
+
+    async def put(self, digest: Digest) -> str:
+        """Keep ``digest``; returns its id."""
+        ...
+
+    async def known(self, repo: str, windows: Iterable[str], language: Language) -> dict[str, Digest]:
+        """The kept digests of ``windows`` (names), by name."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Earlier:
+    """What :meth:`DigestService.look_back` found about the windows before a digest's window:
+    the source's ``lookback`` and the ``known`` digests of those windows (by name)."""
+
+    lookback: Lookback
+    known: Mapping[str, Digest] = field(default_factory=dict)
+
+
 class _Fallback:
     """The heuristic analyzer, each analysis marked as standing in for the model (``fallback_reason``)."""
 
@@ -402,14 +437,17 @@ class DigestService:
         analyzer: a fixed per-PR analyzer instead of the LLM (tests; ``None``: the heuristic).
         on_fallback: called with one line when the model turned out unusable and the heuristic
             answered instead (the CLI prints it; the bot logs it in any case).
+        history: keeps every digest :meth:`digest` builds and gives them back to :meth:`look_back`
+            (``None``: nothing kept; a store failure there is logged, never raised).
     """
 
     def __init__(self, settings: Settings, *, llm: LLMParts | None = None, analyzer: Analyzer | None = None,
-                 on_fallback: Callable[[str], None] | None = None) -> None:
+                 on_fallback: Callable[[str], None] | None = None, history: DigestHistory | None = None) -> None:
         self.settings = settings
         self._llm = llm if analyzer is None else None
         self._analyzer = analyzer
         self._on_fallback = on_fallback
+        self._history = history
         self._deadlines: list[DeadlineAnalyzer] = []
 
     @property
@@ -421,12 +459,33 @@ class DigestService:
         """The model's usage so far (calls, cache hits, tokens, cost), or ``None`` without a model."""
         return self._llm.meter.snapshot() if self._llm is not None else None
 
+    async def look_back(self, source: PRSource, repo: str, window: Window, *,
+                        language: Language | None = None) -> Earlier:
+        """The windows before ``window``, for week over week: :func:`~bot.digest.history.read_earlier`
+        on ``source`` (in a worker thread; snapshots and clones give records, the GitHub API counts
+        within its request budget) and, where the source gave no records, the digests of those windows
+        this service built before (its history), if built after their window ended. Never calls a model;
+        never raises for a source or store failure (the comparison then says what is missing)."""
+        lookback = await asyncio.to_thread(read_earlier, source, repo, window)
+        known: dict[str, Digest] = {}
+        wanted = [w.name for w in lookback.windows if w.name not in lookback.prs]
+        if self._history is not None and wanted:
+            try:
+                kept = await self._history.known(repo, wanted, language or self.settings.language)
+            except RedisError as exc:
+                log.warning("earlier digests of %s could not be read: %s", repo, exc)
+                kept = {}
+            # a digest built before its window ended (本周周报 on a Wednesday) saw part of it only
+            known = {name: d for name, d in kept.items() if d.generated_at >= d.window.end}
+        return Earlier(lookback, known)
+
     async def digest(
         self, prs: Sequence[PullRequest], *, repo: str, window: Window, language: Language | None = None,
         now: datetime | None = None, progress: Progress | None = None, deadline_s: float | None = None,
-        lookback: Lookback | None = None,
+        lookback: Lookback | None = None, known: Mapping[str, Digest] | None = None,
     ) -> Digest:
-        """The digest of ``prs`` (see :func:`build_digest` for the arguments, ``lookback`` included).
+        """The digest of ``prs`` (see :func:`build_digest` for the arguments, ``lookback`` and ``known``
+        included; :meth:`look_back` gives both), kept in the service's history.
 
         Args:
             deadline_s: with the LLM, analyses not done this many seconds after the start are shown
@@ -435,10 +494,24 @@ class DigestService:
         Never raises :class:`~bot.errors.LLMStopError`: an unusable model gives the heuristic
         digest, its analyses marked with the reason (see the module docstring).
         """
+        digest = await self._digest(prs, repo=repo, window=window, language=language, now=now, progress=progress,
+                                    deadline_s=deadline_s, lookback=lookback, known=known)
+        if self._history is not None:
+            try:
+                await self._history.put(digest)
+            except RedisError as exc:
+                log.warning("the digest of %s %s could not be kept: %s", repo, window.name, exc)
+        return digest
+
+    async def _digest(
+        self, prs: Sequence[PullRequest], *, repo: str, window: Window, language: Language | None,
+        now: datetime | None, progress: Progress | None, deadline_s: float | None,
+        lookback: Lookback | None, known: Mapping[str, Digest] | None,
+    ) -> Digest:
         if self._llm is None:
             return await asyncio.to_thread(build_digest, prs, repo=repo, window=window, settings=self.settings,
                                            language=language, analyzer=self._analyzer, now=now, progress=progress,
-                                           lookback=lookback)
+                                           lookback=lookback, known=known)
         analyzer: AsyncAnalyzer = self._llm.analyzer
         if deadline_s is not None:
             limited = DeadlineAnalyzer(analyzer, seconds=deadline_s)
@@ -447,12 +520,13 @@ class DigestService:
         try:
             return await build_digest_async(
                 prs, repo=repo, window=window, settings=self.settings, language=language, analyzer=analyzer,
-                narrator=self._llm.narrator, meter=self._llm.meter, now=now, progress=progress, lookback=lookback)
+                narrator=self._llm.narrator, meter=self._llm.meter, now=now, progress=progress, lookback=lookback,
+                known=known)
         except LLMStopError as exc:
             reason = self._fell_back(exc, f"{repo} {window.name}")
         digest = await asyncio.to_thread(build_digest, prs, repo=repo, window=window, settings=self.settings,
                                          language=language, analyzer=_Fallback(reason), now=now, progress=progress,
-                                         lookback=lookback)
+                                         lookback=lookback, known=known)
         usage = self._llm.meter.snapshot()
         return digest.model_copy(update={"usage": usage.model_copy(
             update={"fallbacks": usage.fallbacks + digest.stats.pr_count})})

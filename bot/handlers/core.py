@@ -175,11 +175,14 @@ class Core:
     # -- digests and PRs ------------------------------------------------------------------------
 
     async def digest(
-        self, repo: str | None, week: str | None, conversation: Conversation, language: Language,
+        self, repo: str | None, week: str | None, conversation: Conversation, language: Language, *,
+        compare: bool = True,
     ) -> Digest:
         """The digest of ``repo`` (default: the channel's) for ``week`` (``this``, ``last``,
         ``YYYY-Www``; ``None`` = the last complete week), or for a window named as
-        :attr:`~bot.models.Window.name` (``2026-04-13..2026-04-19``, from a card's button).
+        :attr:`~bot.models.Window.name` (``2026-04-13..2026-04-19``, from a card's button); with
+        ``compare``, against the windows before it (week over week, no LLM call:
+        :meth:`~bot.digest.service.DigestService.look_back`).
 
         Raises:
             PrhubError: no repository bound, unknown repository, bad week, unreadable source.
@@ -187,7 +190,10 @@ class Core:
         source, name = self.channels.resolve(conversation.key, repo)
         window = named_window(week, tz=self.settings.timezone, now=self._clock())
         prs = await asyncio.to_thread(source.merged_prs, name, window)
-        return await self.digests.digest(prs, repo=name, window=window, language=language, now=self._clock())
+        earlier = await self.digests.look_back(source, name, window, language=language) if compare else None
+        return await self.digests.digest(prs, repo=name, window=window, language=language, now=self._clock(),
+                                         lookback=earlier.lookback if earlier else None,
+                                         known=earlier.known if earlier else None)
 
     async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
         source, name = self.channels.resolve(conversation.key, intent.repo)
@@ -200,7 +206,7 @@ class Core:
         return PRReply(item, name, lang, self.settings.timezone)
 
     async def _label(self, intent: LabelIntent, conversation: Conversation, lang: Language) -> LabelReply:
-        digest = await self.digest(intent.repo, None, conversation, lang)
+        digest = await self.digest(intent.repo, None, conversation, lang, compare=False)
         label = self._canonical_label(digest.repo, intent.label)
         numbers = next((g.pr_numbers for g in digest.label_view if g.label.lower() == label), ())
         return LabelReply(digest, label, tuple(digest.pr(n) for n in numbers))

@@ -25,6 +25,9 @@ Catch-up (:meth:`Pusher.catch_up`, at start): a fire within ``push_grace_s`` (de
 before now whose week is not done is pushed now; older misses within the last
 :data:`LOOKBACK` are logged at ERROR level with the command that posts them.
 
+The digest compares the week with the weeks before it (week over week, read from the same source
+without any LLM call, :meth:`~bot.digest.service.DigestService.look_back`).
+
 A week still being analysed (an LLM analyzer that has not finished by the deadline,
 :data:`LLM_DEADLINE_S`) is posted with what is ready; the rest show as pending
 (分析结果尚未生成). The digest comes from the process's :class:`~bot.digest.service.DigestService`,
@@ -145,8 +148,10 @@ class Pusher:
             if await self._claims.is_done(done_key):  # finished just before our lock
                 return PushOutcome(channel, repo, window.name, "already_done")
             prs = await asyncio.to_thread(source.merged_prs, repo, window)
+            earlier = await self._digests.look_back(source, repo, window, language=language)
             digest = await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
-                                                deadline_s=self._deadline_s)
+                                                deadline_s=self._deadline_s, lookback=earlier.lookback,
+                                                known=earlier.known)
             await post_digest(deliverer, self._claims, Place(target), digest, key=done_key)
             await self._claims.take(done_key)
         except BaseException:

@@ -6,7 +6,7 @@ the key ``PRHUB_PAGE_SECRET`` and a timestamp (:class:`itsdangerous.URLSafeTimed
 valid for ``PRHUB_PAGE_LINK_TTL_S`` seconds (default 30 days). :meth:`PageLinks.page_id` gives
 the id back, or raises :class:`BadLink` (``reason`` ``unsigned``, ``tampered`` or ``expired``).
 
-Settings (environment, like every ``PRHUB_*`` one):
+Settings (fields of :class:`bot.config.Settings`, from the environment like every ``PRHUB_*`` one):
 
 ===========================  =========================================================  ==========
 ``PRHUB_PAGE_SECRET``        the signing key (any long random string; keep it secret,    required
@@ -22,27 +22,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.config import Settings, load_settings
 from bot.errors import ConfigError
 
-__all__ = ["DEFAULT_TTL_S", "BadLink", "LinkSettings", "PageLinks"]
+__all__ = ["DEFAULT_TTL_S", "BadLink", "PageLinks"]
 
 DEFAULT_TTL_S = 30 * 24 * 3600
 """Links work for 30 days unless ``PRHUB_PAGE_LINK_TTL_S`` says otherwise."""
 _SALT = "prhub.digest-page"
 MIN_SECRET = 16
-
-
-class LinkSettings(BaseSettings):
-    """The page-link settings from the environment (see the module docstring)."""
-
-    model_config = SettingsConfigDict(env_prefix="PRHUB_", extra="ignore", frozen=True)
-
-    page_secret: SecretStr | None = None
-    page_link_ttl_s: int = Field(default=DEFAULT_TTL_S, ge=60)
-    public_url: str | None = None
 
 
 class BadLink(Exception):
@@ -72,13 +61,14 @@ class PageLinks:
             raise ConfigError(f"PRHUB_PAGE_SECRET must be at least {MIN_SECRET} characters long")
 
     @classmethod
-    def from_env(cls, settings: LinkSettings | None = None) -> PageLinks:
-        """The signer configured by the environment.
+    def from_env(cls, settings: Settings | None = None) -> PageLinks:
+        """The signer ``settings`` configure (default: :func:`bot.config.load_settings`, i.e. the
+        environment and the config file).
 
         Raises:
             ConfigError: ``PRHUB_PAGE_SECRET`` is not set or too short.
         """
-        conf = settings or LinkSettings()
+        conf = settings if settings is not None else load_settings()
         if conf.page_secret is None or not conf.page_secret.get_secret_value().strip():
             raise ConfigError("PRHUB_PAGE_SECRET is not set: page links are signed with it (any long random string)")
         return cls(conf.page_secret.get_secret_value(), conf.page_link_ttl_s, conf.public_url)

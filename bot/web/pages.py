@@ -20,15 +20,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable
-from typing import Any
-
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from typing import TYPE_CHECKING, Any
 
 from bot.models import Digest, Language
 from bot.store import Store, cache_key, digest_of
 from bot.web.links import DEFAULT_TTL_S, BadLink, PageLinks
+
+if TYPE_CHECKING:  # Starlette is imported by page_routes only: a CLI digest keeps digests without it
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +124,8 @@ class DigestPages:
 def page_routes(pages: DigestPages, links: PageLinks, *, prefix: str = "/pages") -> list[Route]:
     """``GET {prefix}/{token}`` serving kept digests' pages; mount with
     ``build_server(routes=page_routes(...))`` (:mod:`bot.handlers.server`)."""
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
 
     async def page(request: Request) -> Response:
         token = str(request.path_params["token"])
@@ -146,6 +149,8 @@ def page_routes(pages: DigestPages, links: PageLinks, *, prefix: str = "/pages")
 
 
 def _plain(message: str, status: int) -> Response:
+    from starlette.responses import PlainTextResponse
+
     return PlainTextResponse(message + "\n", status_code=status, headers=_SECURITY_HEADERS)
 
 

@@ -63,10 +63,17 @@ def check_slack(messages: list[dict[str, Any]], caplog: Any = None) -> None:
                 assert utf16_len(block["text"]["text"]) <= slack.SECTION_TEXT
             if kind == "context":
                 assert 0 < len(block["elements"]) <= slack.CONTEXT_ELEMENTS
+            if kind == "image":
+                assert block["slack_file"]["id"].startswith("F"), block
+                assert 0 < utf16_len(block["alt_text"]) <= slack.IMAGE_ALT
+                assert 0 < utf16_len(block["title"]["text"]) <= slack.IMAGE_TITLE
             for element in [*block.get("elements", []), block.get("accessory", {})]:
                 if element.get("type") == "button":
                     assert utf16_len(element["text"]["text"]) <= slack.BUTTON_TEXT
                     assert len(element["value"]) <= slack.ACTION_VALUE
+                    if "url" in element:
+                        assert element["url"].startswith(("https://", "http://"))
+                        assert len(element["url"]) <= slack.BUTTON_URL
         assert total <= slack.MESSAGE_TEXT_BUDGET
 
 
@@ -81,12 +88,22 @@ def check_feishu(cards: list[dict[str, Any]]) -> None:
         elements = card["body"]["elements"]
         assert 0 < len(elements) <= feishu.MAX_ELEMENTS
         for element in elements:
-            assert element["tag"] in {"markdown", "hr", "button"}
+            assert element["tag"] in {"markdown", "hr", "button", "img"}
             if element["tag"] == "markdown":
                 assert element["content"].strip()
                 assert len(element["content"]) <= feishu.ELEMENT_TEXT
             if element["tag"] == "button":
-                assert element["behaviors"][0]["type"] == "callback"
+                behavior = element["behaviors"][0]
+                assert behavior["type"] in {"callback", "open_url"}
+                if behavior["type"] == "open_url":
+                    assert behavior["default_url"].startswith(("https://", "http://"))
+                else:
+                    assert isinstance(behavior["value"], dict)
+            if element["tag"] == "img":
+                assert element["img_key"]
+                assert element["alt"]["tag"] == "plain_text"
+                assert 0 < len(element["alt"]["content"]) <= feishu.IMAGE_TEXT
+                assert 0 < len(element["title"]["content"]) <= feishu.IMAGE_TEXT
         size = len(json.dumps(card, ensure_ascii=False).encode())
         assert size < feishu.CARD_BYTES
         assert size == feishu.card_bytes(card)

@@ -55,10 +55,44 @@ def test_english_charts_and_an_empty_digest(verl_settings: Settings, empty_diges
     assert render_charts(empty_digest) == []
 
 
-def test_the_cli_help_imports_no_plotting_browser_or_pdf_library() -> None:
+@pytest.mark.parametrize("args", [["--help"], ["digest", "--help"], ["serve", "--help"]])
+def test_the_cli_help_imports_no_plotting_browser_or_pdf_library(args: list[str]) -> None:
     code = ("import sys; from bot.cli import app; from typer.testing import CliRunner; "
-            "r = CliRunner().invoke(app, ['digest', '--help']); assert r.exit_code == 0, r.output; "
+            f"r = CliRunner().invoke(app, {args!r}); assert r.exit_code == 0, r.output; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('matplotlib', 'numpy', 'PIL', 'playwright', 'itsdangerous')))")
+            "('matplotlib', 'numpy', 'PIL', 'playwright', 'itsdangerous', 'starlette')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_chinese_text_is_drawn_with_the_simplified_chinese_face() -> None:
+    """fonts-noto-cjk ships one collection with the JP face first; the charts must draw the SC face of it."""
+    if cjk_font() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("a CJK font is required in CI (scripts/test installs fonts-noto-cjk)")
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk)")
+    from matplotlib import font_manager, rcParams
+    from matplotlib.figure import Figure
+
+    from bot.cards.charts import _style
+
+    def drawn(family: list[str] | None) -> bytes:
+        figure = Figure(figsize=(1.2, 0.6), dpi=100)
+        figure.text(0.05, 0.1, "门关直骨", fontsize=28, **({"family": family} if family else {}))
+        out = io.BytesIO()
+        figure.savefig(out, format="png")
+        return Image.open(out).convert("L").tobytes()
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    with _style():
+        families = list(rcParams["font.family"])
+        found = font_manager.findfont(font_manager.FontProperties(family=families))
+        ours, sc = drawn(None), drawn(["Noto Sans CJK SC"])
+        jp = drawn(["Noto Sans CJK JP"]) if "Noto Sans CJK JP" in installed else None
+    assert families[0] == "Noto Sans CJK SC"
+    if str(found).endswith(".ttc"):  # a collection: the face index picks the region
+        assert getattr(found, "face_index", None) == next(
+            f.index for f in font_manager.fontManager.ttflist if f.name == "Noto Sans CJK SC")
+    assert ours == sc
+    if jp is not None:
+        assert ours != jp  # 门, 关, 直, 骨 have other forms in the JP face

@@ -17,7 +17,12 @@ Served by the standard library's threading HTTP server in a background thread
   makes the next sends answer HTTP 429 / ``99991400`` with ``x-ogw-ratelimit-reset``;
 - ``POST /open-apis/bot/v2/hook/{id}`` — a custom-bot webhook, checking the
   signature against :attr:`FakeFeishuAPI.webhook_secret` (``19021`` when wrong)
-  and the 20 KB body limit.
+  and the 20 KB body limit;
+- ``POST /open-apis/im/v1/images`` — a multipart upload (``image_type=message``, an
+  ``image`` file part that must be a PNG): answers an ``image_key`` and keeps the bytes in
+  :attr:`FakeFeishuAPI.images`; :attr:`FakeFeishuAPI.refuse_images` answers ``99991672``
+  (the app lacks ``im:resource``). A card's ``img`` element must name a key uploaded here and
+  carry its ``alt`` (else ``230099``, as Feishu refuses an unknown image key).
 
 Every request is kept in :attr:`FakeFeishuAPI.calls`; every message actually
 "sent" in :attr:`FakeFeishuAPI.messages`, every webhook card in
@@ -27,6 +32,8 @@ Every request is kept in :attr:`FakeFeishuAPI.calls`; every message actually
 from __future__ import annotations
 
 import base64
+import email.parser
+import email.policy
 import hashlib
 import hmac
 import json
@@ -68,8 +75,9 @@ class Sent:
     uuid: str | None
 
 
-def card_problem(card: Any) -> str | None:
-    """Why Feishu would refuse ``card`` as card JSON 2.0, or ``None`` when it is fine."""
+def card_problem(card: Any, images: dict[str, bytes] | None = None) -> str | None:
+    """Why Feishu would refuse ``card`` as card JSON 2.0, or ``None`` when it is fine (``images``: the
+    uploaded image keys an ``img`` element may name; ``None``: any key)."""
     if not isinstance(card, dict) or card.get("schema") != "2.0":
         return "schema must be 2.0"
     title = ((card.get("header") or {}).get("title") or {}).get("content")
@@ -86,6 +94,13 @@ def card_problem(card: Any) -> str | None:
             return f"unknown tag {tag!r}"
         if tag == "markdown" and not isinstance(element.get("content"), str):
             return "markdown.content must be a string"
+        if tag == "img":
+            key = element.get("img_key")
+            alt = element.get("alt")
+            if not isinstance(alt, dict) or alt.get("tag") != "plain_text" or not isinstance(alt.get("content"), str):
+                return "img needs alt (plain_text)"
+            if not isinstance(key, str) or (images is not None and key not in images):
+                return f"image key not found: {key!r}"
         if tag == "button":
             text = (element.get("text") or {}).get("content")
             behaviors = element.get("behaviors")
@@ -130,6 +145,8 @@ class FakeFeishuAPI:
         self.calls: list[Call] = []
         self.messages: list[Sent] = []
         self.webhook_posts: list[dict[str, Any]] = []
+        self.images: dict[str, bytes] = {}
+        self.refuse_images = False
         self._uuids: dict[str, str] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -167,9 +184,26 @@ class FakeFeishuAPI:
         if path == "/open-apis/bot/v3/info" and call.method == "GET":
             return 200, {}, {"code": 0, "msg": "ok",
                              "bot": {"open_id": BOT_OPEN_ID, "app_name": "prhub", "activate_status": 2}}
+        if call.method == "POST" and path == "/open-apis/im/v1/images":
+            return self._image(call)
         if call.method == "POST" and path.startswith("/open-apis/im/v1/messages"):
             return self._message(call)
         return 404, {}, {"code": 404, "msg": f"no such API {call.method} {path}"}
+
+    def _image(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
+        if self.refuse_images:
+            return 400, {}, {"code": 99991672, "msg": "Access denied. One of the following scopes is required: "
+                                                      "[im:resource]"}
+        form = call.body if isinstance(call.body, dict) else {}
+        image = form.get("image")
+        if form.get("image_type") != "message" or not isinstance(image, bytes):
+            return 400, {}, {"code": 234001, "msg": "Invalid request param."}
+        if not image.startswith(b"\x89PNG\r\n\x1a\n"):
+            return 400, {}, {"code": 234011, "msg": "Can't recognize image format."}
+        with self._lock:
+            key = f"img_v3_fake_{len(self.images) + 1:04d}"
+            self.images[key] = image
+        return 200, {}, {"code": 0, "msg": "success", "data": {"image_key": key}}
 
     def _message(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
         parts = call.path.strip("/").split("/")
@@ -195,7 +229,9 @@ class FakeFeishuAPI:
             return 400, {}, {"code": 230099, "msg": "Failed to create card content, ext=ErrCode: 200621"}
         problem = None
         if msg_type == "interactive":
-            problem = card_problem(content)
+            with self._lock:
+                images = dict(self.images)
+            problem = card_problem(content, images)
         elif msg_type == "post":
             problem = _post_problem(content)
         elif msg_type == "text":
@@ -226,8 +262,9 @@ class FakeFeishuAPI:
                 return 200, {}, {"code": 19021, "msg": "sign match fail or timestamp is not within one hour"}
         if len(json.dumps(body, ensure_ascii=False).encode()) > 20_000:
             return 200, {}, {"code": 9499, "msg": "request body too large"}
-        if body.get("msg_type") != "interactive" or card_problem(body.get("card")) is not None:
-            return 200, {}, {"code": 9499, "msg": f"bad card: {card_problem(body.get('card'))}"}
+        problem = card_problem(body.get("card"), {})  # a webhook has no image of its own to show
+        if body.get("msg_type") != "interactive" or problem is not None:
+            return 200, {}, {"code": 9499, "msg": f"bad card: {problem}"}
         with self._lock:
             self.webhook_posts.append(body)
         return 200, {}, {"code": 0, "msg": "success", "data": {}}
@@ -239,10 +276,14 @@ class FakeFeishuAPI:
             def _serve(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 data = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(data) if data else None
-                except ValueError:
-                    body = None
+                kind = self.headers.get("Content-Type") or ""
+                if kind.startswith("multipart/form-data"):
+                    body: Any = _form(kind, data)
+                else:
+                    try:
+                        body = json.loads(data) if data else None
+                    except ValueError:
+                        body = None
                 url = urlsplit(self.path)
                 call = Call(method=method, path=url.path, query={k: v[0] for k, v in parse_qs(url.query).items()},
                             headers={k.lower(): v for k, v in self.headers.items()}, body=body)
@@ -268,3 +309,17 @@ class FakeFeishuAPI:
                 pass
 
         return Handler
+
+
+def _form(content_type: str, data: bytes) -> dict[str, Any]:
+    """A ``multipart/form-data`` body: text fields as ``str``, file parts as ``bytes``."""
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + data)
+    fields: dict[str, Any] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        if not isinstance(name, str) or not isinstance(payload, bytes):
+            continue
+        fields[name] = payload if part.get_filename() else payload.decode()
+    return fields

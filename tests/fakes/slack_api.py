@@ -12,7 +12,15 @@ Records every call (:attr:`FakeSlack.calls`) and answers like Slack:
 - ``GET /api/users.info`` — a person of :attr:`FakeSlack.users` (``{"id", "tz", …}``, as Slack gives it to an
   app with ``users:read``), else ``user_not_found``;
 - ``POST /response/{id}`` — a ``response_url``: ``ok``, or HTTP 400 with ``no_text`` /
-  ``invalid_blocks`` (as Slack's webhooks answer); after 5 posts ``used_url``.
+  ``invalid_blocks`` (as Slack's webhooks answer); after 5 posts ``used_url``;
+- file uploads as slack_sdk's ``files_upload_v2`` makes them: ``files.getUploadURLExternal``
+  (an upload URL on this fake and a file id), ``POST /upload/{id}`` (the bytes, kept in
+  :attr:`FakeSlack.files`), ``files.completeUploadExternal`` (shares the files in ``channel_id``;
+  ``not_in_channel`` for channels in :attr:`FakeSlack.not_member`; :attr:`FakeSlack.refuse_uploads`
+  answers that error instead), and ``GET files.info`` — like Slack, a file shows its share only
+  after :attr:`FakeSlack.share_after` checks (uploads complete asynchronously). A message whose
+  ``image`` block names a ``slack_file`` that is unknown, or not (yet) shown as shared in the
+  message's channel, is refused with ``invalid_blocks``, as Slack refuses it.
 """
 
 from __future__ import annotations
@@ -39,6 +47,21 @@ RESPONSE_URL_USES = 5
 
 
 @dataclass
+class SlackFileRecord:
+    """One uploaded file: its id, name, title, alt text, bytes, the channel (and thread) it is shared
+    in once completed, and how many ``files.info`` checks asked about it."""
+
+    id: str
+    filename: str
+    alt_txt: str
+    data: bytes = b""
+    title: str = ""
+    channel: str | None = None
+    thread_ts: str | None = None
+    checks: int = 0
+
+
+@dataclass
 class Call:
     """One recorded request: ``method`` (``chat.postMessage``, ``response_url``, …), its
     arguments, the path and the monotonic time it arrived."""
@@ -61,6 +84,11 @@ class FakeSlack:
         self._ts = 1713500000_000100
         self._rate_limited: dict[str, int] = {}
         self._response_uses: dict[str, int] = {}
+        self.files: dict[str, SlackFileRecord] = {}
+        self.share_after = 1
+        """``files.info`` shows a completed file's share from this check on (0: at once)."""
+        self.refuse_uploads: str | None = None
+        """An error (e.g. ``missing_scope``) ``files.completeUploadExternal`` answers instead of sharing."""
 
     # -- test helpers ---------------------------------------------------------------------------
 
@@ -93,6 +121,8 @@ class FakeSlack:
     def handle(self, path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes]:
         """Answer one request: ``(status, headers, body)``."""
         path, _, query = path.partition("?")
+        if path.startswith("/upload/"):
+            return self._upload(path.removeprefix("/upload/"), body)
         args = {**dict(parse_qsl(query)), **_decode(headers.get("content-type", ""), body)}
         if path.startswith("/response/"):
             return self._response(path, args)
@@ -120,6 +150,8 @@ class FakeSlack:
                 return 200, {}, _json({"ok": False, "error": "user_not_found"})
             call.args["_accepted"] = True
             return 200, {}, _json({"ok": True, "user": {"id": args["user"], **user}})
+        if method.startswith("files."):
+            return self._files(method, call)
         if method in ("chat.postMessage", "chat.postEphemeral"):
             error = self._check_message(args)
             if error:
@@ -140,7 +172,78 @@ class FakeSlack:
             return "channel_not_found"
         if channel in self.not_member:
             return "not_in_channel"
-        return _message_error(args)
+        return _message_error(args) or self._image_error(args, channel)
+
+    def _image_error(self, args: dict[str, Any], channel: str) -> str | None:
+        """``invalid_blocks`` when an image block names a file not shown as shared in ``channel``."""
+        blocks = args.get("blocks")
+        if isinstance(blocks, str):
+            blocks = json.loads(blocks)
+        for block in blocks or []:
+            if block.get("type") != "image" or "slack_file" not in block:
+                continue
+            ref = str((block.get("slack_file") or {}).get("id", ""))
+            with self._lock:
+                record = self.files.get(ref)
+                if record is None or record.channel != channel or record.checks < self.share_after:
+                    return "invalid_blocks"
+        return None
+
+    # -- files --------------------------------------------------------------------------------
+
+    def uploaded(self) -> list[SlackFileRecord]:
+        """The files uploaded and shared, in order."""
+        with self._lock:
+            return [f for f in self.files.values() if f.channel is not None]
+
+    def _upload(self, ref: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+        with self._lock:
+            record = self.files.get(ref)
+            if record is None:
+                return 404, {}, b"no such upload"
+            record.data = body
+            self.calls.append(Call("upload", {"file_id": ref, "bytes": len(body)}, f"/upload/{ref}"))
+        return 200, {}, f"OK - {len(body)}".encode()
+
+    def _files(self, method: str, call: Call) -> tuple[int, dict[str, str], bytes]:
+        args = call.args
+        if method == "files.getUploadURLExternal":
+            with self._lock:
+                ref = f"F0FAKE{len(self.files) + 1:04d}"
+                self.files[ref] = SlackFileRecord(ref, str(args.get("filename", "")), str(args.get("alt_txt", "")))
+            call.args["_accepted"] = True
+            return 200, {}, _json({"ok": True, "upload_url": f"{self.base_url}/upload/{ref}", "file_id": ref})
+        if method == "files.completeUploadExternal":
+            channel = str(args.get("channel_id", ""))
+            if self.refuse_uploads:
+                return 200, {}, _json({"ok": False, "error": self.refuse_uploads})
+            if channel in self.not_member:
+                return 200, {}, _json({"ok": False, "error": "not_in_channel"})
+            items = json.loads(str(args.get("files", "[]")))
+            out = []
+            with self._lock:
+                for item in items:
+                    record = self.files.get(str(item.get("id", "")))
+                    if record is None or not record.data:
+                        return 200, {}, _json({"ok": False, "error": "file_not_found"})
+                    record.title, record.channel = str(item.get("title", "")), channel or None
+                    record.thread_ts = str(args["thread_ts"]) if args.get("thread_ts") else None
+                    out.append({"id": record.id, "title": record.title, "name": record.filename})
+            call.args["_accepted"] = True
+            return 200, {}, _json({"ok": True, "files": out})
+        if method == "files.info":
+            with self._lock:
+                record = self.files.get(str(args.get("file", "")))
+                if record is None:
+                    return 200, {}, _json({"ok": False, "error": "file_not_found"})
+                shown = record.channel is not None and record.checks >= self.share_after
+                record.checks += 1
+                shares = {"public": {record.channel: [{"ts": "1713500000.000001"}]}} if shown else {}
+                file = {"id": record.id, "name": record.filename, "title": record.title,
+                        "mimetype": "image/png" if shown else "", "shares": shares}
+            call.args["_accepted"] = True
+            return 200, {}, _json({"ok": True, "file": file})
+        return 200, {}, _json({"ok": False, "error": "unknown_method"})
 
     def _response(self, path: str, args: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
         call = Call("response_url", args, path)
@@ -199,6 +302,9 @@ def serve(fake: FakeSlack) -> Iterator[str]:
     """Run ``fake`` on 127.0.0.1 (a free port) in a thread; yields its base URL (also ``fake.base_url``)."""
 
     class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.do_POST()
+
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length)
@@ -211,9 +317,6 @@ def serve(fake: FakeSlack) -> Iterator[str]:
                 self.send_header(key, value)
             self.end_headers()
             self.wfile.write(payload)
-
-        def do_GET(self) -> None:  # slack_sdk reads some methods (users.info) with GET and a query string
-            self.do_POST()
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

@@ -14,11 +14,11 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from page_support import compared_w16
 from redis_support import redis_store
 
-from bot.config import Settings
+from bot.config import Settings, load_settings
 from bot.errors import ConfigError
 from bot.handlers.server import build_server
 from bot.web import links as links_module
-from bot.web.links import BadLink, LinkSettings, PageLinks
+from bot.web.links import BadLink, PageLinks
 from bot.web.pages import MESSAGES, DigestPages, page_routes
 
 SECRET = "test-secret-of-enough-length-0123456789"
@@ -59,14 +59,23 @@ def test_links_round_trip_and_refuse() -> None:
 
 def test_link_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PRHUB_PAGE_SECRET", raising=False)
+    monkeypatch.delenv("PRHUB_CONFIG", raising=False)
     with pytest.raises(ConfigError, match="PRHUB_PAGE_SECRET"):
         PageLinks.from_env()
     monkeypatch.setenv("PRHUB_PAGE_SECRET", SECRET)
     monkeypatch.setenv("PRHUB_PUBLIC_URL", "https://prhub.example/")
-    links = PageLinks.from_env(LinkSettings())
+    monkeypatch.setenv("PRHUB_PAGE_LINK_TTL_S", "600")
+    settings = load_settings()
+    assert settings.public_url == "https://prhub.example"
+    links = PageLinks.from_env(settings)
+    assert links.ttl_s == 600
     assert links.url("p1").startswith("https://prhub.example/pages/")
+    assert PageLinks.from_env().url("p1").startswith("https://prhub.example/pages/")
     with pytest.raises(ConfigError, match="at least"):
         PageLinks("short")
+    monkeypatch.setenv("PRHUB_PUBLIC_URL", "prhub.example")
+    with pytest.raises(ConfigError, match="public_url"):
+        load_settings()
 
 
 async def test_pages_through_a_real_server(verl_settings: Settings) -> None:

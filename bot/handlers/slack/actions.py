@@ -5,7 +5,9 @@
 - ``prhub_analyze_pr`` (value ``repo#number``) — posts that PR's analysis in the
   card's thread, once per thread and PR;
 - ``prhub_subscribe_label`` (a select; option value = label) — subscribes the
-  conversation to the label of the card's repository; the confirmation is ephemeral.
+  conversation to the label of the card's repository; the confirmation is ephemeral;
+- ``prhub_open_page`` — 完整报告 as a link to the digest's page: the browser opens it, Slack still
+  reports the press, which is only acknowledged.
 
 Each is acked at once and answered by a lazy listener. A press whose work fails gives its
 claim back (:meth:`bot.claims.Claims.release`), so a later press tries again.
@@ -17,7 +19,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
-from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_SUBSCRIBE_LABEL
+from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_OPEN_PAGE, ACTION_SUBSCRIBE_LABEL
 from bot.cards.escape import slack_text
 from bot.cards.i18n import chat_phrases
 from bot.claims import full_report_key, pr_answer_key
@@ -90,6 +92,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     app.action(ACTION_FULL_REPORT)(ack=_ack, lazy=[full_report])
     app.action(ACTION_ANALYZE_PR)(ack=_ack, lazy=[analyze])
     app.action(ACTION_SUBSCRIBE_LABEL)(ack=_ack, lazy=[subscribe])
+    app.action(ACTION_OPEN_PAGE)(_ack)  # a URL button: the page opens in the browser, nothing else to do
 
 
 async def _ack(ack: AsyncAck) -> None:
@@ -113,6 +116,6 @@ def _card_repo(body: dict[str, Any]) -> str | None:
     """The repository of the digest card holding the action (its full-report button's value)."""
     for block in (body.get("message") or {}).get("blocks", []):
         for element in block.get("elements", []) if block.get("type") == "actions" else []:
-            if element.get("action_id") == ACTION_FULL_REPORT:
+            if element.get("action_id") in (ACTION_FULL_REPORT, ACTION_OPEN_PAGE):
                 return str(element.get("value", "")).partition("|")[0] or None
     return None

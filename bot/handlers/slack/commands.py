@@ -8,7 +8,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
 from bot.cards.i18n import chat_phrases
-from bot.delivery import mark_full_report
+from bot.delivery import Place, mark_full_report, reply_extras
 from bot.handlers.core import Conversation, is_slow
 from bot.handlers.intents import parse_command
 from bot.handlers.slack.deps import SlackDeps
@@ -31,7 +31,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         intent = parse_command(command.get("text", ""))
         conversation = _conversation(command)
         reply = await deps.core.answer(intent, conversation)
-        messages = deps.deliverer.reply_messages(reply)
+        extras = await reply_extras(deps.deliverer, Place(conversation.channel), reply)
+        messages = deps.deliverer.reply_messages(reply, extras)
         root = await deps.deliverer.respond(
             command["response_url"], messages, channel=conversation.channel, public=is_public(reply),
             language=deps.core.language(intent, conversation),
