@@ -259,8 +259,8 @@ class Core:
             if any(s.field == sub.field for s in await self._subscriptions.of(who)):
                 return SubscriptionReply("already_subscribed", sub, lang)
             note = await self._check_owners(flt, repo, conversation, lang)
-            if self._guard is not None:
-                await self._guard.check_subscribe(who, conversation.user, repo)
+            if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
+                return SubscriptionReply("refused", None, lang, message=refused)
             added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
         except FilterError as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
@@ -268,6 +268,18 @@ class Core:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
         return SubscriptionReply("subscribed" if added else "already_subscribed", sub, lang, message=note,
                                  batch_minutes=round(self.settings.alerts_batch_s / 60))
+
+    async def _guarded(self, who: Subscriber, user: str, repo: str, lang: Language) -> str | None:
+        """Why the access check (issue 14: the repositories a channel may see, the per-person and
+        per-channel caps) refuses this subscription, or ``None``."""
+        if self._guard is None:
+            return None
+        try:
+            await self._guard.check_subscribe(who, user, repo)
+        except PrhubError as exc:
+            said = getattr(exc, "message", None)
+            return str(said(lang)) if callable(said) else str(exc)
+        return None
 
     def _read_request(self, intent: SubscribeIntent | UnsubscribeIntent) -> SubscriptionCommand:
         """The request without the repository's words (its repository, action and whether it reads at all)."""

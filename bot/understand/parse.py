@@ -40,8 +40,6 @@ from importlib import resources
 from itertools import islice
 from typing import Any
 
-from bot.errors import FilterError
-from bot.filters import parse_subscription
 from bot.models import Language
 from bot.understand.intents import (
     MAX_COMPARED,
@@ -58,7 +56,7 @@ from bot.understand.intents import (
     PRQuestion,
     QuestionIntent,
 )
-from bot.understand.subscriptions import subscription_command, subscription_intent
+from bot.understand.subscriptions import read_request, subscription_command, subscription_intent
 from bot.understand.windows import WindowReading, read_windows
 
 MAX_CHARS = 1_000
@@ -361,10 +359,10 @@ def _request_words(intent: Intent) -> list[str]:
     if isinstance(intent, LinkGitHubIntent):
         return [intent.handle]
     text = getattr(intent, "text", "")
-    try:
-        flt = parse_subscription(text).filter
-    except FilterError:
+    found = read_request(text, getattr(intent, "repo", None))
+    if found is None:
         return re.findall(r"[A-Za-z][A-Za-z0-9_.+-]*", text.split(" ", 1)[1]) if " " in text else []
+    flt = found.filter
     if flt is None:
         return []
     keys = ["label", "labels", "path", "paths", "author", "title", "verdict", "importance", "insight", "minutes",

@@ -18,9 +18,10 @@ Every repetition is bounded, so no message makes a scan quadratic.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from bot.errors import FilterError
-from bot.filters import parse_subscription, subscription_action
+from bot.filters import SubscriptionCommand, parse_subscription, subscription_action
 from bot.models import Language
 from bot.understand.intents import (
     Intent,
@@ -32,7 +33,7 @@ from bot.understand.intents import (
     UnsubscribeIntent,
 )
 
-__all__ = ["github_handle", "personal_digest_action", "subscription_command", "subscription_intent"]
+__all__ = ["github_handle", "personal_digest_action", "read_request", "subscription_command", "subscription_intent"]
 
 _LIST_SUBS = re.compile(r"我的订阅|订阅列表|查看订阅|(?:my|list|show)\s+subscriptions?|^\s*subscriptions?\s*$",
                         re.IGNORECASE)
@@ -125,7 +126,15 @@ def subscription_command(command: str, rest: str, language: Language | None, rep
 def _repo(text: str, hint: str | None = None) -> str | None:
     """The repository a request names (``hint``: a word that reads as one), when the request reads
     without the repository's labels."""
+    found = read_request(text, hint)
+    return found.repo if found is not None else None
+
+
+@lru_cache(maxsize=512)
+def read_request(text: str, hint: str | None = None) -> SubscriptionCommand | None:
+    """``text`` read as a request without the repository's aliases and labels (``hint``: a word that reads
+    as its repository), or ``None`` when it does not read; kept, as the understanding asks twice."""
     try:
-        return parse_subscription(text, known_repos=[hint] if hint else None).repo
+        return parse_subscription(text, known_repos=[hint] if hint else None)
     except FilterError:
         return None

@@ -215,3 +215,24 @@ async def test_the_cards_subscribe_button_still_follows_one_label(services: Serv
     assert isinstance(reply, SubscriptionReply)
     assert reply.change == "subscribed"
     assert [s.filter.text() for s in await services.subscriptions.of(Subscriber("slack", "C1"))] == ["label:npu"]
+
+
+async def test_the_access_check_is_asked_before_a_subscription_is_stored(verl_settings: Settings) -> None:
+    """The seam issue 14's check plugs into (may this channel see the repository, is a cap reached)."""
+    from bot.errors import PrhubError
+
+    asked: list[tuple[str, str, str]] = []
+
+    class Guard:
+        async def check_subscribe(self, who: Subscriber, user: str, repo: str) -> None:
+            asked.append((who.key, user, repo))
+            if repo == "secret/repo":
+                raise PrhubError("this channel may not see secret/repo")
+
+    bound = verl_settings.model_copy(update={"default_source": f"jsonl:{EXAMPLE}", "default_repo": REPO})
+    services = build_services(bound, MemoryStore(), clock=lambda: NOW, guard=Guard())
+    assert (await _say(services, "订阅 npu")).change == "subscribed"
+    refused = await _say(services, "subscribe npu in secret/repo")
+    assert (refused.change, refused.message) == ("refused", "this channel may not see secret/repo")
+    assert asked == [("slack:C1", "U1", REPO), ("slack:C1", "U1", "secret/repo")]
+    assert [s.repo for s in await services.subscriptions.of(CHANNEL.subscriber)] == [REPO]
