@@ -177,7 +177,8 @@ def render_alert_feishu(alert: Alert) -> dict[str, Any]:
                          "behaviors": [{"type": "open_url", "default_url": url}]})
     template = "grey" if pr.analysis is None else {"close_read": "green", "skim": "blue", "skip": "grey"}[
         pr.analysis.recommendation.level]
-    return {"schema": "2.0", "config": {"summary": {"content": _clip(header, 100)}},
+    return {"schema": "2.0", "config": {"update_multi": True, "width_mode": "fill",
+                                        "summary": {"content": _clip(header, 100)}},
             "header": {"title": {"tag": "plain_text", "content": _clip(header, 100)}, "template": template},
             "body": {"elements": elements}}
 
@@ -291,7 +292,8 @@ def render_batch_feishu(batch: AlertBatch, *, card_bytes: int = feishu.PACK_BYTE
     cards = []
     for part, group in enumerate(groups, 1):
         name = title if part == 1 else title + label.format(part=part, total=len(groups))
-        cards.append({"schema": "2.0", "config": {"summary": {"content": _clip(name, 100)}},
+        cards.append({"schema": "2.0", "config": {"update_multi": True, "width_mode": "fill",
+                                                  "summary": {"content": _clip(name, 100)}},
                       "header": {"title": {"tag": "plain_text", "content": _clip(name, 100)},
                                  "template": "blue" if part == 1 else "wathet"},
                       "body": {"elements": group}})
