@@ -16,8 +16,8 @@ from cards.card_checks import check_feishu, check_slack, feishu_texts, slack_tex
 
 
 def _batch(prs: tuple[DigestPR, ...], language: str = "zh") -> AlertBatch:
-    alerts = tuple(Alert(pr=pr, repo="verl-project/verl", subscription="npu，排除 ci", why="标签 npu", language=language,
-                         timezone="Asia/Shanghai") for pr in prs)
+    alerts = tuple(Alert(pr=pr, repo="verl-project/verl", subscription="npu，排除 ci", why="标签 npu",
+                         language=language, timezone="Asia/Shanghai") for pr in prs)  # type: ignore[arg-type]
     return AlertBatch(alerts, language, "Asia/Shanghai")  # type: ignore[arg-type]
 
 
@@ -44,7 +44,8 @@ def test_a_batch_is_one_list_read_first_at_the_top(realistic_digest: Digest, lan
     check_slack(messages)
     assert len(messages) == 1
     header = messages[0]["blocks"][0]["text"]["text"]
-    assert header == ("🔔 30 个 PR 合并 · verl-project/verl" if language == "zh" else "🔔 30 merged PRs · verl-project/verl")
+    expected = "🔔 30 个 PR 合并 · verl-project/verl" if language == "zh" else "🔔 30 merged PRs · verl-project/verl"
+    assert header == expected
     listed = _listed(slack_texts(messages))
     assert sorted(listed) == sorted(p.number for p in prs)
     levels = ["close_read", "skim", "skip", None]
