@@ -412,7 +412,7 @@ class Core:
                                 now=self._clock())
             built = await self._personal.build(person, home, window, lang, now=self._clock(),
                                                binding=conversation.key)
-            note = "；".join(f"{s.filter.text()}: {why}" for s, why in built.skipped)
+            note = ("；" if lang == "zh" else "; ").join(f"{s.filter.text()}: {why}" for s, why in built.skipped)
             return MyDigestReply(built.digests, lang, message=note)
         if intent.action == "off":
             return PersonalDigestReply("off" if await self._people.opt_out(person) else "not_on", lang)
