@@ -374,3 +374,27 @@ async def test_one_failing_repository_does_not_stop_the_others(store: RedisStore
     await poller._collect("a/broken", [(who, Subscription(repo="a/broken", filter=parse_filter("npu")))], report)
     assert report.failed == ["a/broken: GitHub rate limit"]
 
+
+
+async def test_feishu_gives_no_person_zone_so_the_channel_s_applies(
+    settings: Settings, store: RedisStore, fake_feishu: FakeFeishuAPI,
+) -> None:
+    from zoneinfo import ZoneInfo
+
+    from bot.config import ChannelConfig
+
+    berlin = ZoneInfo("Europe/Berlin")
+    quiet = settings.model_copy(update={"quiet_hours": "22:00-08:00",
+                                        "channels": {"feishu:oc_night": ChannelConfig(timezone="Europe/Berlin")}})
+    t0 = datetime(2026, 4, 14, 21, 50, tzinfo=berlin)  # in the global zone (Shanghai) the quiet ends at 02:00 Berlin
+    clock = [t0]
+    source = ListedSource([_made(92001 + i, t0 + timedelta(minutes=20 + 40 * i), ("npu",)) for i in range(3)], clock)
+    await _services(quiet, store, source, clock).core.answer(parse_intent("subscribe npu"),
+                                                             Conversation("feishu", "oc_night", "ou_n", direct=True))
+    for step in range(1, 21):  # 22:20 … 07:50 Berlin
+        clock[0] = t0 + timedelta(minutes=30 * step)
+        await _services(quiet, store, source, clock).poller().poll()
+    assert feishu_messages(fake_feishu, "oc_night") == []
+    clock[0] = datetime(2026, 4, 15, 8, 1, tzinfo=berlin)
+    await _services(quiet, store, source, clock).poller().poll()
+    assert [sorted(m) for m in feishu_messages(fake_feishu, "oc_night")] == [[92001, 92002, 92003]]
