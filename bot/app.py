@@ -6,8 +6,10 @@ needs from here, as arguments; nothing below builds a client of its own. One pro
 ========================  ===========================================================================
 store                     Redis (:class:`~bot.store.RedisStore`) or memory, by :data:`StoreMode`
 claims                    :class:`~bot.claims.Claims` on the store (``dedup_ttl_s`` for deliveries)
-subscriptions             :class:`~bot.subscriptions.Subscriptions` on the store (old layout migrated
-                          when the store is Redis)
+subscriptions             :class:`~bot.subscriptions.Subscriptions` on the store and the config file's
+                          ``[[subscriptions]]`` (earlier layouts migrated when the store is Redis)
+people, personal          :class:`~bot.people.People` (GitHub handles, DMs, weekly opt-ins) and
+                          :class:`~bot.personal.PersonalDigests` ("my area this week")
 channels                  :class:`~bot.channels.Channels`: bindings and one opened source per spec
 digests                   :class:`~bot.digest.service.DigestService` with one LLM runtime (one client,
                           one concurrency limit) when ``PRHUB_LLM_MODEL`` is set
@@ -48,9 +50,11 @@ from bot.delivery.media import CardMedia
 from bot.delivery.pacing import Pacer
 from bot.digest.service import Analyzer, DigestService
 from bot.errors import ConfigError
+from bot.people import People
+from bot.personal import PersonalDigests
 from bot.sources.base import open_source
 from bot.store import MemoryStore, RedisStore, Store, open_store
-from bot.subscriptions import Subscriptions
+from bot.subscriptions import SubscribeGuard, Subscriptions
 
 if TYPE_CHECKING:
     import httpx
@@ -63,6 +67,7 @@ if TYPE_CHECKING:
     from bot.handlers.core import Core
     from bot.models import Digest
     from bot.scheduler.alerts import AlertPoller
+    from bot.scheduler.personal import PersonalDigestJob
     from bot.scheduler.push import Pusher
     from bot.web.links import PageLinks
     from bot.web.pages import DigestPages
@@ -91,16 +96,20 @@ class Services:
         clock: the current instant for the core, the push and the alerts (tests pin it).
         pacer: the per-chat rate limits (tests pass faster ones).
         on_fallback: told when the model is unusable and the heuristic answers (the CLI's stderr).
+        guard: a check before a subscription is stored (issue 14's access control), or ``None``.
     """
 
     def __init__(self, settings: Settings, store: Store, *, open_source: SourceOpener | None = None,
                  analyzer: Analyzer | None = None, clock: Callable[[], datetime] | None = None,
-                 pacer: Pacer | None = None, on_fallback: Callable[[str], None] | None = None) -> None:
+                 pacer: Pacer | None = None, on_fallback: Callable[[str], None] | None = None,
+                 guard: SubscribeGuard | None = None) -> None:
         self.settings = settings
         self.store = store
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.claims = Claims(store, seen_ttl_s=settings.dedup_ttl_s)
-        self.subscriptions = Subscriptions(store)
+        self.subscriptions = Subscriptions(store, settings)
+        self.people = People(store)
+        self.guard = guard
         self.channels = Channels(settings, open_source=open_source or _source_opener(settings))
         self.pacer = pacer or Pacer()
         self._analyzer = analyzer
@@ -167,6 +176,12 @@ class Services:
 
         return list(page_routes(self.pages, self.links))
 
+    @cached_property
+    def personal(self) -> PersonalDigests:
+        """"My area this week", for the chat core and the weekly job."""
+        return PersonalDigests(settings=self.settings, channels=self.channels, digests=self.digests,
+                               subscriptions=self.subscriptions, people=self.people, store=self.store)
+
     # -- platforms ------------------------------------------------------------------------------------
 
     @cached_property
@@ -224,7 +239,8 @@ class Services:
         from bot.handlers.core import Core
 
         return Core(settings=self.settings, channels=self.channels, digests=self.digests,
-                    subscriptions=self.subscriptions, clock=self.clock)
+                    subscriptions=self.subscriptions, people=self.people, personal=self.personal, store=self.store,
+                    guard=self.guard, clock=self.clock)
 
     def pusher(self, **kwargs: Any) -> Pusher:
         """The weekly push (``kwargs``: :class:`~bot.scheduler.push.Pusher`'s ``deadline_s``)."""
@@ -238,8 +254,15 @@ class Services:
         from bot.scheduler.alerts import AlertPoller
 
         return AlertPoller(settings=self.settings, store=self.store, claims=self.claims,
-                           subscriptions=self.subscriptions, channels=self.channels, deliverers=self.deliverers,
-                           digests=self.digests, clock=self.clock)
+                           subscriptions=self.subscriptions, people=self.people, channels=self.channels,
+                           deliverers=self.deliverers, digests=self.digests, clock=self.clock)
+
+    def personal_job(self) -> PersonalDigestJob:
+        """The weekly personal digests ("my area this week"), in each person's time zone."""
+        from bot.scheduler.personal import PersonalDigestJob
+
+        return PersonalDigestJob(settings=self.settings, claims=self.claims, people=self.people,
+                                 personal=self.personal, deliverers=self.deliverers, clock=self.clock)
 
     async def aclose(self) -> None:
         """Stop background analyses, release the sources and the HTTP clients (not the store: its owner's)."""
@@ -284,7 +307,7 @@ async def open_services(settings: Settings, *, store: StoreMode, purpose: str = 
     services = Services(settings, made, **kwargs)
     try:
         if store == "redis":
-            await services.subscriptions.migrate_legacy()
+            await services.subscriptions.migrate()
         yield services
     finally:
         await services.aclose()
@@ -334,7 +357,7 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     async with AsyncExitStack() as stack:
         services = await stack.enter_async_context(open_services(settings, store="redis",
                                                                  purpose="the bot needs Redis"))
-        await stack.enter_async_context(scheduled(services.pusher(), services.poller()))
+        await stack.enter_async_context(scheduled(services.pusher(), services.poller(), services.personal_job()))
         routes = await stack.enter_async_context(_feishu(services, feishu)) if feishu != "off" else []
         slack_app = _slack_app(services) if slack != "off" else None
         pages = services.page_routes()

@@ -11,18 +11,21 @@ seen           this delivery of a chat event was handled (Slack       ``dedup_tt
                event id, Slack channel + message ts, Feishu message   Slack retries within minutes,
                id, Feishu event id)                                   Feishu's last retry comes ~6 h on)
 done           a piece of once-only work is finished: a week pushed   :data:`DONE_TTL_S` (400 days)
-               to a channel, an alert sent, the full report posted
-               in a thread, a PR's analysis posted in a thread
-lock           a piece of once-only work is under way (the push, an   as long as that work may take
-               alert); released when it fails, so the next try runs   (:data:`PUSH_LOCK_TTL_S`,
-                                                                      :data:`ALERT_LOCK_TTL_S`)
+               to a channel, a person's weekly digest sent, the full
+               report posted in a thread, a PR's analysis posted in a
+               thread (and, before alerts were batched, an alert sent)
+lock           a piece of once-only work is under way (the push, a    as long as that work may take
+               subscriber's alert queue, a personal digest);          (:data:`PUSH_LOCK_TTL_S`,
+               released when it fails, so the next try runs           :data:`ALERT_LOCK_TTL_S`)
 =============  =====================================================  =================================
 
 Keys (the README's "Redis keys" table): ``prhub:seen:{platform}:{kind}:{id}``,
 ``prhub:done:full-report:{platform}:{conversation}:{thread}:{window}``,
 ``prhub:done:pr-answer:{platform}:{conversation}:{thread}:{repo}#{number}``,
-``prhub:push:{done|lock}:{platform}:{channel}:{repo}:{week}`` and
-``prhub:alert:{sent|lock}:{platform}:{subscriber}:{repo}:{number}``. Parts are joined by
+``prhub:push:{done|lock}:{platform}:{channel}:{repo}:{week}``,
+``prhub:personal:{done|lock}:{platform}:{user}:{week}``, ``prhub:alert:queue-lock:{platform}:{subscriber}``
+and (read only: the per-PR markers of the alerts before batching)
+``prhub:alert:sent:{platform}:{subscriber}:{repo}:{number}``. Parts are joined by
 :func:`bot.store.cache_key` (a part with a ``:`` or a space, or a long one, becomes a short hash).
 """
 
@@ -31,7 +34,8 @@ from __future__ import annotations
 from bot.store import Store, cache_key
 
 __all__ = ["ALERT_LOCK_TTL_S", "DONE_TTL_S", "PUSH_LOCK_TTL_S", "SEEN_TTL_S", "Claims", "alert_keys",
-           "full_report_key", "pr_answer_key", "push_keys", "seen_key"]
+           "alert_queue_lock_key", "full_report_key", "personal_digest_keys", "pr_answer_key", "push_keys",
+           "seen_key"]
 
 SEEN_TTL_S = 12 * 3600
 """Default lifetime of a "seen" claim (``dedup_ttl_s``), seconds."""
@@ -64,9 +68,20 @@ def push_keys(platform: str, channel: str, repo: str, week: str) -> tuple[str, s
 
 
 def alert_keys(platform: str, subscriber: str, repo: str, number: int) -> tuple[str, str]:
-    """``(sent, lock)`` of the alert of ``repo#number`` to ``subscriber``."""
+    """``(sent, lock)`` of the alert of ``repo#number`` to ``subscriber`` as the alerts wrote them before they
+    were batched (the poller still honours a "sent" marker, so an upgrade repeats nothing)."""
     return (cache_key("alert", "sent", platform, subscriber, repo, number),
             cache_key("alert", "lock", platform, subscriber, repo, number))
+
+
+def alert_queue_lock_key(platform: str, subscriber: str) -> str:
+    """The lock around one subscriber's alert queue (read, add or take, send, write back)."""
+    return cache_key("alert", "queue-lock", platform, subscriber)
+
+
+def personal_digest_keys(platform: str, user: str, week: str) -> tuple[str, str]:
+    """``(done, lock)`` of the weekly personal digest of ``week`` to person ``user``."""
+    return (cache_key("personal", "done", platform, user, week), cache_key("personal", "lock", platform, user, week))
 
 
 class Claims:

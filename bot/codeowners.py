@@ -10,10 +10,15 @@ repository (:class:`RepositoryFiles` — :class:`bot.sources.git.GitSource` read
 :class:`bot.sources.github.GitHubSource` the contents API) for the locations GitHub looks at,
 in GitHub's order (:data:`CODEOWNERS_PATHS`); the first that exists is used. A JSONL snapshot
 has no file contents: :class:`~bot.errors.CodeownersError` says so.
+
+:func:`cached_codeowners` keeps what was read (or why nothing could be) in the store for a while
+(``prhub:codeowners:{repo}``, ``codeowners_ttl_s``), reading in a worker thread: the sources are
+synchronous (git, HTTP).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from functools import cached_property
 from typing import Protocol, runtime_checkable
@@ -22,8 +27,9 @@ from codeowners import CodeOwners as _Parser
 from pydantic import BaseModel, ConfigDict
 
 from bot.errors import CodeownersError
+from bot.store import Store, cache_key
 
-__all__ = ["CODEOWNERS_PATHS", "CodeOwners", "RepositoryFiles", "read_codeowners"]
+__all__ = ["CODEOWNERS_PATHS", "CodeOwners", "RepositoryFiles", "cached_codeowners", "read_codeowners"]
 
 CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
 """Where GitHub looks for the file, in its order (the first one found is used)."""
@@ -136,3 +142,28 @@ def read_codeowners(source: object, repo: str) -> CodeOwners:
     looked = ", ".join(CODEOWNERS_PATHS)
     raise CodeownersError(f"{repo} has no CODEOWNERS file (looked at {looked}), so path:@me has no paths",
                           zh=f"{repo} 没有 CODEOWNERS 文件（查找了 {looked}），所以 path:@me 没有对应的路径")
+
+
+async def cached_codeowners(store: Store, source: object, repo: str, *, ttl_s: int) -> CodeOwners:
+    """:func:`read_codeowners`, kept in ``store`` for ``ttl_s`` seconds (the answer, or the reason there is
+    none: a repository without the file is not asked again every poll); read in a worker thread.
+
+    Raises:
+        CodeownersError: as :func:`read_codeowners` (also when that answer is the cached one).
+        SourceError: the source failed (not cached: the next call tries again).
+        redis.exceptions.RedisError: the store did not answer.
+    """
+    key = cache_key("codeowners", repo.strip().lower())
+    cached = await store.get_json(key)
+    if isinstance(cached, dict) and isinstance(cached.get("missing"), dict):
+        missing = cached["missing"]
+        raise CodeownersError(str(missing.get("en", "")), zh=str(missing.get("zh", "")))
+    if isinstance(cached, dict):
+        return CodeOwners.model_validate(cached)
+    try:
+        owners = await asyncio.to_thread(read_codeowners, source, repo)
+    except CodeownersError as exc:
+        await store.set_json(key, {"missing": exc.messages}, ttl_s)
+        raise
+    await store.set_json(key, owners.model_dump(mode="json"), ttl_s)
+    return owners

@@ -45,18 +45,44 @@ Feishu custom group-bot webhooks (push-only, no app) are named sections::
     [feishu_webhooks.team]
     url = "https://open.feishu.cn/open-apis/bot/v2/hook/…"
     secret = "…"                                    # when the bot's signature check is on
+
+Subscriptions (README "订阅"): alerts the file keeps, in the chat grammar (:func:`bot.filters.parse_filter`),
+who may change a channel's subscriptions, bots left out, batching and quiet hours::
+
+    bots = ["my-ci-bot"]                            # besides [bot] logins, dependabot, renovate …
+    admins = ["slack:U0123ABCD"]                    # only they change channel subscriptions (every channel)
+    alerts_batch_s = 600                            # at most one alert message per subscriber per 10 minutes
+    quiet_hours = "22:00-08:00"                     # held until morning, in the person's (or channel's) zone
+    personal_digest_at = "mon 09:00"                # "my area this week", in the person's zone
+    [[subscriptions]]
+    subscriber = "slack:C0123456789"                # slack:C…/D…/U…, feishu:oc_…, feishu-webhook:NAME
+    repo = "verl-project/verl"                      # default: the subscriber's bound repository
+    filter = "path:verl/trainer/** -label:ci"
+    [channels."slack:C0123456789"]
+    admins = ["U0123ABCD"]                          # this channel's admins (instead of the global ones)
+    quiet_hours = "off"                             # or this channel's own hours
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -65,6 +91,7 @@ from pydantic_settings import (
 )
 
 from bot.errors import ConfigError
+from bot.filters import DEFAULT_BOTS, parse_filter
 from bot.models import Language
 from bot.push_spec import PushSpec, cron_fields
 
@@ -96,6 +123,8 @@ class RepoConfig(BaseModel):
     label_rules: tuple[LabelRule, ...] = ()
     label_min_share: float = Field(default=0.25, gt=0, le=1)
     generated_paths: tuple[str, ...] = ()
+    bots: tuple[str, ...] = ()
+    """This repository's bot logins, left out of subscriptions unless named (besides the global ``bots``)."""
 
     def pr_url(self, repo: str, number: int) -> str:
         """The web address of PR ``number`` of ``repo`` from ``pr_url_template``."""
@@ -118,12 +147,77 @@ class ChannelConfig(BaseModel):
     push: PushSpec | None = None
     """Weekly push time: ``"mon 10:00"`` or cron fields ``{day_of_week = "mon", hour = 10}``
     (:func:`bot.push_spec.cron_fields`); ``None``: no scheduled push."""
+    admins: tuple[str, ...] | None = None
+    """Who may change this channel's subscriptions (user ids, ``U…`` / ``ou_…``, or ``platform:id``);
+    ``None``: the global ``admins``; empty: every member."""
+    quiet_hours: str | None = None
+    """This channel's quiet hours (``"22:00-08:00"``, or ``"off"``); ``None``: the global ``quiet_hours``."""
 
     @field_validator("push")
     @classmethod
     def _check_push(cls, value: PushSpec | None) -> PushSpec | None:
         if value is not None:
             cron_fields(value)  # raises ValueError with the accepted forms
+        return value
+
+    @field_validator("quiet_hours")
+    @classmethod
+    def _check_quiet(cls, value: str | None) -> str | None:
+        return None if value is None else check_quiet_hours(value)
+
+
+_QUIET = re.compile(r"^\s*(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s*[-–~]\s*(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s*$")
+
+
+def check_quiet_hours(value: str) -> str:
+    """``value`` if it is ``"off"`` or two different local times ``HH[:MM]-HH[:MM]`` (``22:00-08:00``).
+
+    Raises:
+        ValueError: another form (the message shows the accepted one).
+    """
+    text = value.strip()
+    if text.lower() in ("off", "none", ""):
+        return "off"
+    if not _QUIET.match(text):
+        raise ValueError(f"quiet hours {value!r}: expected HH:MM-HH:MM (e.g. 22:00-08:00) or \"off\"")
+    start, end = (part.strip() for part in re.split(r"[-–~]", text))
+    if _minutes(start) == _minutes(end):
+        raise ValueError(f"quiet hours {value!r}: the start and the end must differ")
+    return text
+
+
+def _minutes(clock: str) -> int:
+    hour, _, minute = clock.partition(":")
+    return int(hour) * 60 + int(minute or 0)
+
+
+SUBSCRIBER_PLATFORMS = ("slack", "feishu", "feishu-webhook")
+
+
+class ConfiguredSubscription(BaseModel):
+    """One ``[[subscriptions]]`` entry: alerts for ``subscriber`` (``slack:C…``, ``slack:D…``, ``slack:U…``,
+    ``feishu:oc_…`` or ``feishu-webhook:NAME``) on the PRs of ``repo`` (default: the subscriber's bound
+    repository) that ``filter`` matches (the chat grammar; empty: every PR). Kept by the file: chat
+    cannot change it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subscriber: str
+    repo: str | None = None
+    filter: str = ""
+
+    @field_validator("subscriber")
+    @classmethod
+    def _check_subscriber(cls, value: str) -> str:
+        platform, sep, ident = value.strip().partition(":")
+        if not sep or not ident or platform not in SUBSCRIBER_PLATFORMS:
+            raise ValueError(f"subscriber {value!r}: expected slack:C…, slack:U…, feishu:oc_… or feishu-webhook:NAME")
+        return value.strip()
+
+    @field_validator("filter")
+    @classmethod
+    def _check_filter(cls, value: str) -> str:
+        parse_filter(value)  # FilterError is a ValueError: the message names what is known
         return value
 
 
@@ -236,6 +330,24 @@ class Settings(BaseSettings):
     """Seconds between two polls of the label alerts (``prhub serve``)."""
     alerts_overlap_s: int = Field(default=3600, ge=0)
     """Each poll re-reads this many seconds before its checkpoint (sources that list a merge late)."""
+    alerts_batch_s: int = Field(default=600, ge=0)
+    """At most one alert message per subscriber per this many seconds, listing every PR that arrived (0: each
+    poll sends what it found)."""
+    quiet_hours: str | None = None
+    """Local hours ``"22:00-08:00"`` when alerts are held until the end (in the person's time zone, else the
+    channel's); ``None``: none. A channel's ``quiet_hours`` overrides it."""
+    personal_digest_at: PushSpec = "mon 09:00"
+    """When "my area this week" goes out, in each person's time zone (the forms of ``push``)."""
+    codeowners_ttl_s: int = Field(default=3600, ge=60)
+    """How long a repository's CODEOWNERS (for ``path:@me``) is kept in Redis before it is read again, seconds."""
+    bots: tuple[str, ...] = ()
+    """Bot logins left out of subscriptions unless a filter names them, besides ``…[bot]`` logins and
+    :data:`bot.filters.DEFAULT_BOTS`."""
+    admins: tuple[str, ...] = ()
+    """``platform:user`` ids who alone may change channel subscriptions (a channel's ``admins`` overrides it);
+    empty: every member of a channel may."""
+    subscriptions: tuple[ConfiguredSubscription, ...] = ()
+    """``[[subscriptions]]``: alerts kept by the config file (listed with the others, not changed in chat)."""
     dedup_ttl_s: int = Field(default=12 * 3600, ge=8 * 3600)
     """How long a handled chat delivery is remembered (redeliveries, restarts), in seconds: at least
     8 hours, past Feishu's last retry (~6 hours after the first try); see :mod:`bot.claims`."""
@@ -259,6 +371,27 @@ class Settings(BaseSettings):
     """``platform:channel`` -> the channel's repository, source and language."""
     repositories: dict[str, RepoConfig] = Field(default_factory=dict)
     defaults: RepoConfig = Field(default_factory=RepoConfig)
+
+    @field_validator("quiet_hours")
+    @classmethod
+    def _check_quiet(cls, value: str | None) -> str | None:
+        return None if value is None else check_quiet_hours(value)
+
+    @field_validator("personal_digest_at")
+    @classmethod
+    def _check_personal_at(cls, value: PushSpec) -> PushSpec:
+        cron_fields(value)
+        return value
+
+    @model_validator(mode="after")
+    def _check_subscriptions(self) -> Settings:
+        for n, entry in enumerate(self.subscriptions):
+            repo = entry.repo or self.channel(entry.subscriber).repo
+            if not repo or "/" not in repo:
+                raise ValueError(f"subscriptions[{n}] ({entry.subscriber}): no repo, and the subscriber has no "
+                                 "bound repository (set repo = \"owner/name\")")
+            parse_filter(entry.filter, aliases=self.repo(repo).aliases)  # the repository's aliases apply
+        return self
 
     @field_validator("public_url")
     @classmethod
@@ -302,7 +435,8 @@ class Settings(BaseSettings):
 
     def channel(self, key: str) -> ChannelConfig:
         """The effective binding of chat channel ``key`` (``platform:id``): its own section,
-        with missing fields from ``default_repo``, ``default_source`` and ``language``."""
+        with missing fields from ``default_repo``, ``default_source``, ``language``, ``timezone``,
+        ``admins`` and ``quiet_hours``."""
         own = self.channels.get(key, ChannelConfig())
         return ChannelConfig(
             repo=own.repo or self.default_repo,
@@ -310,7 +444,13 @@ class Settings(BaseSettings):
             language=own.language or self.language,
             timezone=own.timezone or self.timezone,
             push=own.push,
+            admins=own.admins if own.admins is not None else self.admins,
+            quiet_hours=own.quiet_hours if own.quiet_hours is not None else self.quiet_hours,
         )
+
+    def bots_of(self, repo: str) -> frozenset[str]:
+        """The bot logins left out of ``repo``'s subscriptions: the built-in ones, ``bots`` and the repository's."""
+        return frozenset({*DEFAULT_BOTS, *self.bots, *self.repo(repo).bots})
 
 
 def _env_names() -> set[str]:

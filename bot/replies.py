@@ -6,8 +6,11 @@
     DigestReply(digest)                       a digest: "本周周报", "/prhub digest 2026-W16"
     PRReply(pr, repo, language, timezone)     one PR's analysis: "PR #6046 值得读吗"
     LabelReply(digest, label, prs)            the label view of a digest: "npu 标签"
-    SubscriptionReply(change, subscription)   "订阅 npu" / "取消订阅 npu" done (or nothing to do)
+    SubscriptionReply(change, subscription)   "订阅 npu -ci" / "退订 npu" / "退订全部" done, nothing to do, or refused
     SubscriptionsReply(subscriptions)         "我的订阅"
+    GitHubLinkReply(handle, language)         "我的 GitHub 是 alice"
+    PersonalDigestReply(change, language)     "每周给我发我的周报" / "不要再发我的周报"
+    MyDigestReply(digests, language)          "我的周报": last week through the person's filters
     HelpReply(language, repo)                 anything else
     ErrorReply(message, language)             a :class:`~bot.errors.PrhubError`, in one line
 """
@@ -17,13 +20,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.digest.personal import PersonalDigest
 from bot.models import Digest, DigestPR, Language
-from bot.subscriptions import KNOWN_LABEL_WEEKS, Subscription
+from bot.subscriptions import Subscription
 
-__all__ = ["DigestReply", "ErrorReply", "HelpReply", "LabelReply", "PRReply", "Reply", "SubscriptionChange",
+__all__ = ["DigestReply", "ErrorReply", "GitHubLinkReply", "HelpReply", "LabelReply", "MyDigestReply",
+           "PRReply", "PersonalDigestChange", "PersonalDigestReply", "Reply", "SubscriptionChange",
            "SubscriptionReply", "SubscriptionsReply", "is_public"]
 
-SubscriptionChange = Literal["subscribed", "already_subscribed", "unsubscribed", "not_subscribed"]
+SubscriptionChange = Literal["subscribed", "already_subscribed", "unsubscribed", "not_subscribed",
+                             "unsubscribed_all", "nothing_to_unsubscribe", "refused"]
+PersonalDigestChange = Literal["on", "already_on", "off", "not_on", "refused"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,19 +57,60 @@ class LabelReply:
 
 @dataclass(frozen=True, slots=True)
 class SubscriptionReply:
+    """A subscription change, or why none was made.
+
+    ``subscription``: the one added, removed or asked about (``None`` for ``unsubscribed_all``,
+    ``nothing_to_unsubscribe`` and most refusals); ``removed``: what ``退订全部`` removed; ``message``:
+    why it was ``refused`` (a filter that does not read, not an admin of the channel, no CODEOWNERS,
+    no linked GitHub handle), or a note beside a change, in ``language``; ``batch_minutes``: the
+    alerts' batch window, said back on a new subscription.
+    """
+
     change: SubscriptionChange
-    subscription: Subscription
+    subscription: Subscription | None
     language: Language
-    known_labels: tuple[str, ...] | None = None
-    """Set when the label was not seen in the last ``known_weeks`` weeks: the labels the repository
-    does use (the subscription is kept all the same; a new label may appear later)."""
-    known_weeks: int = KNOWN_LABEL_WEEKS
+    removed: tuple[Subscription, ...] = ()
+    message: str = ""
+    batch_minutes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class SubscriptionsReply:
     subscriptions: tuple[Subscription, ...]
     language: Language
+
+
+@dataclass(frozen=True, slots=True)
+class GitHubLinkReply:
+    """The asker's GitHub handle is linked; ``paths``: the CODEOWNERS patterns it owns in the channel's
+    repository (``repo``), when they could be read."""
+
+    handle: str
+    language: Language
+    repo: str | None = None
+    paths: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PersonalDigestReply:
+    """The weekly personal digest turned on or off (or why not: ``message``); ``when`` says the day and
+    time (``mon 09:00``), ``filters`` what it will hold (``()``: every PR, no subscription yet)."""
+
+    change: PersonalDigestChange
+    language: Language
+    when: str = ""
+    filters: tuple[Subscription, ...] = ()
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MyDigestReply:
+    """"我的周报": the person's digest of each repository they follow (in order); ``message`` when there
+    is nothing to show."""
+
+    digests: tuple[PersonalDigest, ...]
+    language: Language
+    message: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +127,8 @@ class ErrorReply:
     language: Language
 
 
-Reply = DigestReply | PRReply | LabelReply | SubscriptionReply | SubscriptionsReply | HelpReply | ErrorReply
+Reply = (DigestReply | PRReply | LabelReply | SubscriptionReply | SubscriptionsReply | GitHubLinkReply
+         | PersonalDigestReply | MyDigestReply | HelpReply | ErrorReply)
 
 
 def is_public(reply: Reply) -> bool:

@@ -8,7 +8,9 @@ The analysis cache, the bot's claims (:mod:`bot.claims`) and its subscriptions
 - records: JSON values under the fields of a hash, and an index set of the hashes that
   hold any (``put_record``, ``delete_record``, ``records``, ``index_members``). A change
   of a record and of the index is one atomic step (a Lua script in Redis), so two
-  changes at the same instant lose nothing.
+  changes at the same instant lose nothing;
+- logs: capped lists of JSON entries, oldest first (``append_log``, ``read_log``; Redis
+  ``RPUSH`` + ``LTRIM`` in one transaction), e.g. the subscriptions' change log.
 
 Two implementations share it:
 
@@ -113,6 +115,14 @@ class Store(Protocol):
         """The members of the set ``index``, sorted."""
         ...
 
+    async def append_log(self, key: str, value: Any, *, max_len: int) -> None:
+        """Append ``value`` (JSON) to the list ``key``, keeping only its last ``max_len`` entries (one atomic step)."""
+        ...
+
+    async def read_log(self, key: str, *, limit: int | None = None) -> list[Any]:
+        """The entries of the list ``key``, oldest first: all of them, or the last ``limit``."""
+        ...
+
     async def close(self) -> None:
         """Release connections; the store is not used afterwards."""
         ...
@@ -143,6 +153,7 @@ class MemoryStore:
         self._data: dict[str, tuple[str, float | None]] = {}
         self._hashes: dict[str, dict[str, str]] = {}
         self._sets: dict[str, set[str]] = {}
+        self._logs: dict[str, list[str]] = {}
         self._clock = clock
 
     async def get_json(self, key: str) -> Any | None:
@@ -200,11 +211,23 @@ class MemoryStore:
         """See :meth:`Store.index_members`."""
         return sorted(self._sets.get(index, set()))
 
+    async def append_log(self, key: str, value: Any, *, max_len: int) -> None:
+        """See :meth:`Store.append_log`."""
+        entries = self._logs.setdefault(key, [])
+        entries.append(json.dumps(value, ensure_ascii=False))
+        del entries[: max(0, len(entries) - max_len)]
+
+    async def read_log(self, key: str, *, limit: int | None = None) -> list[Any]:
+        """See :meth:`Store.read_log`."""
+        entries = self._logs.get(key, [])
+        shown = entries if limit is None else entries[-limit:] if limit > 0 else []
+        return [json.loads(text) for text in shown]
+
     async def close(self) -> None:
         """Nothing to release."""
 
     def __len__(self) -> int:
-        return len(self._data) + len(self._hashes) + len(self._sets)
+        return len(self._data) + len(self._hashes) + len(self._sets) + len(self._logs)
 
 
 class RedisStore:
@@ -329,6 +352,28 @@ class RedisStore:
             redis.exceptions.RedisError: Redis did not answer.
         """
         return sorted(_text(member) for member in await self._client.smembers(self.key_prefix + index))
+
+    async def append_log(self, key: str, value: Any, *, max_len: int) -> None:
+        """See :meth:`Store.append_log` (``RPUSH`` and ``LTRIM`` in one ``MULTI``).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer (a log is state, never silently dropped).
+        """
+        async with self._client.pipeline(transaction=True) as pipe:
+            pipe.rpush(self.key_prefix + key, json.dumps(value, ensure_ascii=False))
+            pipe.ltrim(self.key_prefix + key, -max_len, -1)
+            await pipe.execute()
+
+    async def read_log(self, key: str, *, limit: int | None = None) -> list[Any]:
+        """See :meth:`Store.read_log` (``LRANGE``).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        if limit is not None and limit <= 0:
+            return []
+        raw = await self._client.lrange(self.key_prefix + key, -limit if limit is not None else 0, -1)
+        return [json.loads(item) for item in raw]
 
     async def close(self) -> None:
         """Close the client's connection pool."""

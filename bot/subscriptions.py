@@ -1,58 +1,71 @@
-"""Label subscriptions: one record per subscription, written by the chat bots and read by the label alerts.
+"""Subscriptions: one record per (subscriber, repository, filter), written by the chat bots, read by the alerts.
 
-A :class:`Subscriber` is where alerts go: ``platform`` (``slack``, ``feishu``) and the id of a
-conversation (a channel, a person's direct-message conversation) or, on Slack, of a person
-(``U…``/``W…``: sent as a direct message). A :class:`Subscription` is one record of it: the
-repository and the label (canonical, lower case), when and by whom it was made. Fields added
-later (filters) get defaults, so records written before them still read; fields this version
+A :class:`Subscriber` is where alerts go: ``platform`` (``slack``, ``feishu``, ``feishu-webhook``) and
+the id of a conversation (a channel, a person's direct-message conversation) or, on Slack, of a
+person (``U…``/``W…``: sent as a direct message). A :class:`Subscription` is one record of it: the
+repository, the :class:`~bot.filters.Filter` (canonical: two filters that mean the same are equal,
+so the same subscription is never stored twice), when and by whom it was made. Fields this version
 does not know are ignored on read.
 
 Layout in the store (the README's "Redis keys" table)::
 
-    prhub:subscriptions:{platform}:{id}   hash: field "{repo, lower case}|{label}" -> the record as JSON
+    prhub:subscriptions:{platform}:{id}   hash: field "{repo, lower case}|{filter text}" -> the record as JSON
     prhub:subscribers                     set: "{platform}:{id}" of every subscriber with a subscription
+    prhub:subscriptions:log               list: the change log (who, when, what), the last CHANGE_LOG_ENTRIES
 
 Subscribing and unsubscribing change the record and the index in one atomic step
 (:meth:`bot.store.Store.put_record`, :meth:`~bot.store.Store.delete_record`): two changes at the
-same instant lose nothing, and nothing is read, modified and written back.
+same instant lose nothing, and nothing is read, modified and written back. Each change is then
+appended to the change log (:meth:`Subscriptions.changes`).
 
-Before this layout the bots kept ``prhub:sub:{platform}:{id}`` (a JSON list of ``[repo, label]``)
-and ``prhub:sub-index`` (a JSON list of ``platform:id``). :meth:`Subscriptions.migrate_legacy`
-moves those into records at start (``prhub serve``, ``prhub alerts``, ``prhub subscriptions``),
-one subscriber at a time, deleting each old list once its records are written; running it again,
-or on several replicas at once, adds nothing twice.
+``[[subscriptions]]`` of the config file (:class:`bot.config.ConfiguredSubscription`) are listed
+with the stored ones (``from_config``); they are changed in the file, not in chat.
+
+Upgrades (:meth:`Subscriptions.migrate`, run at start by ``prhub serve``, ``prhub alerts``, ``prhub
+push``, ``prhub subscriptions``): the first layout's ``prhub:sub:{platform}:{id}`` (a JSON list of
+``[repo, label]``) with ``prhub:sub-index``, and the second layout's records of one label
+(field ``{repo}|{label}``, JSON ``{"repo", "label", …}``), become records of the filter of that one
+label. Each step writes the new record before it deletes the old one, so a crash midway leaves the
+rest for the next start, and running it again, or on several replicas at once, adds nothing twice.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bot.config import Settings
 from bot.digest.labels import Labeler
+from bot.filters import Filter, Term, parse_filter
 from bot.models import PullRequest
 from bot.store import Store, cache_key
 
-__all__ = ["INDEX_KEY", "KNOWN_LABEL_WEEKS", "LEGACY_INDEX_KEY", "Subscriber", "Subscription", "Subscriptions",
-           "known_labels"]
+__all__ = ["CHANGE_LOG_ENTRIES", "CHANGE_LOG_KEY", "INDEX_KEY", "KNOWN_LABEL_WEEKS", "LEGACY_INDEX_KEY", "Change",
+           "SubscribeGuard", "Subscriber", "Subscription", "Subscriptions", "known_labels", "label_filter",
+           "record_field"]
 
 log = logging.getLogger(__name__)
 
 INDEX_KEY = cache_key("subscribers")
 """The set of ``platform:id`` with at least one subscription."""
+CHANGE_LOG_KEY = cache_key("subscriptions", "log")
+"""The list of :class:`Change` entries, oldest first."""
+CHANGE_LOG_ENTRIES = 10_000
+"""How many changes the log keeps (the oldest go first)."""
 LEGACY_INDEX_KEY = "prhub:sub-index"
-"""The old layout's JSON list of subscribers (migrated at start, then deleted)."""
+"""The first layout's JSON list of subscribers (migrated at start, then deleted)."""
 KNOWN_LABEL_WEEKS = 4
-"""A subscription to a label not seen in this many weeks (nor given by a rule) gets a warning."""
+"""Labels a subscription may name: those the repository used in this many weeks, or its rules give."""
 
 
 @dataclass(frozen=True, slots=True, order=True)
 class Subscriber:
-    """Who gets alerts: ``platform`` (``slack``, ``feishu``) and the conversation or user ``id``."""
+    """Who gets alerts: ``platform`` (``slack``, ``feishu``, ``feishu-webhook``) and the conversation or user ``id``."""
 
     platform: str
     id: str
@@ -75,32 +88,76 @@ class Subscriber:
             self.platform == "feishu" and self.id.startswith("ou_"))
 
 
-class Subscription(BaseModel):
-    """Alerts for merged PRs of ``repo`` (``owner/name``) carrying ``label`` (canonical, lower case).
+def label_filter(label: str) -> Filter:
+    """The filter of the one label ``label`` (what a subscription of the first two layouts meant)."""
+    return Filter(include=(Term(key="label", value=label),))
 
-    ``created_at`` (aware) and ``created_by`` (the platform's user id) say who made it; both are
-    ``None`` for subscriptions migrated from the old layout.
+
+class Subscription(BaseModel):
+    """Alerts for merged PRs of ``repo`` (``owner/name``) that ``filter`` matches.
+
+    ``created_at`` (aware) and ``created_by`` (the platform's user id, ``cli``, or ``None`` for
+    subscriptions migrated from the first layout) say who made it; ``from_config``: a
+    ``[[subscriptions]]`` entry of the config file (not stored). A record of the second layout
+    (``label`` instead of ``filter``) reads as the filter of that label.
     """
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     repo: str
-    label: str
+    filter: Filter = Field(default_factory=Filter)
     created_at: datetime | None = None
     created_by: str | None = None
+    from_config: bool = Field(default=False, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _label_of_the_second_layout(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "filter" not in data and isinstance(data.get("label"), str):
+            return {**data, "filter": label_filter(data["label"])}
+        return data
 
     @property
     def field(self) -> str:
-        """The record's field in its subscriber's hash: ``{repo, lower case}|{label}``."""
-        return record_field(self.repo, self.label)
+        """The record's field in its subscriber's hash: ``{repo, lower case}|{filter text}``."""
+        return record_field(self.repo, self.filter)
 
     def sort_key(self) -> tuple[str, str]:
-        return self.repo.lower(), self.label
+        return self.repo.lower(), self.filter.text()
 
 
-def record_field(repo: str, label: str) -> str:
-    """The hash field of the subscription to ``label`` in ``repo``."""
-    return f"{repo.strip().lower()}|{label.strip().lower()}"
+def record_field(repo: str, flt: Filter) -> str:
+    """The hash field of the subscription to ``flt`` in ``repo``."""
+    return f"{repo.strip().lower()}|{flt.text()}"
+
+
+class Change(BaseModel):
+    """One entry of the change log: ``at`` (aware), ``by`` (the platform user id, ``cli``, ``config``),
+    the ``subscriber`` (``platform:id``), ``action`` and the subscription (``repo``, ``filter`` text)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    at: AwareDatetime
+    by: str | None
+    subscriber: str
+    action: Literal["subscribe", "unsubscribe"]
+    repo: str
+    filter: str
+    via: str = "chat"
+    """``chat``, ``import``, ``unsubscribe all``."""
+
+
+class SubscribeGuard(Protocol):
+    """A check before a subscription is stored (issue 14's access control plugs in here: may this
+    channel see the repository, is the per-person / per-channel cap reached)."""
+
+    async def check_subscribe(self, who: Subscriber, user: str, repo: str) -> None:
+        """Return when ``user`` may subscribe ``who`` to ``repo``.
+
+        Raises:
+            PrhubError: refused; the message is for the person (one line, no server paths).
+        """
+        ...
 
 
 def _hash_key(who: Subscriber) -> str:
@@ -108,54 +165,110 @@ def _hash_key(who: Subscriber) -> str:
 
 
 def _legacy_key(platform: str, ident: str) -> str:
-    return f"prhub:sub:{platform}:{ident}"  # spelled as the old bots wrote it
+    return f"prhub:sub:{platform}:{ident}"  # spelled as the first bots wrote it
 
 
 class Subscriptions:
-    """The subscriptions in ``store`` (Redis in the bot; a :class:`~bot.store.MemoryStore` in tests).
+    """The subscriptions in ``store`` (Redis in the bot; a :class:`~bot.store.MemoryStore` in tests), and
+    those of the config file.
 
     Store failures propagate (:class:`redis.exceptions.RedisError`): a subscription is state the
     person asked for, never silently dropped.
+
+    Args:
+        store: where records and the change log live.
+        settings: the config file's ``[[subscriptions]]`` (and the subscribers' bound repositories).
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, settings: Settings | None = None) -> None:
         self._store = store
+        self._configured = _configured(settings) if settings is not None else {}
 
-    async def add(self, who: Subscriber, repo: str, label: str, *, by: str | None = None,
-                  now: datetime | None = None) -> bool:
-        """Subscribe ``who`` to ``label`` in ``repo``; ``False`` when it already was (the record is kept)."""
-        record = Subscription(repo=repo.strip(), label=label.strip().lower(), created_by=by or None,
-                              created_at=now or datetime.now(UTC))
-        return await self._store.put_record(_hash_key(who), record.field, record.model_dump(mode="json"),
-                                            index=INDEX_KEY, member=who.key)
+    async def add(self, who: Subscriber, repo: str, flt: Filter, *, by: str | None = None,
+                  now: datetime | None = None, via: str = "chat") -> bool:
+        """Subscribe ``who`` to the PRs of ``repo`` that ``flt`` matches; ``False`` when an equal
+        subscription was there (it is kept, nothing is logged)."""
+        at = now or datetime.now(UTC)
+        record = Subscription(repo=repo.strip(), filter=flt, created_by=by or None, created_at=at)
+        return await self._put(who, record, by=by, at=at, via=via)
 
-    async def remove(self, who: Subscriber, repo: str, label: str) -> bool:
-        """Unsubscribe ``who`` from ``label`` in ``repo``; ``False`` when there was no such subscription."""
-        return await self._store.delete_record(_hash_key(who), record_field(repo, label), index=INDEX_KEY,
+    async def _put(self, who: Subscriber, record: Subscription, *, by: str | None, at: datetime, via: str) -> bool:
+        added = await self._store.put_record(_hash_key(who), record.field, record.model_dump(mode="json"),
+                                             index=INDEX_KEY, member=who.key)
+        if added:
+            await self._log(Change(at=at, by=by, subscriber=who.key, action="subscribe", repo=record.repo,
+                                   filter=record.filter.text(), via=via))
+        return added
+
+    async def remove(self, who: Subscriber, repo: str, flt: Filter, *, by: str | None = None,
+                     now: datetime | None = None, via: str = "chat") -> bool:
+        """Remove the subscription of ``who`` to ``flt`` (an equal filter) in ``repo``; ``False`` when
+        there was none."""
+        gone = await self._store.delete_record(_hash_key(who), record_field(repo, flt), index=INDEX_KEY,
                                                member=who.key)
+        if gone:
+            await self._log(Change(at=now or datetime.now(UTC), by=by, subscriber=who.key, action="unsubscribe",
+                                   repo=repo.strip(), filter=flt.text(), via=via))
+        return gone
 
-    async def of(self, who: Subscriber) -> tuple[Subscription, ...]:
-        """The subscriptions of ``who``, sorted by repository and label."""
-        found: list[Subscription] = []
+    async def remove_all(self, who: Subscriber, repo: str | None = None, *, by: str | None = None,
+                         now: datetime | None = None) -> tuple[Subscription, ...]:
+        """Remove every stored subscription of ``who`` (of ``repo`` only, when given); returns those removed."""
+        removed: list[Subscription] = []
+        for sub in await self.of(who, stored_only=True):
+            if repo is not None and sub.repo.lower() != repo.strip().lower():
+                continue
+            if await self.remove(who, sub.repo, sub.filter, by=by, now=now, via="unsubscribe all"):
+                removed.append(sub)
+        return tuple(removed)
+
+    async def of(self, who: Subscriber, *, stored_only: bool = False) -> tuple[Subscription, ...]:
+        """The subscriptions of ``who`` (the config file's too, unless ``stored_only``), sorted by
+        repository and filter."""
+        found: dict[str, Subscription] = {}
+        if not stored_only:
+            found.update({s.field: s for s in self._configured.get(who, ())})
         for field, value in (await self._store.records(_hash_key(who))).items():
             try:
-                found.append(Subscription.model_validate(value))
+                sub = Subscription.model_validate(value)
             except ValidationError as exc:
                 log.error("subscription %s of %s is unreadable, skipped: %s", field, who.key, exc)
-        return tuple(sorted(found, key=Subscription.sort_key))
+                continue
+            found.setdefault(sub.field, sub)
+        return tuple(sorted(found.values(), key=Subscription.sort_key))
 
     async def all(self) -> dict[Subscriber, tuple[Subscription, ...]]:
         """Every subscriber with its subscriptions (subscribers in key order)."""
+        members = {Subscriber.parse(m) for m in await self._store.index_members(INDEX_KEY)} | set(self._configured)
         out: dict[Subscriber, tuple[Subscription, ...]] = {}
-        for member in await self._store.index_members(INDEX_KEY):
-            who = Subscriber.parse(member)
+        for who in sorted(members):
             subs = await self.of(who)
             if subs:
                 out[who] = subs
         return out
 
+    async def changes(self, *, limit: int | None = None) -> list[Change]:
+        """The change log, oldest first (the last ``limit`` entries when given)."""
+        entries: list[Change] = []
+        for raw in await self._store.read_log(CHANGE_LOG_KEY, limit=limit):
+            try:
+                entries.append(Change.model_validate(raw))
+            except ValidationError as exc:
+                log.error("a change log entry is unreadable, skipped: %s", exc)
+        return entries
+
+    async def _log(self, change: Change) -> None:
+        await self._store.append_log(CHANGE_LOG_KEY, change.model_dump(mode="json"), max_len=CHANGE_LOG_ENTRIES)
+
+    # -- upgrades ---------------------------------------------------------------------------------------------
+
+    async def migrate(self) -> int:
+        """Move subscriptions of the earlier layouts into filter records (see the module docstring);
+        returns how many were moved."""
+        return await self.migrate_legacy() + await self._migrate_label_records()
+
     async def migrate_legacy(self) -> int:
-        """Move subscriptions of the old layout (JSON lists) into records; returns how many were moved.
+        """Move the first layout's JSON lists into records; returns how many were moved.
 
         Each old list is deleted after its records are written, then the old index, so a crash
         midway leaves the rest for the next start, and nothing is added twice.
@@ -169,22 +282,81 @@ class Subscriptions:
             old = _legacy_key(who.platform, who.id)
             pairs = await self._store.get_json(old)
             for pair in pairs if isinstance(pairs, list) else []:
-                if isinstance(pair, list) and len(pair) == 2:
-                    record = Subscription(repo=str(pair[0]).strip(), label=str(pair[1]).strip().lower())
+                if isinstance(pair, list) and len(pair) == 2 and str(pair[1]).strip():
+                    record = Subscription(repo=str(pair[0]).strip(), filter=label_filter(str(pair[1])))
                     await self._store.put_record(_hash_key(who), record.field, record.model_dump(mode="json"),
                                                  index=INDEX_KEY, member=who.key)
                     moved += 1
             await self._store.delete(old)
         await self._store.delete(LEGACY_INDEX_KEY)
         if moved:
-            log.info("moved %d subscriptions of %d subscribers from the old layout (prhub:sub:*)", moved,
+            log.info("moved %d subscriptions of %d subscribers from the first layout (prhub:sub:*)", moved,
                      len(members))
         return moved
+
+    async def _migrate_label_records(self) -> int:
+        """Rewrite the second layout's one-label records (field ``{repo}|{label}``) as filter records."""
+        moved = 0
+        for member in await self._store.index_members(INDEX_KEY):
+            who = Subscriber.parse(member)
+            for field, value in (await self._store.records(_hash_key(who))).items():
+                if not isinstance(value, dict) or "filter" in value:
+                    continue
+                try:
+                    record = Subscription.model_validate(value)
+                except ValidationError as exc:
+                    log.error("subscription %s of %s is unreadable, left as it is: %s", field, who.key, exc)
+                    continue
+                if record.field != field:  # write the new record first: a crash leaves the old one to redo
+                    await self._store.put_record(_hash_key(who), record.field, record.model_dump(mode="json"),
+                                                 index=INDEX_KEY, member=who.key)
+                    await self._store.delete_record(_hash_key(who), field, index=INDEX_KEY, member=who.key)
+                else:
+                    await self._store.put_record(_hash_key(who), field, record.model_dump(mode="json"),
+                                                 index=INDEX_KEY, member=who.key, replace=True)
+                moved += 1
+        if moved:
+            log.info("rewrote %d one-label subscriptions as filters", moved)
+        return moved
+
+    # -- export and import ------------------------------------------------------------------------------------
+
+    async def import_records(self, entries: Sequence[tuple[Subscriber, Subscription]], *, replace: bool = False,
+                             by: str = "cli", now: datetime | None = None) -> tuple[int, int]:
+        """Store ``entries`` (an export read back: each keeps its ``created_at`` and ``created_by``, whose
+        GitHub handle ``@me`` means); with ``replace``, also remove the stored subscriptions of the
+        subscribers named there that the entries do not hold. Each change is logged as made ``by``.
+        Returns ``(added, removed)``."""
+        at = now or datetime.now(UTC)
+        added = removed = 0
+        wanted: dict[Subscriber, set[str]] = {}
+        for who, sub in entries:
+            wanted.setdefault(who, set()).add(sub.field)
+            record = sub.model_copy(update={"from_config": False, "created_at": sub.created_at or at})
+            if await self._put(who, record, by=by, at=at, via="import"):
+                added += 1
+        if replace:
+            for who, fields in wanted.items():
+                for sub in await self.of(who, stored_only=True):
+                    if sub.field not in fields and await self.remove(who, sub.repo, sub.filter, by=by, now=at,
+                                                                     via="import"):
+                        removed += 1
+        return added, removed
+
+
+def _configured(settings: Settings) -> dict[Subscriber, tuple[Subscription, ...]]:
+    out: dict[Subscriber, list[Subscription]] = {}
+    for entry in settings.subscriptions:
+        repo = entry.repo or settings.channel(entry.subscriber).repo or ""
+        flt = parse_filter(entry.filter, aliases=settings.repo(repo).aliases)
+        sub = Subscription(repo=repo, filter=flt, created_by="config", from_config=True)
+        out.setdefault(Subscriber.parse(entry.subscriber), []).append(sub)
+    return {who: tuple(subs) for who, subs in out.items()}
 
 
 def known_labels(prs: Iterable[PullRequest], settings: Settings, repo: str) -> list[str]:
     """The labels ``repo`` has used on ``prs`` plus those its label rules and aliases can give, sorted —
-    what a subscription to an unknown label is warned against."""
+    what a subscription may name."""
     config = settings.repo(repo)
     labeler = Labeler(config)
     found = {label.lower() for pr in prs for label in labeler.labels(pr)}

@@ -71,3 +71,82 @@ def test_error_names_the_environment_variable(no_config: Path, monkeypatch: pyte
 def test_repository_lookup_ignores_case(no_config: Path) -> None:
     (no_config / "prhub.toml").write_text('[repositories."Owner/Name"]\nkey_pr_bar = 8\n', encoding="utf-8")
     assert load_settings().repo("owner/name ").key_pr_bar == 8
+
+
+SUBSCRIPTIONS_TOML = '''
+default_repo = "verl-project/verl"
+bots = ["verl-ci-bot"]
+admins = ["slack:U0ADMIN"]
+alerts_batch_s = 300
+quiet_hours = "22:00-08:00"
+personal_digest_at = "fri 17:30"
+
+[repositories."verl-project/verl"]
+bots = ["release-robot"]
+
+[channels."slack:C0OPEN"]
+admins = []
+quiet_hours = "off"
+
+[[subscriptions]]
+subscriber = "slack:C0TEAM"
+filter = "path:verl/trainer/** -label:ci"
+
+[[subscriptions]]
+subscriber = "feishu-webhook:team"
+repo = "other/repo"
+filter = "ascend importance>=6"
+'''
+
+
+def test_subscriptions_bots_admins_and_quiet_hours_read_from_the_file(no_config: Path) -> None:
+    from bot.filters import is_bot, parse_filter
+    from bot.subscriptions import Subscriber, Subscriptions
+
+    (no_config / "prhub.toml").write_text(SUBSCRIPTIONS_TOML, encoding="utf-8")
+    settings = load_settings()
+    assert (settings.alerts_batch_s, settings.quiet_hours, settings.personal_digest_at) == (300, "22:00-08:00",
+                                                                                              "fri 17:30")
+    bots = settings.bots_of("verl-project/verl")
+    assert is_bot("verl-ci-bot", bots)
+    assert is_bot("release-robot", bots)
+    assert is_bot("renovate", bots)  # the built-in ones stay
+    assert not is_bot("release-robot", settings.bots_of("other/repo"))
+    assert settings.channel("slack:C0TEAM").admins == ("slack:U0ADMIN",)
+    assert settings.channel("slack:C0OPEN").admins == ()  # every member may
+    assert settings.channel("slack:C0OPEN").quiet_hours == "off"
+    import asyncio
+
+    from bot.store import MemoryStore
+
+    found = asyncio.run(Subscriptions(MemoryStore(), settings).all())
+    assert {who: [(s.repo, s.filter.text(), s.from_config) for s in subs] for who, subs in found.items()} == {
+        Subscriber("feishu-webhook", "team"): [("other/repo", "label:npu importance>=6", True)],  # the alias applies
+        Subscriber("slack", "C0TEAM"): [("verl-project/verl", parse_filter("path:verl/trainer/** -ci").text(), True)],
+    }
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ('[[subscriptions]]\nsubscriber = "slack:C1"\nrepo = "o/r"\nfilter = "flavour:npu"\n',
+     r"subscriptions\.0\.filter.*unknown filter key flavour:.*known keys: label"),
+    ('[[subscriptions]]\nsubscriber = "slack:C1"\nrepo = "o/r"\nfilter = "importance>=12"\n',
+     r"importance takes a number 1-10"),
+    ('[[subscriptions]]\nsubscriber = "slack:C1"\nfilter = "npu"\n', r"no repo, and the subscriber has no bound"),
+    ('[[subscriptions]]\nsubscriber = "teams:C1"\nrepo = "o/r"\n', r"expected slack:C…"),
+    ('quiet_hours = "late"\n', r"quiet hours 'late': expected HH:MM-HH:MM"),
+    ('personal_digest_at = "1 09:00"\n', r"invalid setting personal_digest_at .*expected \"mon 10:00\""),
+])
+def test_a_bad_subscription_setting_is_a_config_error_naming_it(no_config: Path, toml: str, message: str) -> None:
+    (no_config / "prhub.toml").write_text(toml, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_settings()
+
+
+def test_the_readme_subscriptions_example_is_valid(no_config: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", readme, re.DOTALL) if "[[subscriptions]]" in b)
+    (no_config / "prhub.toml").write_text(block, encoding="utf-8")
+    settings = load_settings()
+    assert settings.subscriptions[0].filter == "path:verl/trainer/** -label:ci"
+    assert settings.channel("slack:C0123456789").admins == ("U0123ABCD",)
+    assert settings.channel("slack:C0OTHER").admins == ("slack:U0123ABCD",)

@@ -12,7 +12,10 @@ picks the renderer of each :mod:`bot.replies` reply:
   further messages; the Feishu view ends with "订阅此标签";
 * :func:`render_note_slack` / :func:`render_note_feishu` — one short text: "生成中…",
   subscription changes, errors;
-* :func:`render_subscriptions_slack`, :func:`render_help_slack` — the list of subscriptions, the help;
+* :func:`render_subscriptions_slack`, :func:`render_help_slack` — the list of subscriptions (each filter
+  said back with :func:`bot.filters.describe`), the help;
+* the person's replies: the GitHub link, the weekly digest turned on or off, "我的周报" (drawn by
+  :mod:`bot.cards.personal`);
 * :func:`render_full_report_feishu` — what 完整报告 posts under a Feishu digest card.
 
 The words are :func:`bot.cards.i18n.chat_phrases`, so both platforms say the same. Every Slack
@@ -45,23 +48,29 @@ from bot.cards.feishu import (
     render_feishu,
 )
 from bot.cards.i18n import chat_phrases, digest_title, level_name, n_prs, phrases, status_name
+from bot.cards.personal import render_personal_feishu, render_personal_slack
 from bot.cards.pr import render_pr_feishu, render_pr_slack
 from bot.cards.slack import render_slack
+from bot.filters import describe
 from bot.models import Digest, DigestPR, Language
 from bot.replies import (
     DigestReply,
     ErrorReply,
+    GitHubLinkReply,
     HelpReply,
     LabelReply,
+    MyDigestReply,
+    PersonalDigestReply,
     PRReply,
     Reply,
     SubscriptionReply,
     SubscriptionsReply,
 )
+from bot.subscriptions import Subscription
 
-__all__ = ["LABEL_BUTTONS", "render_full_report_feishu", "render_help_slack", "render_label_feishu",
+__all__ = ["LABEL_BUTTONS", "person_text", "render_full_report_feishu", "render_help_slack", "render_label_feishu",
            "render_label_slack", "render_note_feishu", "render_note_slack", "render_reply_feishu",
-           "render_reply_slack", "render_subscriptions_slack", "unknown_label_note"]
+           "render_reply_slack", "render_subscriptions_slack", "subscription_item", "subscription_text", "when_text"]
 
 LABEL_BUTTONS = 10
 """"分析此 PR" buttons on a Feishu label view (the PRs after these are listed without one)."""
@@ -69,20 +78,71 @@ LABEL_BUTTONS = 10
 Template = Literal["blue", "wathet", "red", "grey"]
 
 
-def unknown_label_note(reply: SubscriptionReply) -> str | None:
-    """The warning shown with a subscription to a label the repository has not used lately, or ``None``."""
-    if reply.known_labels is None:
-        return None
-    words = chat_phrases(reply.language)
-    sep = "、" if reply.language == "zh" else ", "
-    return words.unknown_label.format(repo=reply.subscription.repo, label=reply.subscription.label,
-                                      weeks=reply.known_weeks, known=sep.join(reply.known_labels) or "-")
+def subscription_item(sub: Subscription, language: Language) -> str:
+    """One subscription said back: ``npu 或 rollout，排除 ci（verl-project/verl）`` (unescaped)."""
+    words = chat_phrases(language)
+    line = words.subscription_item.format(filter=describe(sub.filter, language), repo=sub.repo)
+    return line + (words.from_config if sub.from_config else "")
 
 
 def subscription_text(reply: SubscriptionReply) -> str:
-    """The one line of a subscription change (unescaped: the caller escapes for its platform)."""
-    template: str = getattr(chat_phrases(reply.language), reply.change)
-    return template.format(label=reply.subscription.label, repo=reply.subscription.repo)
+    """The lines of a subscription change (unescaped: the caller escapes for its platform)."""
+    words = chat_phrases(reply.language)
+    if reply.change == "refused":
+        return reply.message
+    if reply.change in ("unsubscribed_all", "nothing_to_unsubscribe"):
+        head = words.unsubscribed_all.format(n=len(reply.removed)) if reply.change == "unsubscribed_all" \
+            else words.nothing_to_unsubscribe
+        lines = [head, *("• " + subscription_item(s, reply.language) for s in reply.removed)]
+    else:
+        sub = reply.subscription
+        assert sub is not None
+        template: str = getattr(words, reply.change)
+        head = template.format(filter=describe(sub.filter, reply.language), repo=sub.repo)
+        if reply.change == "subscribed":
+            batch = words.subscribed_batch.format(minutes=reply.batch_minutes) if reply.batch_minutes else ""
+            head += batch + ("。" if reply.language == "zh" else ".")
+        lines = [head]
+    if reply.message:
+        lines.append(reply.message)
+    return "\n".join(lines)
+
+
+def when_text(spec: str, language: Language) -> str:
+    """``mon 09:00`` -> ``周一 09:00`` / ``Monday 09:00`` (day lists and ranges too)."""
+    days, _, clock = spec.partition(" ")
+    names = dict(zip(("mon", "tue", "wed", "thu", "fri", "sat", "sun"), chat_phrases(language).days, strict=True))
+    said = "、".join if language == "zh" else ", ".join
+    parts = ["–".join(names.get(d, d) for d in part.split("-")) for part in days.split(",")]
+    return f"{said(parts)} {clock}".strip()
+
+
+def person_text(reply: GitHubLinkReply | PersonalDigestReply) -> str:
+    """The lines answering the GitHub link or the weekly-digest switch (unescaped)."""
+    words = chat_phrases(reply.language)
+    lang = reply.language
+    if isinstance(reply, GitHubLinkReply):
+        lines = [words.github_linked.format(handle=reply.handle)]
+        if reply.repo and reply.paths is not None:
+            sep = "、" if lang == "zh" else ", "
+            lines.append(words.github_paths.format(repo=reply.repo, file="CODEOWNERS", paths=sep.join(reply.paths))
+                         if reply.paths else words.github_no_paths.format(repo=reply.repo, handle=reply.handle))
+        return "\n".join(lines)
+    when = when_text(reply.when, lang) if reply.when else ""
+    match reply.change:
+        case "on":
+            if not reply.filters:
+                return words.personal_on_all.format(when=when)
+            sep = "；" if lang == "zh" else "; "
+            return words.personal_on.format(when=when, filters=sep.join(subscription_item(s, lang)
+                                                                         for s in reply.filters))
+        case "already_on":
+            return words.personal_already_on.format(when=when)
+        case "off":
+            return words.personal_off
+        case "not_on":
+            return words.personal_not_on
+    return reply.message
 
 
 # -- Slack ---------------------------------------------------------------------------------------
@@ -99,12 +159,16 @@ def render_reply_slack(reply: Reply, extras: CardExtras | None = None) -> list[d
         case LabelReply(digest, label, prs):
             return render_label_slack(digest, label, prs)
         case SubscriptionReply():
-            text = slack_text(subscription_text(reply))
-            if (note := unknown_label_note(reply)) is not None:
-                text = f"{text}\n{slack_text(note)}"
-            return [render_note_slack(text)]
+            return [render_note_slack(slack_text(subscription_text(reply)))]
         case SubscriptionsReply(subs, language):
-            return [render_subscriptions_slack([(s.repo, s.label) for s in subs], language)]
+            return [render_subscriptions_slack(subs, language)]
+        case GitHubLinkReply() | PersonalDigestReply():
+            return [render_note_slack(slack_text(person_text(reply)))]
+        case MyDigestReply(digests, language, message):
+            messages = [m for pd in digests for m in render_personal_slack(pd)]
+            if message or not messages:
+                messages.append(render_note_slack(slack_text(message or chat_phrases(language).my_digest_empty)))
+            return messages
         case HelpReply(language, repo):
             return [render_help_slack(language, repo)]
         case ErrorReply(message, language):
@@ -152,14 +216,12 @@ def render_label_slack(digest: Digest, label: str, prs: tuple[DigestPR, ...]) ->
     return [{"text": fallback, "blocks": [*head, *part]} for part in parts]
 
 
-def render_subscriptions_slack(items: list[tuple[str, str]], language: Language) -> dict[str, Any]:
-    """The subscriptions ``(repo, label)`` of a conversation as one message."""
+def render_subscriptions_slack(subs: tuple[Subscription, ...], language: Language) -> dict[str, Any]:
+    """The subscriptions of a conversation as one message, each filter said back."""
     words = chat_phrases(language)
-    if not items:
+    if not subs:
         return render_note_slack(words.no_subscriptions)
-    lines = "\n".join(
-        "• " + slack_text(words.subscription_item.format(label=label, repo=repo)) for repo, label in items
-    )
+    lines = "\n".join("• " + slack_text(subscription_item(s, language)) for s in subs)
     return {
         "text": words.subscriptions_title,
         "blocks": slack._sections(f"{SLACK.bold(words.subscriptions_title)}\n{lines}"),
@@ -194,15 +256,21 @@ def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[
         case LabelReply(digest=digest, label=label, prs=prs):
             return render_label_feishu(digest, label, prs)
         case SubscriptionReply(language=lang):
-            text = subscription_text(reply)
-            if (note := unknown_label_note(reply)) is not None:
-                text = f"{text}\n{note}"
-            return [render_note_feishu(chat_phrases(lang).subscriptions_title, feishu_text(text))]
+            template: Template = "red" if reply.change == "refused" else "blue"
+            return [render_note_feishu(chat_phrases(lang).subscriptions_title, feishu_text(subscription_text(reply)),
+                                       template=template)]
         case SubscriptionsReply(subscriptions=subs, language=lang):
             words = chat_phrases(lang)
-            lines = [f"- {feishu_text(words.subscription_item.format(label=s.label, repo=s.repo))}" for s in subs]
+            lines = [f"- {feishu_text(subscription_item(s, lang))}" for s in subs]
             return [render_note_feishu(words.subscriptions_title,
                                        "\n".join(lines) or feishu_text(words.no_subscriptions))]
+        case GitHubLinkReply(language=lang) | PersonalDigestReply(language=lang):
+            return [render_note_feishu("prhub", feishu_text(person_text(reply)))]
+        case MyDigestReply(digests=digests, language=lang, message=message):
+            cards = [c for pd in digests for c in render_personal_feishu(pd)]
+            if message or not cards:
+                cards.append(render_note_feishu("prhub", feishu_text(message or chat_phrases(lang).my_digest_empty)))
+            return cards
         case HelpReply(language=lang, repo=repo):
             words = chat_phrases(lang)
             body = "\n".join(f"- {feishu_text(item)}" for item in words.help_items)

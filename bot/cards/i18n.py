@@ -542,16 +542,37 @@ class ChatPhrases:
     label_empty: str
     """``{label}``, ``{title}``."""
     subscribed: str
-    """``{label}``, ``{repo}``."""
+    """``{filter}`` (:func:`bot.filters.describe`), ``{repo}``."""
+    subscribed_batch: str
+    """``{minutes}``: the batch window, added to ``subscribed``."""
     already_subscribed: str
     unsubscribed: str
     not_subscribed: str
-    unknown_label: str
-    """``{repo}``, ``{label}``, ``{weeks}``, ``{known}``."""
+    unsubscribed_all: str
+    """``{n}``."""
+    nothing_to_unsubscribe: str
     subscriptions_title: str
     no_subscriptions: str
     subscription_item: str
-    """``{label}``, ``{repo}``."""
+    """``{filter}``, ``{repo}``."""
+    from_config: str
+    github_linked: str
+    """``{handle}``."""
+    github_paths: str
+    """``{repo}``, ``{file}``, ``{paths}``."""
+    github_no_paths: str
+    """``{repo}``, ``{handle}``."""
+    personal_on: str
+    """``{when}``, ``{filters}``."""
+    personal_on_all: str
+    """``{when}``."""
+    personal_already_on: str
+    """``{when}``."""
+    personal_off: str
+    personal_not_on: str
+    my_digest_empty: str
+    days: tuple[str, ...]
+    """Monday … Sunday, as ``{when}`` says them."""
     help_title: str
     help_items: tuple[str, ...]
     help_commands: str
@@ -586,24 +607,43 @@ CHAT: Mapping[Language, ChatPhrases] = {
         label_title="{label} · {title}",
         label_meta="仓库：{repo} · {n_prs}",
         label_empty="{title}没有带 {label} 标签的 PR。",
-        subscribed="已订阅 {repo} 的 {label}：该标签的 PR 合并后会在这里提醒。",
-        already_subscribed="已经订阅过 {repo} 的 {label}。",
-        unsubscribed="已取消订阅 {repo} 的 {label}。",
-        not_subscribed="没有订阅 {repo} 的 {label}，无需取消。",
-        unknown_label="注意：{repo} 最近 {weeks} 周没有 PR 用过标签 {label}（以后出现时照样提醒）。已知标签：{known}",
+        subscribed="已订阅 {repo}：{filter}。符合的 PR 合并后会在这里提醒",
+        subscribed_batch="（每 {minutes} 分钟最多一条消息，列出这段时间合并的全部 PR）",
+        already_subscribed="已经订阅过 {repo}：{filter}。",
+        unsubscribed="已取消订阅 {repo}：{filter}。",
+        not_subscribed="没有这个订阅（{repo}：{filter}），无需取消。发送“我的订阅”查看现有的订阅。",
+        unsubscribed_all="已取消本会话的全部 {n} 个订阅。",
+        nothing_to_unsubscribe="本会话没有订阅，无需取消。",
         subscriptions_title="本会话的订阅",
-        no_subscriptions="还没有订阅。发送“订阅 npu”或 `/prhub subscribe npu` 订阅一个标签。",
-        subscription_item="{label}（{repo}）",
+        no_subscriptions=("还没有订阅。发送“订阅 npu rollout -ci”、“订阅 path:verl/trainer/**”或 "
+                          "`/prhub subscribe npu` 订阅。"),
+        subscription_item="{filter}（{repo}）",
+        from_config="（配置文件）",
+        github_linked="记住了：你的 GitHub 账号是 {handle}。现在可以订阅 path:@me（CODEOWNERS 里你负责的路径）。",
+        github_paths="在 {repo} 的 {file} 里，你负责：{paths}",
+        github_no_paths="{repo} 的 CODEOWNERS 里还没有分给 @{handle} 的路径。",
+        personal_on=("好的：每{when}（按你的时区）私信发你的周报：你订阅的 PR（{filters}），先读哪个、"
+                     "本周的阅读预算，以及其余合并的 PR 一行带过。"),
+        personal_on_all=("好的：每{when}（按你的时区）私信发你的周报。你还没有订阅，周报会列出全部 PR；"
+                         "发送“订阅 path:你的目录/**”之类缩小范围。"),
+        personal_already_on="你的周报已经开着：每{when}（按你的时区）。",
+        personal_off="已停止每周的个人周报。",
+        personal_not_on="你没有开启每周的个人周报。发送“每周给我发我的周报”开启。",
+        my_digest_empty="没有可显示的周报。",
+        days=("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
         help_title="我能做什么",
         help_items=(
             "`本周周报` / `上周周报` / `周报 2026-W16` — 周报",
             "`PR #6046 值得读吗` / `分析一下 owner/name#6046` — 一个 PR 值不值得读、从哪里读起",
             "`npu 标签` — 上周某个标签的 PR 和阅读建议",
-            "`订阅 npu` / `取消订阅 npu` / `我的订阅` — 标签提醒",
+            "`订阅 npu rollout -ci` / `订阅 path:verl/trainer/** -author:dependabot` / `退订 npu` / `退订全部` / "
+            "`我的订阅` — 合并提醒（同一会话每几分钟最多一条消息）",
+            "`我的 GitHub 是 NAME` 后 `订阅 path:@me` — CODEOWNERS 里你负责的路径",
+            "`每周给我发我的周报` / `我的周报` — 只看你订阅的部分，附阅读预算",
         ),
         help_commands=(
-            "斜杠命令：`/prhub digest [周]`、`/prhub pr N`、`/prhub label L`、`/prhub subscribe L`、"
-            "`/prhub unsubscribe L`、`/prhub subscriptions`、`/prhub help`"
+            "斜杠命令：`/prhub digest [周]`、`/prhub pr N`、`/prhub label L`、`/prhub subscribe 条件`、"
+            "`/prhub unsubscribe 条件|all`、`/prhub subscriptions`、`/prhub help`"
         ),
         help_repo="本频道默认仓库：{repo}（消息里写 `owner/name` 可换成别的仓库）",
         error="出错了：{message}",
@@ -627,25 +667,44 @@ CHAT: Mapping[Language, ChatPhrases] = {
         label_title="{label} · {title}",
         label_meta="Repository: {repo} · {n_prs}",
         label_empty="No PR with the {label} label in {title}.",
-        subscribed="Subscribed to {label} in {repo}: merged PRs with that label will be announced here.",
-        already_subscribed="Already subscribed to {label} in {repo}.",
-        unsubscribed="Unsubscribed from {label} in {repo}.",
-        not_subscribed="There was no subscription to {label} in {repo}.",
-        unknown_label=("Note: no PR of {repo} used the label {label} in the last {weeks} weeks (it will still be "
-                       "announced when one does). Known labels: {known}"),
+        subscribed="Subscribed to {repo}: {filter}. Matching PRs will be announced here when merged",
+        subscribed_batch=" (at most one message every {minutes} minutes, listing every PR merged meanwhile)",
+        already_subscribed="Already subscribed to {repo}: {filter}.",
+        unsubscribed="Unsubscribed from {repo}: {filter}.",
+        not_subscribed="There was no such subscription ({repo}: {filter}). Send “my subscriptions” to see them.",
+        unsubscribed_all="Removed all {n} subscriptions of this conversation.",
+        nothing_to_unsubscribe="This conversation has no subscriptions.",
         subscriptions_title="Subscriptions of this conversation",
-        no_subscriptions="No subscriptions yet. Send “subscribe npu” or `/prhub subscribe npu` to add one.",
-        subscription_item="{label} ({repo})",
+        no_subscriptions=("No subscriptions yet. Send “subscribe npu rollout -ci”, “subscribe path:src/core/**” or "
+                          "`/prhub subscribe npu` to add one."),
+        subscription_item="{filter} ({repo})",
+        from_config=" (config file)",
+        github_linked=("Got it: your GitHub handle is {handle}. You can now subscribe to path:@me "
+                       "(your CODEOWNERS paths)."),
+        github_paths="In {file} of {repo} you own: {paths}",
+        github_no_paths="CODEOWNERS of {repo} gives @{handle} no paths yet.",
+        personal_on=("Done: every {when} (your time zone) I will DM you your digest: the PRs you follow ({filters}), "
+                     "what to read first, the week's reading budget, and one line for the rest."),
+        personal_on_all=("Done: every {when} (your time zone) I will DM you your digest. You follow nothing yet, so it "
+                         "lists every PR; narrow it with “subscribe path:your/dir/**”."),
+        personal_already_on="Your digest is on already: every {when} (your time zone).",
+        personal_off="Your weekly digest is off.",
+        personal_not_on="Your weekly digest was not on. Send “send me my weekly digest” to start it.",
+        my_digest_empty="There is no digest to show.",
+        days=("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
         help_title="What I understand",
         help_items=(
             "`digest` / `weekly report last week` / `digest 2026-W16` — the weekly digest",
             "`is PR 6046 worth reading?` / `analyze owner/name#6046` — one PR: worth reading, where to start",
             "`label npu` — last week's PRs of one label with reading advice",
-            "`subscribe npu` / `unsubscribe npu` / `my subscriptions` — label alerts",
+            "`subscribe npu rollout -ci` / `subscribe path:src/core/** -author:dependabot` / `unsubscribe npu` / "
+            "`unsubscribe all` / `my subscriptions` — merge alerts (at most one message every few minutes)",
+            "`my GitHub is NAME`, then `subscribe path:@me` — the paths CODEOWNERS gives you",
+            "`send me my weekly digest` / `my digest` — only what you follow, with a reading budget",
         ),
         help_commands=(
-            "Slash commands: `/prhub digest [week]`, `/prhub pr N`, `/prhub label L`, `/prhub subscribe L`, "
-            "`/prhub unsubscribe L`, `/prhub subscriptions`, `/prhub help`"
+            "Slash commands: `/prhub digest [week]`, `/prhub pr N`, `/prhub label L`, `/prhub subscribe FILTER`, "
+            "`/prhub unsubscribe FILTER|all`, `/prhub subscriptions`, `/prhub help`"
         ),
         help_repo="This channel's repository: {repo} (name `owner/name` in a message for another one)",
         error="Sorry, that failed: {message}",

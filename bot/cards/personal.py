@@ -31,7 +31,7 @@ from bot.cards.actions import ACTION_ANALYZE_PR
 from bot.cards.escape import md_line, one_line, safe_url, slack_text, split_text, utf16_len
 from bot.cards.i18n import level_name, minutes_text, n_prs, phrases, window_days
 from bot.digest.personal import Budget, PersonalDigest, PersonalPR
-from bot.filters import describe, reasons_text
+from bot.filters import Filter, describe, reasons_text
 from bot.models import Language
 
 __all__ = ["budget_line", "personal_title", "render_personal_feishu", "render_personal_markdown",
@@ -46,14 +46,16 @@ _WORDS: dict[Language, dict[str, str]] = {
     "zh": {"week": "我的周报 · {year} 第 {week} 周 · {first} 至 {last}", "range": "我的周报 · {first} 至 {last}",
            "filter": "订阅：{filter}", "budget": "本周阅读预算：{parts}", "close": "精读 {n} 个，约 {m} 分钟",
            "skim": "浏览 {n} 个，约 {m} 分钟", "skip": "可跳过 {n} 个", "pending": "分析尚未完成 {n} 个",
-           "parts_sep": "；", "none": "本周没有符合你订阅的 PR。", "why": "匹配：", "reason": "理由：",
+           "parts_sep": "；", "filters_sep": "；", "none": "本周没有符合你订阅的 PR。", "why": "匹配：",
+           "reason": "理由：",
            "importance": "重要性 {n}/10", "others": "本周另有 {n_prs}合并（{labels}）。",
            "others_plain": "本周另有 {n_prs}合并。", "label": "{label} {count}",
            "continued": "（续 {part}/{total}）"},
     "en": {"week": "My digest · {year} week {week} · {first} – {last}", "range": "My digest · {first} – {last}",
            "filter": "Subscribed: {filter}", "budget": "Reading budget this week: {parts}",
            "close": "close reads {n}, ~{m} minutes", "skim": "skims {n}, ~{m} minutes", "skip": "skips {n}",
-           "pending": "pending {n}", "parts_sep": "; ", "none": "No PR this week matches your subscription.",
+           "pending": "pending {n}", "parts_sep": "; ", "filters_sep": "; ",
+           "none": "No PR this week matches your subscription.",
            "why": "Matched: ", "reason": "Why: ", "importance": "importance {n}/10",
            "others": "Also merged this week: {n_prs} ({labels}).", "others_plain": "Also merged this week: {n_prs}.",
            "label": "{label} {count}", "continued": " (continued {part}/{total})"},
@@ -97,7 +99,8 @@ def _others_line(pd: PersonalDigest) -> str:
 def _head_lines(pd: PersonalDigest) -> list[str]:
     """Unescaped: the repository and filter line, the budget line."""
     w = _WORDS[pd.language]
-    return [f"{pd.repo} · " + w["filter"].format(filter=describe(pd.filter, pd.language)),
+    said = w["filters_sep"].join(describe(f, pd.language) for f in pd.filters) or describe(Filter(), pd.language)
+    return [f"{pd.repo} · " + w["filter"].format(filter=said),
             budget_line(pd.budget, pd.language) if pd.prs else w["none"]]
 
 

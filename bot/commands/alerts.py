@@ -1,8 +1,10 @@
-"""``prhub alerts``: poll for merged PRs and send the label alerts (what ``prhub serve`` does every few minutes).
+"""``prhub alerts``: poll for merged PRs and send the alerts (what ``prhub serve`` does every few minutes).
 
 ``--once`` runs one poll and prints what it sent; without it the command polls every
-``alerts_interval_s`` seconds until Ctrl-C. Markers in Redis make a PR alerted by the bot
-(or an earlier run) not alerted again. Redis is required (``PRHUB_REDIS_URL``).
+``alerts_interval_s`` seconds until Ctrl-C. Each subscriber's queue lives in Redis, shared with
+the bot: a PR queued or alerted by the bot (or an earlier run) is not alerted again, and a batch
+waits for its window (``alerts_batch_s``) and the quiet hours whoever polls. Redis is required
+(``PRHUB_REDIS_URL``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def alerts(
     source: Annotated[str | None, typer.Option(help="Source of repositories no channel is bound to "
                                                     "(default_source).")] = None,
 ) -> None:
-    """Send label alerts for PRs merged since the last poll.
+    """Queue the PRs merged since the last poll that match a subscription, and send the batches that are due.
 
     Example: prhub alerts --once
     """
@@ -48,8 +50,10 @@ def alerts(
 
 
 def describe(report: PollReport) -> str:
-    """One line about a poll: PRs read, alerts sent, skipped and failed."""
-    line = f"{report.prs_seen} PRs read, {len(report.sent)} alerts sent, {report.skipped} already sent"
+    """One line about a poll: PRs read, queued, alerted (in how many messages), busy and failed."""
+    line = (f"{report.prs_seen} PRs read, {report.queued} queued, {len(report.sent)} alerted in "
+            f"{report.messages} message(s)")
+    line += f", {report.skipped} queue(s) busy elsewhere" if report.skipped else ""
     return line + (f", {len(report.failed)} failed (retried next time)" if report.failed else "")
 
 

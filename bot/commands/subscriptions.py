@@ -1,76 +1,227 @@
-"""``prhub subscriptions``: list the label subscriptions the bots keep in Redis.
+"""``prhub subscriptions``: list, export and import the subscriptions the bots keep in Redis, and their change log.
 
-All subscribers, or one (``--subscriber slack:U123``, ``feishu:oc_xxx``): one line per
-subscription, ``platform:id  owner/name  label``, to stdout. With ``--check`` each label is
-compared with those the repository has used (its source's last 12 weeks and its label
-rules); an unknown one is still kept — a new label may appear later — and flagged with
-the known ones.
+::
+
+    prhub subscriptions [--subscriber slack:C123] [--check] [--lang zh|en]    one line per subscription
+    prhub subscriptions --format json > subscriptions.json                    the export (every field)
+    prhub subscriptions import subscriptions.json [--replace]                 read an export back
+    prhub subscriptions log [--limit 50]                                      who changed what, and when
+
+The list shows each subscription as ``subscriber  repo  filter said back  [filter]``: the filter
+in words (:func:`bot.filters.describe`) and in the grammar (:meth:`bot.filters.Filter.text`, what
+``subscribe`` and the export take). Subscriptions of the config file (``[[subscriptions]]``) are
+marked ``(config file)``; they are not exported (they live in the file). ``--check`` compares
+each label with those the repository used in its source's last 12 weeks (and its rules): an
+unknown one is flagged with the known ones.
+
+The export is JSON: ``{"format": "prhub-subscriptions", "version": 1, "exported_at",
+"subscriptions": [{"subscriber", "repo", "filter", "description", "created_at", "created_by"}]}``.
+``import`` adds each entry (an equal subscription is kept, not doubled; who made it and when are
+kept, so ``path:@me`` still means that person); ``--replace`` also removes the stored
+subscriptions of the subscribers the file names that it does not hold. Every change is logged
+as made by ``cli``. Redis is required (``PRHUB_REDIS_URL``); the old layouts are migrated first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 from datetime import UTC, datetime, timedelta
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
 from bot.config import Settings, load_settings
-from bot.errors import PrhubError
+from bot.errors import ConfigError, FilterError, PrhubError
+from bot.models import Language
 
 _stderr = Console(stderr=True)
 CHECK_WEEKS = 12
+EXPORT_FORMAT = "prhub-subscriptions"
+EXPORT_VERSION = 1
+
+app = typer.Typer(help="List, export and import subscriptions; show their change log.", no_args_is_help=False)
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``subscriptions`` to ``app``."""
-    app.command("subscriptions")(subscriptions)
+def register(root: typer.Typer) -> None:
+    """Add ``subscriptions`` (and its ``import`` and ``log``) to ``root``."""
+    root.add_typer(app, name="subscriptions")
 
 
+def _fail(exc: PrhubError) -> typer.Exit:
+    _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
+    return typer.Exit(code=1)
+
+
+@app.callback(invoke_without_command=True)
 def subscriptions(
+    ctx: typer.Context,
     subscriber: Annotated[str | None, typer.Option(help="Only this subscriber: slack:U123, slack:C123, "
                                                         "feishu:oc_xxx.")] = None,
     check: Annotated[bool, typer.Option("--check", help="Flag labels the repository has never used.")] = False,
+    output: Annotated[Literal["text", "json"], typer.Option("--format", help="text: one line each; json: the "
+                                                                              "export (import reads it).")] = "text",
+    lang: Annotated[Language | None, typer.Option("--lang", help="Language of the filters said back.")] = None,
 ) -> None:
-    """List label subscriptions.
+    """List subscriptions (each filter in words and in the grammar), or export them with --format json.
 
-    Example: prhub subscriptions --subscriber slack:U0123456789
+    Example: prhub subscriptions --subscriber slack:C0123456789
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    try:
+        settings = load_settings()
+        text = asyncio.run(_list(settings, subscriber, check, output, lang or settings.language))
+    except PrhubError as exc:
+        raise _fail(exc) from exc
+    typer.echo(text, nl=False)
+
+
+@app.command("import")
+def import_(
+    file: Annotated[str, typer.Argument(help="An export (prhub subscriptions --format json), or - for stdin.")],
+    replace: Annotated[bool, typer.Option("--replace", help="Also remove the stored subscriptions of the "
+                                                            "subscribers in the file that it does not hold.")] = False,
+) -> None:
+    """Read an export back into Redis (equal subscriptions are kept, not doubled).
+
+    Example: prhub subscriptions import subscriptions.json
     """
     try:
         settings = load_settings()
-        lines = asyncio.run(_lines(settings, subscriber, check))
+        text = sys.stdin.read() if file == "-" else _read(Path(file))
+        added, removed, total = asyncio.run(_import(settings, text, replace=replace))
     except PrhubError as exc:
-        _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
-        raise typer.Exit(code=1) from exc
-    for line in lines:
-        typer.echo(line)
-    _stderr.print(Text(f"{len(lines)} subscription(s)"), highlight=False)
+        raise _fail(exc) from exc
+    line = f"{total} subscription(s) in the file: {added} added, {total - added} already there"
+    _stderr.print(Text(line + (f", {removed} removed" if replace else "")), highlight=False)
 
 
-async def _lines(settings: Settings, subscriber: str | None, check: bool) -> list[str]:
+@app.command("log")
+def log(
+    limit: Annotated[int, typer.Option(help="The last N changes.", min=1)] = 50,
+    output: Annotated[Literal["text", "json"], typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """The change log: when, who, what (subscribe / unsubscribe), the subscriber, the repository and the filter.
+
+    Example: prhub subscriptions log --limit 20
+    """
+    try:
+        settings = load_settings()
+        text = asyncio.run(_log(settings, limit, output))
+    except PrhubError as exc:
+        raise _fail(exc) from exc
+    typer.echo(text, nl=False)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path.name}: {exc.strerror}") from exc
+
+
+async def _list(settings: Settings, subscriber: str | None, check: bool, output: str, lang: Language) -> str:
     from bot.app import open_services
     from bot.digest.window import date_window
+    from bot.filters import describe
     from bot.subscriptions import known_labels
 
     async with open_services(settings, store="redis", purpose="subscriptions live in Redis") as services:
         found = await services.subscriptions.all()
+        chosen = [(who, sub) for who, subs in sorted(found.items()) for sub in subs
+                  if subscriber is None or who.key == subscriber]
+        if output == "json":
+            entries = [{"subscriber": who.key, "repo": sub.repo, "filter": sub.filter.text(),
+                        "description": describe(sub.filter, lang),
+                        "created_at": sub.created_at.isoformat() if sub.created_at else None,
+                        "created_by": sub.created_by} for who, sub in chosen if not sub.from_config]
+            document = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION,
+                        "exported_at": datetime.now(UTC).isoformat(timespec="seconds"), "subscriptions": entries}
+            _stderr.print(Text(f"{len(entries)} subscription(s) exported"), highlight=False)
+            return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
         known: dict[str, list[str]] = {}
         lines: list[str] = []
-        for who, subs in sorted(found.items()):
-            if subscriber is not None and who.key != subscriber:
-                continue
-            for sub in subs:
-                line = f"{who.key}\t{sub.repo}\t{sub.label}"
-                if check:
-                    if sub.repo not in known:
-                        today = datetime.now(UTC).date()
-                        window = date_window(today - timedelta(weeks=CHECK_WEEKS), today, "UTC")
-                        source = services.channels.source_for_repo(sub.repo)
-                        prs = await asyncio.to_thread(source.merged_prs, sub.repo, window)
-                        known[sub.repo] = known_labels(prs, settings, sub.repo)
-                    if sub.label not in known[sub.repo]:
-                        line += f"\t(unknown label; known: {', '.join(known[sub.repo])})"
-                lines.append(line)
-    return lines
+        for who, sub in chosen:
+            line = f"{who.key}\t{sub.repo}\t{describe(sub.filter, lang)}\t[{sub.filter.text()}]"
+            if sub.from_config:
+                line += "\t(config file)"
+            if check and sub.filter.labels:
+                if sub.repo not in known:
+                    today = datetime.now(UTC).date()
+                    window = date_window(today - timedelta(weeks=CHECK_WEEKS), today, "UTC")
+                    source = services.channels.source_for_repo(sub.repo)
+                    prs = await asyncio.to_thread(source.merged_prs, sub.repo, window)
+                    known[sub.repo] = known_labels(prs, settings, sub.repo)
+                unknown = [label for label in sub.filter.labels if label not in known[sub.repo]]
+                if unknown:
+                    line += f"\t(unknown label {', '.join(unknown)}; known: {', '.join(known[sub.repo])})"
+            lines.append(line)
+    _stderr.print(Text(f"{len(lines)} subscription(s)"), highlight=False)
+    return "".join(line + "\n" for line in lines)
+
+
+def _entries(text: str) -> list[dict[str, Any]]:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"the file is not JSON (line {exc.lineno}: {exc.msg}); export one with "
+                          "prhub subscriptions --format json") from exc
+    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+        raise ConfigError(f"not a subscriptions export (expected \"format\": \"{EXPORT_FORMAT}\")")
+    if document.get("version") != EXPORT_VERSION:
+        raise ConfigError(f"export version {document.get('version')!r} is not {EXPORT_VERSION}")
+    entries = document.get("subscriptions")
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ConfigError("\"subscriptions\" must be a list of objects")
+    return entries
+
+
+async def _import(settings: Settings, text: str, *, replace: bool) -> tuple[int, int, int]:
+    from bot.app import open_services
+    from bot.filters import parse_filter
+    from bot.subscriptions import Subscriber, Subscription
+
+    records: list[tuple[Subscriber, Subscription]] = []
+    for n, entry in enumerate(_entries(text)):
+        where = f"subscriptions[{n}]"
+        who, repo = str(entry.get("subscriber", "")), str(entry.get("repo", ""))
+        platform, _, ident = who.partition(":")
+        if platform not in ("slack", "feishu", "feishu-webhook") or not ident:
+            raise ConfigError(f"{where}: subscriber {who!r} is not slack:…, feishu:… or feishu-webhook:NAME")
+        if "/" not in repo:
+            raise ConfigError(f"{where}: repo {repo!r} is not owner/name")
+        try:
+            flt = parse_filter(str(entry.get("filter", "")), aliases=settings.repo(repo).aliases)
+        except FilterError as exc:
+            raise ConfigError(f"{where}: filter {entry.get('filter')!r}: {exc}") from exc
+        made = entry.get("created_at")
+        try:
+            created = datetime.fromisoformat(made) if isinstance(made, str) else None
+        except ValueError as exc:
+            raise ConfigError(f"{where}: created_at {made!r} is not an ISO time") from exc
+        by = entry.get("created_by")
+        records.append((Subscriber(platform, ident), Subscription(repo=repo, filter=flt, created_at=created,
+                                                                  created_by=str(by) if by else None)))
+    async with open_services(settings, store="redis", purpose="subscriptions live in Redis") as services:
+        added, removed = await services.subscriptions.import_records(records, replace=replace, by="cli")
+    return added, removed, len(records)
+
+
+async def _log(settings: Settings, limit: int, output: str) -> str:
+    from bot.app import open_services
+    from bot.digest.window import zone
+
+    async with open_services(settings, store="redis", purpose="subscriptions live in Redis") as services:
+        changes = await services.subscriptions.changes(limit=limit)
+    if output == "json":
+        return json.dumps([c.model_dump(mode="json") for c in changes], ensure_ascii=False, indent=2) + "\n"
+    tz = zone(settings.timezone)
+    lines = [f"{c.at.astimezone(tz).isoformat(timespec='seconds')}\t{c.by or '-'}\t{c.action}\t{c.subscriber}\t"
+             f"{c.repo}\t[{c.filter}]" + (f"\t({c.via})" if c.via != "chat" else "") for c in changes]
+    _stderr.print(Text(f"{len(lines)} change(s)"), highlight=False)
+    return "".join(line + "\n" for line in lines)

@@ -13,8 +13,9 @@ replies and by the scheduler alike.
 :mod:`.media`               :class:`~.media.CardMedia`: a digest card's page link and charts
 ==========================  =======================================================================
 
-A deliverer knows its platform's renderers (``digest_messages``, ``alert_message``,
-``reply_messages``, from :mod:`bot.cards`) and posts a list of messages to a :class:`Place`: a
+A deliverer knows its platform's renderers (``digest_messages``, ``alert_messages``,
+``reply_messages``, from :mod:`bot.cards`) and, where the platform tells, a person's time zone
+(``person_timezone``: Slack ``users.info``) and posts a list of messages to a :class:`Place`: a
 conversation, or under a message there (its thread). The first message goes where the place says,
 the rest continue in the first one's thread; :class:`Posted` tells the ids and the *anchor*, the
 message id that a button press on the first message reports as its thread (Slack: the thread's
@@ -47,7 +48,7 @@ from bot.models import Digest
 from bot.replies import DigestReply, Reply
 
 if TYPE_CHECKING:
-    from bot.cards.alert import Alert
+    from bot.cards.alert import AlertBatch
 
 __all__ = ["PLATFORMS", "Deliverer", "Deliverers", "DeliveryError", "Message", "Place", "Posted",
            "mark_full_report", "post_digest", "post_reply", "reply_extras", "split_channel"]
@@ -90,8 +91,13 @@ class Deliverer(Protocol):
         in its thread (nothing when the card links to the page)."""
         ...
 
-    def alert_message(self, alert: Alert) -> Message:
-        """One label alert as one message."""
+    def alert_messages(self, batch: AlertBatch) -> list[Message]:
+        """One batch of alerts: the message to post, then (a list too long for one) what continues in its thread."""
+        ...
+
+    async def person_timezone(self, user: str) -> str | None:
+        """The IANA time zone the platform gives person ``user`` (Slack ``users.info``), or ``None`` when it
+        gives none (Feishu, webhooks) or cannot be asked (the error is logged, not raised)."""
         ...
 
     def reply_messages(self, reply: Reply, extras: CardExtras | None = None) -> list[Message]:

@@ -60,7 +60,7 @@ from lark_oapi.core.enum import AccessTokenType, HttpMethod
 from lark_oapi.core.model import BaseRequest
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
-from bot.cards.alert import Alert, render_alert_feishu
+from bot.cards.alert import AlertBatch, render_batch_feishu
 from bot.cards.chat import render_reply_feishu
 from bot.cards.extras import NO_EXTRAS, CardExtras, CardImage
 from bot.cards.feishu import render_feishu
@@ -404,9 +404,13 @@ class FeishuDeliverer:
         """See :meth:`Deliverer.digest_messages` (:func:`bot.cards.feishu.render_feishu`)."""
         return render_feishu(digest, extras)
 
-    def alert_message(self, alert: Alert) -> Message:
-        """See :meth:`Deliverer.alert_message`."""
-        return render_alert_feishu(alert)
+    def alert_messages(self, batch: AlertBatch) -> list[Message]:
+        """See :meth:`Deliverer.alert_messages`."""
+        return render_batch_feishu(batch)
+
+    async def person_timezone(self, user: str) -> str | None:
+        """See :meth:`Deliverer.person_timezone`: Feishu gives the bot none (the channel's zone applies)."""
+        return None
 
     def reply_messages(self, reply: Reply, extras: CardExtras | None = None) -> list[Message]:
         """See :meth:`Deliverer.reply_messages`."""

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -44,7 +45,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
-from bot.cards.alert import Alert, render_alert_slack
+from bot.cards.alert import AlertBatch, render_batch_slack
 from bot.cards.chat import render_note_slack, render_reply_slack
 from bot.cards.extras import NO_EXTRAS, CardExtras, CardImage
 from bot.cards.i18n import chat_phrases
@@ -65,6 +66,8 @@ __all__ = ["FILE_READY_S", "NOT_A_MEMBER", "RATE_LIMIT_RETRIES", "RESPONSE_URL_U
 log = logging.getLogger(__name__)
 
 RATE_LIMIT_RETRIES = 3
+TIMEZONE_TTL_S = 6 * 3600
+"""How long a person's time zone from ``users.info`` is kept in the process."""
 RESPONSE_URL_USES = 5
 """Slack accepts up to five posts to one ``response_url`` (within 30 minutes)."""
 NOT_A_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
@@ -108,6 +111,7 @@ class SlackDeliverer:
         self.client = client
         self._webhook = webhook
         self._pacer = pacer
+        self._zones: dict[str, tuple[str | None, float]] = {}
         self._media = media
         self._sleep = sleep
 
@@ -115,9 +119,29 @@ class SlackDeliverer:
         """See :meth:`Deliverer.digest_messages` (:func:`bot.cards.slack.render_slack`)."""
         return render_slack(digest, extras)
 
-    def alert_message(self, alert: Alert) -> Message:
-        """See :meth:`Deliverer.alert_message`."""
-        return render_alert_slack(alert)
+    def alert_messages(self, batch: AlertBatch) -> list[Message]:
+        """See :meth:`Deliverer.alert_messages`."""
+        return render_batch_slack(batch)
+
+    async def person_timezone(self, user: str) -> str | None:
+        """See :meth:`Deliverer.person_timezone`: ``users.info``'s ``tz`` (needs the ``users:read`` scope),
+        kept for :data:`TIMEZONE_TTL_S` seconds; a refusal (``missing_scope``, ``user_not_found``) is
+        logged and gives ``None``."""
+        cached = self._zones.get(user)
+        now = time.monotonic()
+        if cached is not None and cached[1] > now:
+            return cached[0]
+        try:
+            answer = await self.client.users_info(user=user)
+        except SlackApiError as exc:
+            log.warning("no time zone for %s (users.info: %s); the channel's zone applies", user,
+                        exc.response.get("error"))
+            return None
+        info = answer.get("user")
+        tz = info.get("tz") if isinstance(info, dict) else None
+        zone_name = str(tz) if isinstance(tz, str) and tz else None
+        self._zones[user] = (zone_name, now + TIMEZONE_TTL_S)
+        return zone_name
 
     def reply_messages(self, reply: Reply, extras: CardExtras | None = None) -> list[Message]:
         """See :meth:`Deliverer.reply_messages`."""

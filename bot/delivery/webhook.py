@@ -35,9 +35,9 @@ from typing import Any
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
-from bot.cards.alert import Alert, render_alert_feishu
+from bot.cards.alert import AlertBatch, render_batch_feishu
 from bot.cards.extras import NO_EXTRAS, CardExtras
-from bot.cards.feishu import render_feishu_webhook
+from bot.cards.feishu import WEBHOOK_CARD_BYTES, render_feishu_webhook
 from bot.delivery import Message, Place, Posted
 from bot.delivery.feishu import FeishuAPIError
 from bot.delivery.media import CardMedia
@@ -151,9 +151,14 @@ class WebhookDeliverer:
         has it), every card within the webhook's limit."""
         return render_feishu_webhook(digest, extras)
 
-    def alert_message(self, alert: Alert) -> Message:
-        """See :meth:`Deliverer.alert_message` (its one button is a link)."""
-        return render_alert_feishu(alert)
+    def alert_messages(self, batch: AlertBatch) -> list[Message]:
+        """See :meth:`Deliverer.alert_messages` (a one-PR card's one button is a link; cards within the
+        webhook's body limit)."""
+        return render_batch_feishu(batch, card_bytes=WEBHOOK_CARD_BYTES - 2_000)
+
+    async def person_timezone(self, user: str) -> str | None:
+        """See :meth:`Deliverer.person_timezone`: a webhook has no people."""
+        return None
 
     def reply_messages(self, reply: Reply, extras: CardExtras | None = None) -> list[Message]:
         """A webhook never answers a conversation.

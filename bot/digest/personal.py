@@ -2,9 +2,10 @@
 
 :func:`personal_digest` takes the week's :class:`~bot.models.Digest` (the same core, the same
 analyses, so verdicts and minutes agree with the team digest) and the PR records it was built
-from (the digest keeps no file paths; ``path:`` terms need them), keeps the PRs the filter
-matches (:func:`bot.filters.match`: exclusions win, bots left out), orders them by what to read
-first, sums the reading budget, and counts everything else that merged in one line.
+from (the digest keeps no file paths; ``path:`` terms need them), keeps the PRs the filter — or
+any of the person's several filters (one per subscription) — matches (:func:`bot.filters.match`:
+exclusions win within each filter, bots left out), orders them by what to read first, sums the
+reading budget, and counts everything else that merged in one line.
 
 Reading order: close reads, then skims, then skips, then PRs still pending; within a verdict
 the most important first, then the more insightful, then the shorter read, then by number.
@@ -13,7 +14,7 @@ the most important first, then the more insightful, then the shorter read, then 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
@@ -67,13 +68,14 @@ class LabelCount(_Value):
 
 class PersonalDigest(_Value):
     """One person's week: ``prs`` (matching, in reading order), the ``budget``, and the ``others``
-    (how many PRs merged that the filter left out, and their most frequent labels)."""
+    (how many PRs merged that the filters left out, and their most frequent labels). ``filters``: the
+    person's filters of this repository (a PR is theirs when any one matches)."""
 
     repo: str
     window: Window
     language: Language
     generated_at: AwareDatetime
-    filter: Filter
+    filters: tuple[Filter, ...]
     prs: tuple[PersonalPR, ...]
     budget: Budget
     others: int
@@ -103,22 +105,26 @@ def _budget(items: Sequence[DigestPR]) -> Budget:
     return Budget(**counts)
 
 
-def personal_digest(digest: Digest, prs: Sequence[PullRequest], flt: Filter, *,
+def personal_digest(digest: Digest, prs: Sequence[PullRequest], flt: Filter | Sequence[Filter], *,
                     bots: Collection[str] = DEFAULT_BOTS, me: str | None = None,
-                    codeowners: OwnerMap | None = None, now: datetime | None = None) -> PersonalDigest:
+                    codeowners: OwnerMap | None = None, now: datetime | None = None,
+                    mine: Mapping[Filter, str | None] | None = None) -> PersonalDigest:
     """The personal digest of ``digest`` under ``flt``.
 
     Args:
         digest: the week's digest (any language; its texts and analyses are reused).
         prs: the PR records the digest was built from (their files and authors); a digest PR
             missing here is matched without file paths.
-        flt: the person's filter (several subscriptions: match each and merge, or pass one filter).
+        flt: the person's filter, or their several filters (one per subscription): a PR is in when
+            any one matches, with the reasons of the first that does (in the order given).
         bots, me, codeowners: as :func:`bot.filters.match`.
         now: the generation instant (default: now, UTC).
+        mine: a filter's own ``me`` (the handle of whoever made that subscription), instead of ``me``.
 
     Raises:
-        FilterError: ``flt`` needs ``me`` or ``codeowners`` and it was not given.
+        FilterError: a filter needs ``me`` or ``codeowners`` and it was not given.
     """
+    filters = (flt,) if isinstance(flt, Filter) else tuple(flt)
     records = {pr.number: pr for pr in prs if pr.repo.lower() == digest.repo.lower()}
     chosen: list[PersonalPR] = []
     rest: list[DigestPR] = []
@@ -130,9 +136,11 @@ def personal_digest(digest: Digest, prs: Sequence[PullRequest], flt: Filter, *,
             candidate = Candidate(repo=digest.repo, number=item.number, title=item.title, author=item.author,
                                   labels=tuple(label.lower() for label in item.labels), paths=(),
                                   analysis=item.analysis)
-        result = match(flt, candidate, bots=bots, me=me, codeowners=codeowners)
-        if result:
-            chosen.append(PersonalPR(pr=item, reasons=result.reasons))
+        hit = next((result for f in filters
+                    if (result := match(f, candidate, bots=bots, me=(mine or {}).get(f, me), codeowners=codeowners))),
+                   None)
+        if hit is not None:
+            chosen.append(PersonalPR(pr=item, reasons=hit.reasons))
         else:
             rest.append(item)
     chosen.sort(key=lambda p: reading_order(p.pr))
@@ -140,5 +148,5 @@ def personal_digest(digest: Digest, prs: Sequence[PullRequest], flt: Filter, *,
     top = sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))[:OTHER_LABELS]
     return PersonalDigest(
         repo=digest.repo, window=digest.window, language=digest.language, generated_at=now or datetime.now(UTC),
-        filter=flt, prs=tuple(chosen), budget=_budget([p.pr for p in chosen]), others=len(rest),
+        filters=filters, prs=tuple(chosen), budget=_budget([p.pr for p in chosen]), others=len(rest),
         other_labels=tuple(LabelCount(label=k, count=v) for k, v in top))

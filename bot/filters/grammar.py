@@ -49,7 +49,7 @@ from bot.filters.model import BOUND_LIMITS, ME, SCORE_KEYS, Bound, Filter, Score
 from bot.models import Language, RecommendationLevel
 
 __all__ = ["GLOB_FLAGS", "RESERVED_WORDS", "SubscriptionCommand", "check_labels", "detect_language", "parse_filter",
-           "parse_subscription"]
+           "parse_subscription", "subscription_action"]
 
 GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.BRACE
 """wcmatch flags of ``path`` globs: the same as the label rules (:mod:`bot.digest.labels`)."""
@@ -532,12 +532,42 @@ class SubscriptionCommand:
     language: Language | None
 
 
-_UNSUB_ALL = re.compile(
-    r"(?:全部退订|退订全部|退订所有|全部取消订阅|取消全部订阅|取消所有订阅|取消订阅全部|取消订阅所有|全部取消关注|取消全部关注|"
-    r"\bunsubscribe\s+(?:from\s+)?(?:all|everything)\b|\bunsubscribe-all\b)", re.IGNORECASE)
-_UNSUB = re.compile(r"(?:取消订阅|退订|不再订阅|取消关注|\bunsubscribe(?:\s+from)?\b|\bunfollow\b|\bunwatch\b)",
-                    re.IGNORECASE)
-_SUB = re.compile(r"(?:订阅|关注|\bsubscribe(?:\s+to)?\b|\bfollow\b|\bwatch\b)", re.IGNORECASE)
+_POLITE = (r"^(?:\s*(?:请你|请|麻烦你|麻烦|帮我|帮忙|帮|给我|我想要|我想|我要|想|能不能|能否|可以|可否|"
+           r"please|pls|can\s+you|could\s+you|would\s+you|kindly|hey|hi|ok|okay|bot)[\s,，:：]*)*")
+"""Politeness before a verb (``请帮我``, ``please``, ``can you``)."""
+_OBJECT_EN = r"(?:\s+(?:me|us|this\s+(?:channel|chat|conversation|group)|the\s+(?:channel|chat|team)|here))?"
+_TO_EN = r"(?:\s+(?:to|for|on|about|of))?"
+_VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
+    # (action, only at the start of the request, pattern); the first that matches decides
+    ("unsubscribe_all", False, re.compile(
+        r"(?:全部退订|退订全部|退订所有|全部取消订阅|取消全部订阅|取消所有订阅|取消订阅全部|取消订阅所有|全部取消关注|取消全部关注|"
+        r"\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\s+(?:all|everything)\b|\bunsubscribe-all\b|"
+        r"\bstop\s+all\s+(?:the\s+)?(?:alerts|notifications)\b)", re.IGNORECASE)),
+    ("unsubscribe", False, re.compile(
+        r"(?:取消订阅|退订|不再订阅|取消关注|\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|\bunwatch\b)",
+        re.IGNORECASE)),
+    ("unsubscribe", False, re.compile(  # 取消我的 npu 订阅, 取消对 npu 的订阅, 把 npu 的订阅取消
+        r"取消(?:掉)?(?:我们的|我的|本频道的|这个频道的|频道的|群里的|对)?(?P<body>[^。！？!?]{0,200}?)\s*的?\s*订阅|"
+        r"把(?P<body2>[^。！？!?]{0,200}?)\s*的?\s*订阅\s*(?:给)?(?:取消|退掉|删掉|删除|去掉)(?:掉)?")),
+    ("unsubscribe", True, re.compile(
+        r"(?:不要再提醒(?:我们|我)?|别再提醒(?:我们|我)?|不用再提醒(?:我们|我)?|不再提醒(?:我们|我)?|停止提醒|取消提醒|"
+        r"\bstop\s+(?:the\s+)?(?:alerts?|alerting|notifications?|notifying)(?:\s+(?:me|us))?" + _TO_EN + r"\b|"
+        r"\bno\s+more\s+(?:alerts?|notifications?)" + _TO_EN + r"\b|\bmute\b)", re.IGNORECASE)),
+    ("subscribe", False, re.compile(r"(?:订阅|\bsubscribe" + _OBJECT_EN + _TO_EN + r"\b)", re.IGNORECASE)),
+    ("subscribe", True, re.compile(
+        r"(?:关注|提醒我们|提醒我|通知我们|通知我|\bfollow\b|\bwatch\b|"
+        r"\b(?:alert|notify|ping)\s+(?:me|us)" + _TO_EN + r"(?:\s+when)?\b|\bkeep\s+(?:me|us)\s+posted\s+on\b)",
+        re.IGNORECASE)),
+)
+"""The verbs of a request. ``订阅``/``退订``/``subscribe``/``unsubscribe`` may stand anywhere (words before
+them are ignored); the looser ones (``关注``, ``提醒我``, ``follow``, ``watch``, ``alert me``, ``stop alerts``)
+only at the start, since in the middle of a sentence they rarely ask for a subscription (``值得关注的 PR``)."""
+_LEAD_FILLER = re.compile(r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的)\s*)+")
+_TRAIL_FILLER = re.compile(
+    r"(?:\s*(?:吧|呢|了|啊|呀|哦|喔|嘛|谢谢|多谢|thanks|thank\s+you|please|pls|[,，.。!！~～]))+\s*$", re.IGNORECASE)
+_HERE = re.compile(r"\b(?:in|for|to|on)\s+(?:this|the)\s+(?:channel|chat|conversation|group)\b|"
+                   r"(?:在|给|到)?(?:这个|本|此)(?:频道|群聊|群|会话)(?:里面|里|中)?", re.IGNORECASE)
+""""in this channel" / "在本频道": where the request was made anyway."""
 _LEADING_REPO = re.compile(rf"^\s*(?P<repo>{_REPO})(?:\s*的)?(?=\s|$|[,;、|])")
 _IN_REPO = re.compile(
     rf"(?:\b(?:in|on|for|of|from|at)\s+|在\s*)(?P<repo>{_REPO})(?:\s*(?:里|中|上|里面))?(?=\s|$|[,;、|])",
@@ -545,18 +575,58 @@ _IN_REPO = re.compile(
 _REPO_KEY = re.compile(rf"(?<![\w-])(?:repo|repository|仓库):(?P<repo>{_REPO})(?=\s|$|[,;、|])", re.IGNORECASE)
 
 
+def _find_verb(text: str, *, strict: bool = False) -> tuple[Action, str] | None:
+    """The action of ``text`` and the words that say what (after the verb, or inside a split verb
+    such as ``取消 … 订阅``); ``None`` without a verb. ``strict``: the looser verbs count only at
+    the start (as in chat); otherwise anywhere."""
+    start = _POLITE_RE.match(text)
+    head = start.end() if start else 0
+    for action, at_start, pattern in _VERBS:
+        found = pattern.match(text, head) if at_start and strict else pattern.search(text)
+        if found is None:
+            continue
+        body = next((g for g in (found.groupdict().get("body"), found.groupdict().get("body2")) if g is not None),
+                    None)
+        rest = body if body is not None else text[found.end():]
+        return action, rest
+    return None
+
+
+_POLITE_RE = re.compile(_POLITE, re.IGNORECASE)
+
+
+def subscription_action(text: str, *, strict: bool = True) -> Action | None:
+    """Whether ``text`` asks to subscribe, unsubscribe or unsubscribe from everything (``None``: no verb).
+
+    ``strict`` (what the chat understanding uses): ``关注``, ``提醒我``, ``follow``, ``watch``, ``alert
+    me``, ``stop alerts`` count only at the start of the message; ``订阅``, ``退订``, ``subscribe``,
+    ``unsubscribe`` anywhere.
+    """
+    found = _find_verb(_normalise(text).strip(), strict=strict)
+    return found[0] if found is not None else None
+
+
+def _trim(rest: str) -> str:
+    rest = _HERE.sub(" ", rest)
+    rest = _LEAD_FILLER.sub("", rest)
+    return _TRAIL_FILLER.sub("", rest)
+
+
 def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
                        known_labels: Collection[str] | None = None,
                        known_repos: Collection[str] | None = None) -> SubscriptionCommand:
     """Read a whole subscription request: verb, repository and filter.
 
-    Verbs: ``订阅 关注 subscribe (to) follow watch``; ``取消订阅 退订 不再订阅 取消关注
-    unsubscribe (from) unfollow``; ``退订全部 全部退订 取消所有订阅 unsubscribe all`` (also a
+    Verbs: ``订阅 关注 提醒我 subscribe (me/us) (to) follow watch alert me``; ``取消订阅 退订 不再订阅
+    取消关注 不要再提醒 unsubscribe (me) (from) unfollow stop alerts (for)``, and the split ``取消(我的) …
+    (的)订阅`` / ``把 … 的订阅取消``; ``退订全部 全部退订 取消所有订阅 unsubscribe all`` (also a
     ``退订``/``unsubscribe`` whose filter is only ``全部``/``all``). Words before the verb
-    (``请帮我``) are ignored. The repository: ``owner/name`` right after the verb
+    (``请帮我``) are ignored, and so are ``一下``, ``我的``, ``in this channel`` / ``在本频道`` and
+    trailing particles (``吧``, ``了``, ``thanks``). The repository: ``owner/name`` right after the verb
     (``订阅 verl-project/verl 的 npu``, ``subscribe owner/name label:megatron``), ``repo:owner/name``,
     or ``in owner/name`` / ``在 owner/name 里`` anywhere. With ``known_repos``, a leading
-    ``owner/name`` that is none of them is read as a label (``kind/bug``).
+    ``owner/name`` that is none of them is read as a label (``kind/bug``), and one of them anywhere
+    is the repository (``subscribe npu owner/name``, the slash command's first form).
 
     Args:
         text: the message or the slash command's text (mentions already removed).
@@ -571,25 +641,27 @@ def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
     language = detect_language(clean)
     repo: str | None = None
     for pattern in (_REPO_KEY, _IN_REPO):
-        if found := pattern.search(clean):
-            repo = found["repo"]
-            clean = clean[: found.start()] + " " + clean[found.end():]
+        if named := pattern.search(clean):
+            repo = named["repo"]
+            clean = clean[: named.start()] + " " + clean[named.end():]
             break
-    action: Action
-    if m := _UNSUB_ALL.search(clean):
-        action, rest = "unsubscribe_all", clean[m.end():]
-    elif m := _UNSUB.search(clean):
-        action, rest = "unsubscribe", clean[m.end():]
-    elif m := _SUB.search(clean):
-        action, rest = "subscribe", clean[m.end():]
-    else:
+    verb = _find_verb(clean)
+    if verb is None:
         raise FilterError("say subscribe, unsubscribe or unsubscribe all, e.g. subscribe npu -ci",
                           zh="请说 订阅、退订 或 退订全部，例如：订阅 npu -ci")
-    if repo is None and (lead := _LEADING_REPO.match(rest)):
-        wanted = {r.lower() for r in known_repos} if known_repos is not None else None
-        if wanted is None or lead["repo"].lower() in wanted:
-            repo = lead["repo"]
-            rest = rest[lead.end():]
+    action: Action = verb[0]
+    rest = _trim(verb[1])
+    wanted = {r.lower() for r in known_repos} if known_repos is not None else None
+    lead = _LEADING_REPO.match(rest) if repo is None else None
+    if lead is not None and (wanted is None or lead["repo"].lower() in wanted):
+        repo = lead["repo"]
+        rest = rest[lead.end():]
+    if repo is None and wanted:  # "subscribe npu owner/name": a known repository anywhere among the words
+        for token in re.finditer(rf"(?<![\w/.:\"-]){_REPO}(?![\w/.:\"-])", rest):
+            if token.group(0).lower() in wanted:
+                repo = token.group(0)
+                rest = rest[: token.start()] + " " + rest[token.end():]
+                break
     words = [w for w in re.split(r"[\s,;、|]+", rest) if w]
     if action == "unsubscribe" and words and all(w.lower() in _ALL for w in words):
         action = "unsubscribe_all"

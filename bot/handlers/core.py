@@ -10,7 +10,10 @@ What it uses, all built once by :mod:`bot.app` and shared with the scheduler:
   message names wins), and the opened sources;
 - :class:`~bot.digest.service.DigestService` — digests and PR analyses (LLM or heuristic; the
   fallback when the model is unusable is decided there);
-- :class:`~bot.subscriptions.Subscriptions` — the label subscriptions (one record each).
+- :class:`~bot.subscriptions.Subscriptions` — the subscriptions (one record per filter), read with
+  the grammar of :mod:`bot.filters`; who may change a channel's (its members, or the config's admins);
+- :class:`~bot.people.People` and :class:`~bot.personal.PersonalDigests` — the GitHub handle behind
+  ``path:@me``, the weekly personal digest ("my area this week").
 
 Sources are synchronous (file, git or HTTP reads), so they are read in a worker thread; the
 service keeps CPU work off the event loop too.
@@ -22,36 +25,55 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 from bot.channels import Channels
+from bot.codeowners import cached_codeowners
 from bot.config import Settings
 from bot.digest.service import DigestService
-from bot.digest.window import date_window, named_window, week_window, zone
-from bot.errors import PrhubError, PRNotFoundError
+from bot.digest.window import date_window, named_window, parse_week, week_window, zone
+from bot.errors import CodeownersError, FilterError, PrhubError, PRNotFoundError
+from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
 from bot.handlers.intents import (
     DigestIntent,
     HelpIntent,
     Intent,
     LabelIntent,
+    LinkGitHubIntent,
     ListSubscriptionsIntent,
+    PersonalDigestIntent,
     PRIntent,
     SubscribeIntent,
     UnsubscribeIntent,
 )
 from bot.models import Digest, Language, PullRequest
+from bot.people import People, Person
+from bot.personal import PersonalDigests
+from bot.push_spec import describe as describe_push
 from bot.replies import (
     DigestReply,
     ErrorReply,
+    GitHubLinkReply,
     HelpReply,
     LabelReply,
+    MyDigestReply,
+    PersonalDigestReply,
     PRReply,
     Reply,
-    SubscriptionChange,
     SubscriptionReply,
     SubscriptionsReply,
 )
 from bot.sources.base import PRSource
-from bot.subscriptions import KNOWN_LABEL_WEEKS, Subscriber, Subscription, Subscriptions, known_labels
+from bot.store import Store
+from bot.subscriptions import (
+    KNOWN_LABEL_WEEKS,
+    SubscribeGuard,
+    Subscriber,
+    Subscription,
+    Subscriptions,
+    known_labels,
+    label_filter,
+)
 
 __all__ = ["SLOW_INTENTS", "Conversation", "Core", "is_slow"]
 
@@ -62,16 +84,24 @@ SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent)
 @dataclass(frozen=True, slots=True)
 class Conversation:
     """Where a request was made: ``platform`` (``slack``, ``feishu``), the ``channel`` id
-    (a channel or a direct-message conversation) and the asking ``user`` id."""
+    (a channel or a direct-message conversation) and the asking ``user`` id. ``direct``: a person's
+    direct-message conversation with the bot (Feishu ``p2p``), ``None`` when the door cannot tell
+    (Slack's ``D…`` ids tell by themselves)."""
 
     platform: str
     channel: str
     user: str
+    direct: bool | None = None
 
     @property
     def key(self) -> str:
         """``platform:channel``, the key of the channel's binding in the config file."""
         return f"{self.platform}:{self.channel}"
+
+    @property
+    def person(self) -> Person:
+        """The asker."""
+        return Person(self.platform, self.user)
 
     @property
     def subscriber(self) -> Subscriber:
@@ -83,19 +113,29 @@ class Core:
     """Answers intents for every chat platform.
 
     Args:
-        settings: configuration (repositories, time zone, language).
+        settings: configuration (repositories, time zone, language, admins, bots).
         channels: channel bindings and sources.
         digests: the digest service.
         subscriptions: where subscriptions live.
+        people: GitHub handles, DM conversations, weekly-digest opt-ins.
+        personal: builds "my area this week".
+        store: the cache of CODEOWNERS files (``path:@me``).
+        guard: a check before a subscription is stored (issue 14's access control), or ``None``.
         clock: the current instant (aware); tests pin it.
     """
 
     def __init__(self, *, settings: Settings, channels: Channels, digests: DigestService,
-                 subscriptions: Subscriptions, clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+                 subscriptions: Subscriptions, people: People, personal: PersonalDigests, store: Store,
+                 guard: SubscribeGuard | None = None,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self.settings = settings
         self.channels = channels
         self.digests = digests
         self._subscriptions = subscriptions
+        self._people = people
+        self._personal = personal
+        self._store = store
+        self._guard = guard
         self._clock = clock
 
     def language(self, intent: Intent | None, conversation: Conversation) -> Language:
@@ -123,6 +163,10 @@ class Core:
                     return await self._change_subscription(intent, conversation, lang)
                 case ListSubscriptionsIntent():
                     return SubscriptionsReply(await self.subscriptions(conversation), lang)
+                case LinkGitHubIntent():
+                    return await self._link_github(intent, conversation, lang)
+                case PersonalDigestIntent():
+                    return await self._personal_digest(intent, conversation, lang)
                 case HelpIntent():
                     return HelpReply(lang, self.channels.binding(conversation.key).repo)
         except PrhubError as exc:
@@ -181,25 +225,156 @@ class Core:
     async def _change_subscription(
         self, intent: SubscribeIntent | UnsubscribeIntent, conversation: Conversation, lang: Language,
     ) -> SubscriptionReply:
-        binding = self.channels.binding(conversation.key)
-        repo = (intent.repo or binding.repo or "").strip()
-        if "/" not in repo:
-            _, repo = self.channels.resolve(conversation.key, intent.repo)
-        label = self._canonical_label(repo, intent.label)
+        """Subscribe, unsubscribe or unsubscribe from everything, as ``intent`` asks (see the README's
+        "订阅" section): the request is read with the repository's aliases (and, to subscribe, its
+        known labels); a channel's subscriptions change only by its admins when the config names any."""
         who = conversation.subscriber
-        change: SubscriptionChange
-        if isinstance(intent, SubscribeIntent):
-            added = await self._subscriptions.add(who, repo, label, by=conversation.user, now=self._clock())
-            change = "subscribed" if added else "already_subscribed"
-        else:
-            change = "unsubscribed" if await self._subscriptions.remove(who, repo, label) else "not_subscribed"
-        sub = Subscription(repo=repo, label=label)
-        known = await self._known_labels(repo, conversation) if change == "subscribed" else None
-        return SubscriptionReply(change, sub, lang, None if known is None or label in known else tuple(known))
+        try:
+            command = self._read_request(intent)
+            repo = self._repo_of(command, intent, conversation)
+            if (refusal := await self._refusal(conversation, lang)) is not None:
+                return SubscriptionReply("refused", None, lang, message=refusal)
+            if await self._is_direct(conversation):
+                await self._people.remember_direct(conversation.person, conversation.channel, now=self._clock())
+            if command.action == "unsubscribe_all":
+                removed = await self._subscriptions.remove_all(who, command.repo and repo, by=conversation.user,
+                                                               now=self._clock())
+                kept = [s for s in await self._subscriptions.of(who) if s.from_config]
+                note = self._config_note(kept, lang) if kept else ""
+                return SubscriptionReply("unsubscribed_all" if removed else "nothing_to_unsubscribe", None, lang,
+                                         removed=removed, message=note)
+            flt = self._filter(intent, command, repo, known=None)
+            if command.action == "unsubscribe":
+                sub = Subscription(repo=repo, filter=flt)
+                if await self._subscriptions.remove(who, repo, flt, by=conversation.user, now=self._clock()):
+                    return SubscriptionReply("unsubscribed", sub, lang)
+                configured = [s for s in await self._subscriptions.of(who) if s.from_config and s.field == sub.field]
+                return SubscriptionReply("not_subscribed", sub, lang,
+                                         message=self._config_note(configured, lang) if configured else "")
+            if flt.labels:  # names labels: they must be ones the repository uses (the message lists them)
+                known = await self._known_labels(repo, conversation)
+                if known is not None:
+                    flt = self._filter(intent, command, repo, known=known)
+            sub = Subscription(repo=repo, filter=flt)
+            if any(s.field == sub.field for s in await self._subscriptions.of(who)):
+                return SubscriptionReply("already_subscribed", sub, lang)
+            note = await self._check_owners(flt, repo, conversation, lang)
+            if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
+                return SubscriptionReply("refused", None, lang, message=refused)
+            added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
+        except FilterError as exc:
+            return SubscriptionReply("refused", None, lang, message=exc.message(lang))
+        except CodeownersError as exc:
+            return SubscriptionReply("refused", None, lang, message=exc.message(lang))
+        return SubscriptionReply("subscribed" if added else "already_subscribed", sub, lang, message=note,
+                                 batch_minutes=round(self.settings.alerts_batch_s / 60))
+
+    async def _guarded(self, who: Subscriber, user: str, repo: str, lang: Language) -> str | None:
+        """Why the access check (issue 14: the repositories a channel may see, the per-person and
+        per-channel caps) refuses this subscription, or ``None``."""
+        if self._guard is None:
+            return None
+        try:
+            await self._guard.check_subscribe(who, user, repo)
+        except PrhubError as exc:
+            said = getattr(exc, "message", None)
+            return str(said(lang)) if callable(said) else str(exc)
+        return None
+
+    def _read_request(self, intent: SubscribeIntent | UnsubscribeIntent) -> SubscriptionCommand:
+        """The request without the repository's words (its repository, action and whether it reads at all)."""
+        if intent.text:
+            return parse_subscription(intent.text, known_repos=self._known_repos(intent.repo))
+        if not intent.label.strip():
+            raise FilterError("subscribe to what? e.g. subscribe npu rollout -ci",
+                              zh="订阅什么？例如：订阅 npu rollout -ci")
+        action: Literal["subscribe", "unsubscribe"] = "subscribe" if isinstance(intent, SubscribeIntent) \
+            else "unsubscribe"
+        return SubscriptionCommand(action, intent.repo, label_filter(intent.label), intent.language)
+
+    def _known_repos(self, named: str | None) -> list[str]:
+        names = [named, self.settings.default_repo, *(c.repo for c in self.settings.channels.values()),
+                 *self.settings.repositories]
+        return sorted({n for n in names if n and "/" in n})
+
+    def _repo_of(self, command: SubscriptionCommand, intent: SubscribeIntent | UnsubscribeIntent,
+                 conversation: Conversation) -> str:
+        repo = (command.repo or intent.repo or self.channels.binding(conversation.key).repo or "").strip()
+        if "/" not in repo:
+            _, repo = self.channels.resolve(conversation.key, repo or None)
+        return repo
+
+    def _filter(self, intent: SubscribeIntent | UnsubscribeIntent, command: SubscriptionCommand, repo: str, *,
+                known: list[str] | None) -> Filter:
+        """The request's filter with ``repo``'s aliases (and, when given, only its ``known`` labels)."""
+        aliases = self.settings.repo(repo).aliases
+        if intent.text:
+            again = parse_subscription(intent.text, aliases=aliases, known_labels=known,
+                                       known_repos=self._known_repos(intent.repo))
+            return again.filter or Filter()
+        label = self._canonical_label(repo, intent.label)
+        flt = label_filter(label)
+        if known is not None:
+            check_labels(flt, known)
+        return flt
+
+    async def _is_direct(self, conversation: Conversation) -> bool:
+        """Whether the conversation is the asker's DM with the bot (Slack ``D…``; Feishu: as the door said,
+        else as remembered from their messages)."""
+        if conversation.direct is not None:
+            return conversation.direct
+        if conversation.platform == "slack":
+            return conversation.channel.startswith("D")
+        return await self._people.direct(conversation.person) == conversation.channel
+
+    async def _refusal(self, conversation: Conversation, lang: Language) -> str | None:
+        """Why the asker may not change the conversation's subscriptions, or ``None`` when they may: a DM
+        is its person's; a channel's are changed by its members, or only by the admins the config names."""
+        if await self._is_direct(conversation):
+            return None
+        admins = self.channels.binding(conversation.key).admins or ()
+        if not admins or conversation.user in admins or f"{conversation.platform}:{conversation.user}" in admins:
+            return None
+        names = ", ".join(a.partition(":")[2] if ":" in a else a for a in admins)
+        if lang == "zh":
+            return (f"只有这个频道的管理员可以修改它的订阅（管理员：{names}）。"
+                    "想要自己的提醒，可以在与我的私聊里订阅。")
+        return (f"Only this channel's admins can change its subscriptions (admins: {names}). "
+                "For alerts of your own, subscribe in a direct message with me.")
+
+    @staticmethod
+    def _config_note(configured: list[Subscription], lang: Language) -> str:
+        if lang == "zh":
+            return f"另有 {len(configured)} 个订阅来自配置文件，要在配置文件（[[subscriptions]]）里修改。"
+        return f"{len(configured)} more come from the config file and are changed there ([[subscriptions]])."
+
+    async def _check_owners(self, flt: Filter, repo: str, conversation: Conversation, lang: Language) -> str:
+        """Check what ``path:@…`` / ``author:@me`` need before subscribing; a note about it (or ``""``).
+
+        Raises:
+            FilterError: ``@me`` without a linked GitHub handle.
+            CodeownersError: the repository's CODEOWNERS cannot be read (the source has no files, no file).
+        """
+        me = await self._people.github(conversation.person) if flt.uses_me else None
+        if flt.uses_me and not me:
+            raise FilterError('path:@me and author:@me need your GitHub handle first: say "my GitHub is NAME"',
+                              zh="path:@me 和 author:@me 需要先告诉我你的 GitHub 账号：发送“我的 GitHub 是 NAME”")
+        if not flt.uses_codeowners:
+            return ""
+        source, _ = self.channels.resolve(conversation.key, repo)
+        owners = await cached_codeowners(self._store, source, repo, ttl_s=self.settings.codeowners_ttl_s)
+        wanted = [("@" + me) if t.value == "@me" and me else t.value
+                  for t in (*flt.include, *flt.exclude) if t.is_owner]
+        empty = [w for w in wanted if not owners.patterns_of(w)]
+        if not empty:
+            return ""
+        if lang == "zh":
+            return f"注意：{repo} 的 {owners.path} 里还没有分给 {'、'.join(empty)} 的路径，暂时不会有提醒。"
+        return f"Note: {owners.path} of {repo} gives {', '.join(empty)} no paths yet, so nothing will match for now."
 
     async def _known_labels(self, repo: str, conversation: Conversation) -> list[str] | None:
         """Labels ``repo`` used in the last :data:`~bot.subscriptions.KNOWN_LABEL_WEEKS` weeks plus those its
-        rules can give; ``None`` when the source cannot tell (the subscription is then not warned about)."""
+        rules can give; ``None`` when the source cannot tell (then any label is accepted)."""
         try:
             source, name = self.channels.resolve(conversation.key, repo)
             today = self._clock().astimezone(zone(self.settings.timezone)).date()
@@ -210,6 +385,47 @@ class Core:
             return None
         return known_labels(prs, self.settings, name)
 
+    # -- the person: GitHub handle, weekly personal digest -------------------------------------------------
+
+    async def _link_github(self, intent: LinkGitHubIntent, conversation: Conversation,
+                           lang: Language) -> GitHubLinkReply:
+        await self._people.link_github(conversation.person, intent.handle, now=self._clock())
+        repo = self.channels.binding(conversation.key).repo
+        if not repo:
+            return GitHubLinkReply(intent.handle, lang)
+        try:
+            source, repo = self.channels.resolve(conversation.key, repo)
+            owners = await cached_codeowners(self._store, source, repo, ttl_s=self.settings.codeowners_ttl_s)
+        except PrhubError:
+            return GitHubLinkReply(intent.handle, lang, repo)
+        return GitHubLinkReply(intent.handle, lang, repo, owners.patterns_of("@" + intent.handle))
+
+    async def _personal_digest(self, intent: PersonalDigestIntent, conversation: Conversation,
+                               lang: Language) -> PersonalDigestReply | MyDigestReply:
+        person = conversation.person
+        direct = await self._is_direct(conversation)
+        if direct:
+            await self._people.remember_direct(person, conversation.channel, now=self._clock())
+        home = conversation.channel if direct else await self._people.direct(person)
+        if intent.action == "show":
+            window = parse_week("last", tz=self.settings.channel(conversation.key).timezone or self.settings.timezone,
+                                now=self._clock())
+            built = await self._personal.build(person, home, window, lang, now=self._clock(),
+                                               binding=conversation.key)
+            note = ("；" if lang == "zh" else "; ").join(f"{s.filter.text()}: {why}" for s, why in built.skipped)
+            return MyDigestReply(built.digests, lang, message=note)
+        if intent.action == "off":
+            return PersonalDigestReply("off" if await self._people.opt_out(person) else "not_on", lang)
+        target = home or (person.user if person.platform == "slack" else None)
+        if target is None:  # a Feishu group: the bot has no DM with this person yet
+            message = ("请在与我的私聊里发送这句话，我会每周把你的周报发到那里。" if lang == "zh" else
+                       "Say this in a direct message with me: your weekly digest goes there.")
+            return PersonalDigestReply("refused", lang, message=message)
+        fresh = await self._people.opt_in(person, target, lang, now=self._clock())
+        subs = await self._personal.subscriptions_of(person, home)
+        return PersonalDigestReply("on" if fresh else "already_on", lang,
+                                   when=describe_push(self.settings.personal_digest_at), filters=subs)
+
 
 def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
     try:
@@ -219,5 +435,5 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
 
 
 def is_slow(intent: Intent) -> bool:
-    """Whether answering ``intent`` reads a source and analyses PRs."""
-    return isinstance(intent, SLOW_INTENTS)
+    """Whether answering ``intent`` reads a source and analyses PRs (``我的周报`` too)."""
+    return isinstance(intent, SLOW_INTENTS) or (isinstance(intent, PersonalDigestIntent) and intent.action == "show")

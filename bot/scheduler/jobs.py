@@ -5,7 +5,9 @@ Jobs (ids are stable, so a reload replaces them):
 - ``push:{channel}`` — a cron trigger from the channel's ``push`` (day names, the channel's
   explicit IANA zone) running :meth:`~bot.scheduler.push.Pusher.run_scheduled`;
 - ``alerts`` — an interval trigger every ``alerts_interval_s`` seconds running
-  :meth:`~bot.scheduler.alerts.AlertPoller.poll`.
+  :meth:`~bot.scheduler.alerts.AlertPoller.poll`;
+- ``personal`` — every :data:`~bot.scheduler.personal.EVERY_S` seconds, the weekly personal digests
+  whose time has come in their person's zone (:meth:`~bot.scheduler.personal.PersonalDigestJob.run`).
 
 Each replica keeps its own memory job store (replicas must not share an APScheduler job
 store, and a restart need not remember anything): exactly once is the Redis markers' job.
@@ -32,6 +34,7 @@ from redis.exceptions import RedisError
 
 from bot.errors import PrhubError
 from bot.scheduler.alerts import AlertPoller
+from bot.scheduler.personal import EVERY_S, PersonalDigestJob
 from bot.scheduler.push import RETRY_EVERY_S, Pusher
 from bot.scheduler.schedule import cron_trigger
 
@@ -53,9 +56,10 @@ def _guarded(name: str, job: Callable[[], Awaitable[Any]]) -> Callable[[], Await
 
 
 def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = None, *,
-                    alerts_interval_s: int | None = None) -> AsyncIOScheduler:
-    """A (not started) scheduler with one push job per channel that has a ``push`` time, and the
-    alerts job when ``poll`` is given.
+                    alerts_interval_s: int | None = None,
+                    personal: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
+    """A (not started) scheduler with one push job per channel that has a ``push`` time, the alerts job
+    when ``poll`` is given, and the personal digests when ``personal`` is.
 
     Raises:
         ValueError: a channel's ``push`` is malformed (the settings normally refuse it earlier).
@@ -78,17 +82,21 @@ def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = 
     if poll is not None:
         interval = alerts_interval_s or settings.alerts_interval_s
         scheduler.add_job(_guarded("alerts", poll), IntervalTrigger(seconds=interval), id="alerts",
-                          name="label alerts", replace_existing=True, misfire_grace_time=interval)
+                          name="alerts", replace_existing=True, misfire_grace_time=interval)
+    if personal is not None:
+        scheduler.add_job(_guarded("personal", personal), IntervalTrigger(seconds=EVERY_S), id="personal",
+                          name="weekly personal digests", replace_existing=True, misfire_grace_time=EVERY_S)
     return scheduler
 
 
-async def start_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
+async def start_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = None,
+                          personal: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
     """Catch up the pushes missed while down, then start the scheduler on the running loop.
 
     The caller stops it with ``scheduler.shutdown(wait=False)``.
     """
     await pusher.catch_up()
-    scheduler = build_scheduler(pusher, poll)
+    scheduler = build_scheduler(pusher, poll, personal=personal)
     scheduler.start()
     for job in scheduler.get_jobs():
         log.info("scheduled %s: next at %s", job.name, job.next_run_time)
@@ -96,14 +104,17 @@ async def start_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | N
 
 
 @asynccontextmanager
-async def scheduled(pusher: Pusher, poller: AlertPoller | None = None) -> AsyncIterator[AsyncIOScheduler]:
-    """The weekly pushes (and, with ``poller``, the label alerts) running on this loop for the duration
-    of the block (``prhub serve``): catch-up first, then the scheduler; stopped on exit.
+async def scheduled(pusher: Pusher, poller: AlertPoller | None = None,
+                    personal: PersonalDigestJob | None = None) -> AsyncIterator[AsyncIOScheduler]:
+    """The weekly pushes (and, with ``poller``, the alerts; with ``personal``, the weekly personal digests)
+    running on this loop for the duration of the block (``prhub serve``): catch-up first, then the
+    scheduler; stopped on exit.
 
     ``pusher`` and ``poller`` come from :mod:`bot.app` (the process's one digest service: LLM
     analyses not done within :data:`~bot.scheduler.push.LLM_DEADLINE_S` are posted as pending).
     """
-    scheduler = await start_scheduler(pusher, poller.poll if poller is not None else None)
+    scheduler = await start_scheduler(pusher, poller.poll if poller is not None else None,
+                                      personal.run if personal is not None else None)
     try:
         yield scheduler
     finally:

@@ -59,6 +59,11 @@ EXAMPLES: tuple[Example, ...] = (
     Example("subscribe", "订阅 npu", "subscribe npu", ("提醒我 npu", "alert me npu", "notify")),
     Example("subscriptions", "我订阅了什么", "my subscriptions", ("我的订阅", "what am I subscribed to")),
     Example("unsubscribe", "取消订阅 npu", "unsubscribe npu", ("退订 npu", "stop alerts")),
+    Example("subscribe", "订阅 path:verl/trainer/** -ci", "subscribe path:verl/trainer/** -ci",
+            ("path glob", "subscribe path", "follow folder", "排除 ci")),
+    Example("github", "我的 GitHub 是 alice", "my GitHub is alice", ("绑定 GitHub", "link github", "github 账号")),
+    Example("mydigest", "每周给我发我的周报", "send me my weekly digest",
+            ("我的周报", "个人周报", "my digest", "personal digest", "my area this week")),
 )
 """Every kind of request, most asked for first."""
 

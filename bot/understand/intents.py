@@ -125,19 +125,51 @@ class QuestionIntent:
 
 @dataclass(frozen=True)
 class SubscribeIntent:
-    """Alert the asker (or the channel) when a PR with ``label`` is merged."""
+    """Alert the conversation when a matching PR is merged.
 
-    label: str
+    ``text`` is the request as said (``订阅 npu rollout -ci``, ``subscribe label:npu path:verl/trainer/**``,
+    ``/prhub subscribe …`` as ``subscribe …``): the core reads it with the repository's aliases and
+    labels (:func:`bot.filters.parse_subscription`), so a filter that does not read is answered
+    there, in the person's language. Without ``text``, ``label`` is the one label to follow (the
+    cards' 订阅标签 buttons). ``repo`` when the request names one.
+    """
+
+    label: str = ""
     repo: str | None = None
     language: Language | None = None
+    text: str = ""
 
 
 @dataclass(frozen=True)
 class UnsubscribeIntent:
-    """Stop the alerts for ``label``."""
+    """Stop alerts: the subscription with the filter ``text`` says (``退订 npu``), or every one
+    (``退订全部``, ``unsubscribe all``, of ``repo`` when named); ``label`` as in :class:`SubscribeIntent`."""
 
-    label: str
+    label: str = ""
     repo: str | None = None
+    language: Language | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class LinkGitHubIntent:
+    """``我的 GitHub 是 alice`` / ``my GitHub is alice``: the asker's GitHub handle, for ``path:@me``
+    (the paths CODEOWNERS gives them) and ``author:@me``."""
+
+    handle: str
+    language: Language | None = None
+
+
+PersonalDigestAction = Literal["on", "off", "show"]
+
+
+@dataclass(frozen=True)
+class PersonalDigestIntent:
+    """"My area this week": ``每周给我发我的周报`` / ``send me my weekly digest`` (``on``: every week in
+    a DM, in the person's time zone), ``不要再发我的周报`` / ``stop my weekly digest`` (``off``),
+    ``我的周报`` / ``my digest`` (``show``: last week's, now)."""
+
+    action: PersonalDigestAction = "show"
     language: Language | None = None
 
 
@@ -173,12 +205,14 @@ class HelpIntent:
 
 Intent = (
     DigestIntent | PRIntent | CompareIntent | LabelIntent | MergedIntent | QuestionIntent | SubscribeIntent
-    | UnsubscribeIntent | ListSubscriptionsIntent | ClarifyIntent | HelpIntent
+    | UnsubscribeIntent | ListSubscriptionsIntent | LinkGitHubIntent | PersonalDigestIntent | ClarifyIntent
+    | HelpIntent
 )
 """Every intent the understanding gives."""
 
 LegacyIntent = (
-    DigestIntent | PRIntent | LabelIntent | SubscribeIntent | UnsubscribeIntent | ListSubscriptionsIntent | HelpIntent
+    DigestIntent | PRIntent | LabelIntent | SubscribeIntent | UnsubscribeIntent | ListSubscriptionsIntent
+    | LinkGitHubIntent | PersonalDigestIntent | HelpIntent
 )
 """The intents the chat core of today (``bot.handlers.core.Core.answer``) answers."""
 

@@ -15,8 +15,9 @@ Steps:
 2. find the parts: the time window (:func:`bot.understand.windows.read_window`),
    PR references (URLs, ``owner/name#N``, ``#N``, ``PR N``, and bare numbers where
    the sentence is about PRs), the repository, a label (``npu 标签``, ``label npu``);
-3. decide, most specific first: help, subscriptions (today's phrasing, kept in
-   :mod:`bot.understand.subscriptions`), several PRs (a comparison), one PR ("worth
+3. decide, most specific first: help, subscriptions (changes, listing, the GitHub link and the
+   personal digest: :mod:`bot.understand.subscriptions`; the filter itself is read by the core),
+   several PRs (a comparison), one PR ("worth
    reading?" or "what does it do?"), a question about the PRs of a window (a change
    verb and search words), a label view, the merged PRs of a window, a digest;
    a window that cannot be read turns the last four into a
@@ -48,13 +49,14 @@ from bot.understand.intents import (
     HelpIntent,
     Intent,
     LabelIntent,
+    LinkGitHubIntent,
     ListSubscriptionsIntent,
     MergedIntent,
     PRIntent,
     PRQuestion,
     QuestionIntent,
 )
-from bot.understand.subscriptions import subscription_command, subscription_intent
+from bot.understand.subscriptions import read_request, subscription_command, subscription_intent
 from bot.understand.windows import WindowReading, read_windows
 
 MAX_CHARS = 1_000
@@ -342,13 +344,30 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
     if _LIST_SUBS_MORE.search(clean):
         return ListSubscriptionsIntent(language=detect_language(clean))
     if not _is_question_shaped(clean) and (found := subscription_intent(clean, None)) is not None:
-        label = getattr(found, "label", None)
-        return _with_language(found, detect_language(clean, [label] if label else []))
+        return _with_language(found, detect_language(clean, _request_words(found)))
     return _decide(_Reading(clean))
 
 
 def _with_language(intent: Intent, language: Language | None) -> Intent:
     return replace(intent, language=language)
+
+
+def _request_words(intent: Intent) -> list[str]:
+    """Words of a subscription request that tell nothing of the language: the values of its filter
+    (labels, paths, authors) and the GitHub handle, so ``subscribe npu rollout`` takes the channel's
+    language while ``subscribe me to npu`` is English."""
+    if isinstance(intent, LinkGitHubIntent):
+        return [intent.handle]
+    text = getattr(intent, "text", "")
+    found = read_request(text, getattr(intent, "repo", None))
+    if found is None:
+        return re.findall(r"[A-Za-z][A-Za-z0-9_.+-]*", text.split(" ", 1)[1]) if " " in text else []
+    flt = found.filter
+    if flt is None:
+        return []
+    keys = ["label", "labels", "path", "paths", "author", "title", "verdict", "importance", "insight", "minutes",
+            "owner", "repo"]
+    return keys + [w for t in (*flt.include, *flt.exclude) for w in re.findall(r"[A-Za-z][A-Za-z0-9_]*", t.value)]
 
 
 def _decide(r: _Reading) -> Intent:
@@ -436,7 +455,8 @@ def understand_command(args: str) -> Intent:
     words = [w for w in rest.split() if w != reading.repo]
     lang = detect_language(rest, words[:1] if command in ("label", "subscribe", "unsubscribe") else [])
     if command in ("subscribe", "unsubscribe", "subscriptions"):
-        return subscription_command(command, words, reading.repo, lang)
+        found = subscription_command(command, rest, lang, reading.repo)
+        return _with_language(found, detect_language(rest, _request_words(found)))
     window, said = _command_window(rest, reading)
     if command in ("pr", "compare"):
         numbers = [n for n, _, _ in reading.refs] or [int(w.lstrip("#")) for w in words if w.lstrip("#").isdigit()]

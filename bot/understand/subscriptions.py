@@ -1,63 +1,140 @@
-"""The subscription phrasing of today, kept apart: one function for chat, one for the slash command.
+"""Subscription requests in chat and in the slash command: which intent a message is, never the filter itself.
 
-The subscription grammar belongs to the subscription-filters issue, which
-replaces this module (several labels, exclusions, ``退订全部``); until then it
-reads exactly what the bot read before: ``订阅 npu``, ``订阅 verl-project/verl 的 npu``,
-``取消订阅 npu``, ``退订 npu``, ``我的订阅``, ``subscribe npu``, ``subscribe to npu``,
-``subscribe npu in owner/name``, ``unsubscribe npu``, ``my subscriptions``. The only
-change is that every repetition is bounded (a label or repository name is at
-most 100 characters), so no message makes the scan quadratic.
+The filter grammar is :mod:`bot.filters` (one grammar for chat, the slash command and the config
+file). Here a message is only *routed*: a verb (:func:`bot.filters.subscription_action`, strict:
+``关注`` / ``follow`` / ``提醒我`` count only at the start of a message) makes it a
+:class:`SubscribeIntent` or :class:`UnsubscribeIntent` carrying the words as said; the core reads
+them with the repository's aliases and labels and answers a filter that does not read in the
+person's language. Also here, because they are about subscriptions too:
+
+- ``我的订阅`` / ``my subscriptions`` — :class:`ListSubscriptionsIntent`;
+- ``我的 GitHub 是 alice`` / ``my GitHub is alice`` — :class:`LinkGitHubIntent` (for ``path:@me``);
+- ``每周给我发我的周报`` / ``send me my weekly digest`` (and ``不要再发我的周报`` / ``stop my weekly
+  digest``, ``我的周报`` / ``my digest``) — :class:`PersonalDigestIntent`.
+
+Every repetition is bounded, so no message makes a scan quadratic.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+from bot.errors import FilterError
+from bot.filters import SubscriptionCommand, parse_subscription, subscription_action
 from bot.models import Language
 from bot.understand.intents import (
-    HelpIntent,
     Intent,
+    LinkGitHubIntent,
     ListSubscriptionsIntent,
+    PersonalDigestAction,
+    PersonalDigestIntent,
     SubscribeIntent,
     UnsubscribeIntent,
 )
 
-REPO = r"[A-Za-z0-9][\w.-]{0,99}/[\w.-]{0,99}[A-Za-z0-9_]"
-LABEL = r"[A-Za-z0-9][\w.+-]{0,99}"
+__all__ = ["github_handle", "personal_digest_action", "read_request", "subscription_command", "subscription_intent"]
 
 _LIST_SUBS = re.compile(r"我的订阅|订阅列表|查看订阅|(?:my|list|show)\s+subscriptions?|^\s*subscriptions?\s*$",
                         re.IGNORECASE)
-_UNSUB_ZH = re.compile(rf"(?:取消订阅|退订)\s*(?:(?P<repo>{REPO})\s*(?:的)?\s*)?(?P<label>{LABEL})")
-_SUB_ZH = re.compile(rf"订阅\s*(?:(?P<repo>{REPO})\s*(?:的)?\s*)?(?P<label>{LABEL})")
-_UNSUB_EN = re.compile(rf"\bunsubscribe\s+(?:from\s+)?(?P<label>{LABEL})(?:\s+(?:in|on|for|of)\s+(?P<repo>{REPO}))?",
-                       re.IGNORECASE)
-_SUB_EN = re.compile(rf"\bsubscribe\s+(?:to\s+)?(?P<label>{LABEL})(?:\s+(?:in|on|for|of)\s+(?P<repo>{REPO}))?",
-                     re.IGNORECASE)
+_HANDLE = r"@?(?P<handle>[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})(?![A-Za-z0-9-])"
+"""A GitHub login: letters, digits and single hyphens inside, at most 39 characters."""
+_GITHUB = r"(?:github|gh|git\s?hub)"
+_LINK = (
+    re.compile(rf"(?:我的|我)\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名|用户|名字|id|handle|login)?\s?"
+               rf"(?:是|为|叫|=|:|：)\s?{_HANDLE}", re.IGNORECASE),
+    re.compile(rf"(?:绑定|关联|设置|记住)(?:一下)?(?:我的)?\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名)?\s?(?:为|是|:|：)?\s?{_HANDLE}",
+               re.IGNORECASE),
+    re.compile(rf"我在\s?{_GITHUB}\s?(?:上)?(?:是|叫|的用户名是|的账号是)\s?{_HANDLE}", re.IGNORECASE),
+    re.compile(rf"\bmy\s+{_GITHUB}\s*(?:handle|user\s?name|user|login|account|id|name)?\s*(?:is|=|:)\s*{_HANDLE}",
+               re.IGNORECASE),
+    re.compile(rf"\bi(?:'m|\s+am)\s+{_HANDLE}\s+on\s+{_GITHUB}\b", re.IGNORECASE),
+    re.compile(rf"\b(?:link|set|connect)\s+(?:my\s+)?{_GITHUB}\s*(?:handle|account|user\s?name|login)?\s*"
+               rf"(?:to|as|=|:)?\s*{_HANDLE}", re.IGNORECASE),
+)
+_MINE = re.compile(r"(?:我的|个人|自己的|我自己的)\s?(?:专属)?(?:周报|週報|每周摘要|每周汇总)|"
+                   r"\bmy\s+(?:own\s+|personal\s+)?(?:weekly\s+)?(?:digest|summary|report)\b|"
+                   r"\bpersonal\s+(?:weekly\s+)?(?:digest|summary)\b", re.IGNORECASE)
+_OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|退订|"
+                  r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause)\b",
+                  re.IGNORECASE)
+_ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|订阅|以后|"
+                 r"\b(?:every\s+week|each\s+week|weekly|subscribe|turn\s+on|enable|start|opt\s+in)\b",
+                 re.IGNORECASE)
+_SEND = re.compile(r"发|推送|送|\b(?:send|deliver|email|post|dm)\b", re.IGNORECASE)
+_WEEKLY = re.compile(r"每周|weekly", re.IGNORECASE)
 
 
-def subscription_intent(text: str, language: Language | None) -> Intent | None:
-    """The subscription change or listing ``text`` (a normalised chat message) asks for, else ``None``."""
-    if _LIST_SUBS.search(text):
-        return ListSubscriptionsIntent(language=language)
-    for pattern, kind in ((_UNSUB_ZH, UnsubscribeIntent), (_UNSUB_EN, UnsubscribeIntent),
-                          (_SUB_ZH, SubscribeIntent), (_SUB_EN, SubscribeIntent)):
+def github_handle(text: str) -> str | None:
+    """The GitHub login ``text`` links the asker to (``我的 GitHub 是 alice`` -> ``alice``), else ``None``."""
+    for pattern in _LINK:
         if m := pattern.search(text):
-            return kind(label=m["label"].lower(), repo=m["repo"], language=language)
+            return m["handle"]
     return None
 
 
-def subscription_command(command: str, words: list[str], repo: str | None, language: Language | None) -> Intent:
-    """``/prhub subscribe L [owner/name]``, ``unsubscribe L [owner/name]``, ``subscriptions``.
+def personal_digest_action(text: str) -> PersonalDigestAction | None:
+    """What ``text`` asks of the personal weekly digest: ``on`` (every week), ``off``, ``show`` (now), else ``None``.
+
+    The message must name the person's own digest (``我的周报``, ``个人周报``, ``my (weekly) digest``,
+    ``personal digest``); a stop word makes it ``off``; a word of every week (``每周``, ``weekly``,
+    ``订阅``) beside it, or "send me my *weekly* digest", ``on``; else ``show``.
+    """
+    mine = _MINE.search(text)
+    if mine is None:
+        return None
+    if _OFF.search(text):
+        return "off"
+    rest = text[: mine.start()] + " " + text[mine.end():]
+    if _ON.search(rest) or (_WEEKLY.search(mine.group(0)) and _SEND.search(rest)):
+        return "on"
+    return "show"
+
+
+def subscription_intent(text: str, language: Language | None) -> Intent | None:
+    """The subscription change, listing, GitHub link or personal-digest request ``text`` (a normalised
+    chat message) is, else ``None``."""
+    if (action := personal_digest_action(text)) is not None:
+        return PersonalDigestIntent(action, language=language)
+    if (handle := github_handle(text)) is not None:
+        return LinkGitHubIntent(handle, language=language)
+    if _LIST_SUBS.search(text):
+        return ListSubscriptionsIntent(language=language)
+    verb = subscription_action(text)
+    if verb is None:
+        return None
+    kind = SubscribeIntent if verb == "subscribe" else UnsubscribeIntent
+    return kind(repo=_repo(text), language=language, text=text)
+
+
+def subscription_command(command: str, rest: str, language: Language | None, repo: str | None = None) -> Intent:
+    """``/prhub subscribe FILTER [owner/name]``, ``/prhub unsubscribe FILTER|all``, ``/prhub subscriptions``.
 
     Args:
         command: ``subscribe``, ``unsubscribe`` or ``subscriptions``.
-        words: the arguments without the repository.
-        repo: the repository named in the arguments, if any.
+        rest: the arguments as typed (the filter, a repository, ``all``).
         language: the language of the arguments.
+        repo: a word of ``rest`` that reads as a repository (``owner/name``), if any.
     """
     if command == "subscriptions":
         return ListSubscriptionsIntent(language=language)
-    if not words:
-        return HelpIntent(language=language)
+    text = f"{command} {rest}".strip()
     kind = SubscribeIntent if command == "subscribe" else UnsubscribeIntent
-    return kind(label=words[0].lower(), repo=repo, language=language)
+    return kind(repo=_repo(text, repo), language=language, text=text)
+
+
+def _repo(text: str, hint: str | None = None) -> str | None:
+    """The repository a request names (``hint``: a word that reads as one), when the request reads
+    without the repository's labels."""
+    found = read_request(text, hint)
+    return found.repo if found is not None else None
+
+
+@lru_cache(maxsize=512)
+def read_request(text: str, hint: str | None = None) -> SubscriptionCommand | None:
+    """``text`` read as a request without the repository's aliases and labels (``hint``: a word that reads
+    as its repository), or ``None`` when it does not read; kept, as the understanding asks twice."""
+    try:
+        return parse_subscription(text, known_repos=[hint] if hint else None)
+    except FilterError:
+        return None

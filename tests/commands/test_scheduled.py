@@ -86,14 +86,14 @@ def test_subscriptions_migrates_the_old_layout_then_lists_and_checks(env: Path, 
         result = CliRunner().invoke(app, ["subscriptions", "--subscriber", member, "--check"])
         assert result.exit_code == 0, result.output
         lines = [line for line in result.stdout.splitlines() if line.startswith(member)]
-        assert lines[0] == f"{member}\t{REPO}\tnpu"
-        assert lines[1].startswith(f"{member}\t{REPO}\tquantum\t(unknown label; known: ")
+        assert lines[0] == f"{member}\t{REPO}\tnpu\t[label:npu]"
+        assert lines[1].startswith(f"{member}\t{REPO}\tquantum\t[label:quantum]\t(unknown label quantum; known: ")
         assert ", npu," in lines[1]
         assert client.get(f"{prefix}prhub:sub-index") is None  # moved, not copied
         assert client.smembers(f"{prefix}prhub:subscribers") == {member.encode()}
         again = CliRunner().invoke(app, ["subscriptions"])
         assert again.exit_code == 0, again.output
         assert [line for line in again.stdout.splitlines() if line.startswith(member)] == [
-            f"{member}\t{REPO}\tnpu", f"{member}\t{REPO}\tquantum"]
+            f"{member}\t{REPO}\tnpu\t[label:npu]", f"{member}\t{REPO}\tquantum\t[label:quantum]"]
     finally:
         client.close()

@@ -104,3 +104,20 @@ def test_bots_and_codeowners(verl_settings: Settings) -> None:
         files = next(pr for pr in prs if pr.number == item.pr.number).files
         assert any(owners.owns("@alice", f.path) for f in files)
     assert mine.prs
+
+
+def test_several_filters_any_of_them(week: tuple[Digest, list[PullRequest]]) -> None:
+    """A person with several subscriptions: a PR is theirs when any one matches, with that one's reasons."""
+    digest, prs = week
+    trainer, npu = parse_filter("path:verl/trainer/** -label:ci"), parse_filter("npu")
+    both = personal_digest(digest, prs, [trainer, npu], now=NOW)
+    alone = {f: {p.pr.number for p in personal_digest(digest, prs, f, now=NOW).prs} for f in (trainer, npu)}
+    assert {p.pr.number for p in both.prs} == alone[trainer] | alone[npu]
+    assert alone[trainer] - alone[npu]  # the union means something here
+    assert alone[npu] - alone[trainer]
+    assert both.filters == (trainer, npu)
+    for item in both.prs:
+        first = trainer if item.pr.number in alone[trainer] else npu
+        assert item.reasons == next(p.reasons for p in personal_digest(digest, prs, first, now=NOW).prs
+                                    if p.pr.number == item.pr.number)
+    assert both.others == len(digest.prs) - len(both.prs)

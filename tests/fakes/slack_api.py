@@ -9,6 +9,8 @@ Records every call (:attr:`FakeSlack.calls`) and answers like Slack:
   ``no_text`` (empty ``text``), ``invalid_blocks`` (more than 50 blocks, or a block
   slack_sdk's models reject), ``msg_too_long``; ``rate_limit_next`` makes the next
   call of a method answer HTTP 429 with ``Retry-After``;
+- ``GET /api/users.info`` — a person of :attr:`FakeSlack.users` (``{"id", "tz", …}``, as Slack gives it to an
+  app with ``users:read``), else ``user_not_found``;
 - ``POST /response/{id}`` — a ``response_url``: ``ok``, or HTTP 400 with ``no_text`` /
   ``invalid_blocks`` (as Slack's webhooks answer); after 5 posts ``used_url``;
 - file uploads as slack_sdk's ``files_upload_v2`` makes them: ``files.getUploadURLExternal``
@@ -76,6 +78,7 @@ class FakeSlack:
     def __init__(self) -> None:
         self.calls: list[Call] = []
         self.not_member: set[str] = set()
+        self.users: dict[str, dict[str, Any]] = {}
         self.base_url = ""
         self._lock = threading.Lock()
         self._ts = 1713500000_000100
@@ -141,6 +144,12 @@ class FakeSlack:
                 "ok": True, "url": "https://prhub-test.slack.com/", "team": "prhub test", "user": "prhub",
                 "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": "B0BOT", "is_enterprise_install": False,
             })
+        if method == "users.info":
+            user = self.users.get(str(args.get("user", "")))
+            if user is None:
+                return 200, {}, _json({"ok": False, "error": "user_not_found"})
+            call.args["_accepted"] = True
+            return 200, {}, _json({"ok": True, "user": {"id": args["user"], **user}})
         if method.startswith("files."):
             return self._files(method, call)
         if method in ("chat.postMessage", "chat.postEphemeral"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.errors import FilterError
-from bot.filters import Bound, Filter, Term, describe, parse_filter, parse_subscription
+from bot.filters import Bound, Filter, Term, describe, parse_filter, parse_subscription, subscription_action
 
 # (typed, canonical Filter.text())
 TABLE: list[tuple[str, str]] = [
@@ -280,6 +280,25 @@ SUBSCRIPTIONS: list[tuple[str, str, str | None, str | None, str]] = [
     ("unsubscribe all", "unsubscribe_all", None, None, "en"),
     ("unsubscribe everything", "unsubscribe_all", None, None, "en"),
     ("unsubscribe all in owner/name", "unsubscribe_all", "owner/name", None, "en"),
+    # the phrasings the first grammar misread: an object before "to", glued 的PR, a verb split around the filter
+    ("subscribe me to npu", "subscribe", None, "label:npu", "en"),
+    ("subscribe us to npu and rollout", "subscribe", None, "label:npu label:rollout", "en"),
+    ("subscribe this channel to npu -ci", "subscribe", None, "label:npu -label:ci", "en"),
+    ("please subscribe me to path:verl/trainer/** in owner/name", "subscribe", "owner/name",
+     "path:verl/trainer/**", "en"),
+    ("订阅npu的PR", "subscribe", None, "label:npu", "zh"),
+    ("帮我订阅一下 npu 吧", "subscribe", None, "label:npu", "zh"),
+    ("在本频道订阅 rollout", "subscribe", None, "label:rollout", "zh"),
+    ("提醒我 npu 的 PR", "subscribe", None, "label:npu", "zh"),
+    ("alert me about megatron", "subscribe", None, "label:megatron", "en"),
+    ("取消我的 npu 订阅", "unsubscribe", None, "label:npu", "zh"),
+    ("取消对 npu 和 rollout 的订阅", "unsubscribe", None, "label:npu label:rollout", "zh"),
+    ("把 npu 的订阅取消掉", "unsubscribe", None, "label:npu", "zh"),
+    ("别再提醒 npu 了", "unsubscribe", None, "label:npu", "zh"),
+    ("stop alerts for npu", "unsubscribe", None, "label:npu", "en"),
+    ("unsubscribe me from npu", "unsubscribe", None, "label:npu", "en"),
+    ("取消我的全部订阅", "unsubscribe_all", None, None, "zh"),
+    ("unsubscribe me from everything", "unsubscribe_all", None, None, "en"),
 ]
 
 
@@ -290,6 +309,17 @@ def test_subscription_requests(typed: str, action: str, repo: str | None, text: 
     assert command.repo == repo
     assert (command.filter.text() if command.filter is not None else None) == text
     assert command.language == language
+
+
+@pytest.mark.parametrize(("typed", "action"), [
+    ("订阅 npu", "subscribe"), ("请帮我关注 npu", "subscribe"), ("watch npu", "subscribe"),
+    ("取消我的 npu 订阅", "unsubscribe"), ("stop alerts for npu", "unsubscribe"), ("退订全部", "unsubscribe_all"),
+    # the looser verbs in the middle of a sentence are not requests
+    ("本周值得关注的 PR 有哪些", None), ("what should I watch out for this week", None),
+    ("上周哪些 PR 需要提醒我注意", None), ("hello npu", None),
+])
+def test_the_action_of_a_chat_message(typed: str, action: str | None) -> None:
+    assert subscription_action(typed) == action
 
 
 def test_known_repos_tell_a_repository_from_a_slashed_label() -> None:

@@ -10,7 +10,8 @@ from bot.understand.examples import EXAMPLES, nearest_examples
 KIND_OF = {"digest": "DigestIntent", "pr": "PRIntent", "what": "PRIntent", "compare": "CompareIntent",
            "label": "LabelIntent", "merged": "MergedIntent", "question": "QuestionIntent",
            "subscribe": "SubscribeIntent", "unsubscribe": "UnsubscribeIntent",
-           "subscriptions": "ListSubscriptionsIntent"}
+           "subscriptions": "ListSubscriptionsIntent", "github": "LinkGitHubIntent",
+           "mydigest": "PersonalDigestIntent"}
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.en for e in EXAMPLES])
@@ -32,6 +33,8 @@ def test_every_example_is_understood_as_its_kind_in_both_languages(example: obje
         ("which PR changed docker?", "en", "which PRs touched rollout config last week?"),
         ("npu", "zh", "npu 标签 W16"),
         ("退订", "zh", "取消订阅 npu"),
+        ("个人周报", "zh", "每周给我发我的周报"),
+        ("github", "en", "my GitHub is alice"),
     ],
 )
 def test_the_nearest_example_is_the_one_most_like_the_message(asked: str, language: str, first: str) -> None:

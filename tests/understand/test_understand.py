@@ -23,8 +23,10 @@ from bot.understand import (
     DigestIntent,
     HelpIntent,
     LabelIntent,
+    LinkGitHubIntent,
     ListSubscriptionsIntent,
     MergedIntent,
+    PersonalDigestIntent,
     PRIntent,
     QuestionIntent,
     SubscribeIntent,
@@ -42,8 +44,8 @@ W16_DAYS = "2026-04-13..2026-04-19"
 Row = tuple[str, type, str | None, dict[str, Any]]
 
 
-def r(text: str, kind: type, window: str | None = None, **fields: Any) -> Row:
-    return (text, kind, window, fields)
+def r(message: str, kind: type, window: str | None = None, **fields: Any) -> Row:
+    return (message, kind, window, fields)
 
 
 D, P, C, L, M, Q = DigestIntent, PRIntent, CompareIntent, LabelIntent, MergedIntent, QuestionIntent
@@ -248,15 +250,32 @@ TABLE: list[Row] = [
       terms=("reward",)),
     r("PRs that modified `compute_data_metrics` in W16", Q, W16, terms=("compute_data_metrics",)),
     r("npu 标签里哪些 PR 改了 docker", Q, None, terms=("docker",), label="npu"),
-    # -- subscriptions (today's phrasing) ------------------------------------------------------------
-    r("订阅 npu", S, label="npu", language="zh"),
-    r("订阅 verl-project/verl 的 npu", S, label="npu", repo="verl-project/verl"),
-    r("取消订阅 npu", U, label="npu"),
-    r("退订 npu", U, label="npu"),
-    r("subscribe npu", S, label="npu", language=None),
-    r("subscribe to npu", S, label="npu"),
-    r("subscribe npu in owner/name", S, label="npu", repo="owner/name"),
-    r("unsubscribe npu", U, label="npu"),
+    # -- subscriptions: routed with the words as said (the core reads the filter, bot.filters) ---------
+    r("订阅 npu", S, text="订阅 npu", language="zh"),
+    r("订阅 verl-project/verl 的 npu", S, text="订阅 verl-project/verl 的 npu", repo="verl-project/verl"),
+    r("取消订阅 npu", U, text="取消订阅 npu"),
+    r("退订 npu", U, text="退订 npu"),
+    r("subscribe npu", S, text="subscribe npu", language=None),
+    r("subscribe to npu", S, text="subscribe to npu"),
+    r("subscribe npu in owner/name", S, text="subscribe npu in owner/name", repo="owner/name"),
+    r("unsubscribe npu", U, text="unsubscribe npu"),
+    r("subscribe me to npu", S, text="subscribe me to npu", language="en"),
+    r("订阅npu的PR", S, text="订阅npu的PR", language="zh"),
+    r("取消我的 npu 订阅", U, text="取消我的 npu 订阅", language="zh"),
+    r("订阅 npu rollout -ci", S, text="订阅 npu rollout -ci"),
+    r("subscribe label:npu path:verl/trainer/** -author:dependabot", S, language=None),
+    r("关注 npu", S, text="关注 npu"),
+    r("退订全部", U, text="退订全部", language="zh"),
+    r("unsubscribe all", U, text="unsubscribe all", language="en"),
+    r("订阅", S, text="订阅"),  # the answer asks what to subscribe to
+    r("我的 GitHub 是 alice", LinkGitHubIntent, handle="alice", language="zh"),
+    r("my GitHub is @Alice-B", LinkGitHubIntent, handle="Alice-B", language="en"),
+    r("每周给我发我的周报", PersonalDigestIntent, action="on", language="zh"),
+    r("send me my weekly digest", PersonalDigestIntent, action="on", language="en"),
+    r("不要再发我的周报了", PersonalDigestIntent, action="off"),
+    r("stop my weekly digest", PersonalDigestIntent, action="off"),
+    r("我的周报", PersonalDigestIntent, action="show"),
+    r("my digest", PersonalDigestIntent, action="show"),
     r("我的订阅", LS, language="zh"),
     r("my subscriptions", LS),
     r("我订阅了什么", LS, language="zh"),
@@ -331,9 +350,9 @@ TABLE: list[Row] = [
     r("哪个 PR 引入了 distillation", Q, None, terms=("distillation",)),
     r("哪些 PR 删除了 requirements.txt", Q, None, terms=("requirements.txt",)),
     r("最近有没有关于 checkpoint 的改动", Q, None, terms=("checkpoint",)),
-    r("订阅 npu 谢谢", S, label="npu"),
-    r("帮我订阅 npu", S, label="npu"),
-    r("取消订阅 rollout", U, label="rollout"),
+    r("订阅 npu 谢谢", S, text="订阅 npu 谢谢"),
+    r("帮我订阅 npu", S, text="帮我订阅 npu"),
+    r("取消订阅 rollout", U, text="取消订阅 rollout"),
     r("我订阅了些什么", LS),
     # -- and more, tried after the rules were written -----------------------------------------------
     r("能发下上周的周报不", D, W16),
@@ -451,8 +470,10 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("最近怎么样", (H,)),
     ("有什么新东西", (H,)),
     ("what's up", (H,)),
-    ("订阅", (H,)),  # a subscription needs a label
-    ("subscribe", (H,)),
+    ("subscribe", (S,)),  # routed: the answer asks what to subscribe to
+    ("本周值得关注的 PR 有哪些", (Q, D, H)),  # 关注 inside a sentence is no subscription
+    ("what should I watch out for this week", (H, D, Q)),
+    ("tell me about #6046", (P,)),
     ("npu", (H,)),  # one word: the help suggests "npu 标签"
     ("trainer", (H,)),
     ("PR 值得读吗", (H,)),  # no number

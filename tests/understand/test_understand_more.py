@@ -57,9 +57,12 @@ COMMANDS = [
     ("merged 本月", MergedIntent("month-0", language="zh")),
     ("ask which PRs touched fully_async last week", QuestionIntent(("fully_async",), window="last", language="en")),
     ("ask 哪些 PR 改了 rollout 的配置", QuestionIntent(("rollout", "配置"), language="zh")),
-    ("subscribe npu", SubscribeIntent("npu")),
-    ("subscribe npu verl-project/verl", SubscribeIntent("npu", repo="verl-project/verl")),
-    ("unsubscribe npu", UnsubscribeIntent("npu")),
+    ("subscribe npu", SubscribeIntent(text="subscribe npu")),
+    ("subscribe npu -ci", SubscribeIntent(text="subscribe npu -ci")),
+    ("subscribe npu verl-project/verl", SubscribeIntent(
+        repo="verl-project/verl", text="subscribe npu verl-project/verl")),
+    ("unsubscribe npu", UnsubscribeIntent(text="unsubscribe npu")),
+    ("unsubscribe all", UnsubscribeIntent(text="unsubscribe all")),
     ("subscriptions", ListSubscriptionsIntent()),
     ("help", HelpIntent()),
     ("", HelpIntent()),
@@ -110,7 +113,7 @@ def test_the_doors_of_today_get_legacy_intents_with_today_s_language() -> None:
     assert parse_intent("#6046 和 #6029 哪个更值得读") == PRIntent(6046, language="zh")
     assert isinstance(parse_intent("哪些 PR 改了 rollout 的配置"), HelpIntent)
     assert parse_intent("上上周周报") == DigestIntent("week-2", language="zh")
-    assert parse_command("subscribe npu") == SubscribeIntent("npu", language="en")
+    assert parse_command("subscribe npu") == SubscribeIntent(text="subscribe npu", language="en")
     assert parse_command("digest last") == DigestIntent("last", language="en")
 
 

@@ -112,7 +112,8 @@ async def respond(action: CardAction, core: Core, *, language: Language) -> Acti
         intent = SubscribeIntent(label=action.value["label"], repo=repo, language=language)
         reply = await core.answer(intent, conversation)
         if isinstance(reply, SubscriptionReply):
-            return ActionReply(toast=Toast(type="success", content=subscription_text(reply)))
+            done: Literal["success", "error"] = "error" if reply.change == "refused" else "success"
+            return ActionReply(toast=Toast(type=done, content=subscription_text(reply)))
         message = reply.message if isinstance(reply, ErrorReply) else words.toast_unknown
         return ActionReply(toast=Toast(type="error", content=message))
     if kind == ACTION_ANALYZE_PR and action.value.get("number", "").isdigit():

@@ -143,7 +143,8 @@ class FeishuBot:
             log.info("feishu message %s already answered", message.message_id)
             return
         intent = parse_intent(message.text)
-        conversation = Conversation(platform="feishu", channel=message.chat_id, user=message.sender_open_id)
+        conversation = Conversation(platform="feishu", channel=message.chat_id, user=message.sender_open_id,
+                                    direct=message.chat_type == "p2p")
         reply = await self.core.answer(intent, conversation)
         # a digest's thread that holds every card is marked complete: 完整报告 posts nothing more
         await post_reply(self.deliverer, self.claims, Place(message.chat_id, thread=message.message_id), reply,

@@ -127,10 +127,11 @@ async def test_subscribe_button_answers_with_a_toast(http: httpx.AsyncClient, bo
     payload["event"]["action"]["value"] = {"action": "prhub_subscribe_label", "repo": "verl-project/verl",
                                            "label": "npu", "lang": "zh"}
     response = await _post(http, bot, payload)
-    expected = "已订阅 verl-project/verl 的 npu：该标签的 PR 合并后会在这里提醒。"
+    expected = ("已订阅 verl-project/verl：npu。符合的 PR 合并后会在这里提醒"
+                "（每 10 分钟最多一条消息，列出这段时间合并的全部 PR）。")
     assert response.json()["toast"] == {"type": "success", "content": expected}
     subs = await bot.core.subscriptions(_conversation())
-    assert [(s.repo, s.label) for s in subs] == [("verl-project/verl", "npu")]
+    assert [(s.repo, s.filter.text()) for s in subs] == [("verl-project/verl", "label:npu")]
     assert fake_api.replies() == []
 
 

@@ -121,7 +121,7 @@ def test_subscribe_then_list(start_bot: StartBot, fake_slack: FakeSlack) -> None
     post_command(bot, "subscriptions", response_url=fake_slack.response_url("s2"))
     first, second = fake_slack.wait_for("response_url", 2)
     assert first.args["response_type"] == "ephemeral"
-    assert "Subscribed to npu in verl-project/verl" in first.args["text"]  # English words: English answer
+    assert "Subscribed to verl-project/verl: npu" in first.args["text"]  # English words: English answer
     assert "npu（verl-project/verl）" in second.args["blocks"][0]["text"]["text"]  # no language: the channel's
 
 
