@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from redis.exceptions import RedisError
 
+from bot.access import AccessGuard
 from bot.channels import Channels, SourceOpener
 from bot.claims import Claims
 from bot.config import Settings
@@ -96,7 +97,7 @@ class Services:
         clock: the current instant for the core, the push and the alerts (tests pin it).
         pacer: the per-chat rate limits (tests pass faster ones).
         on_fallback: told when the model is unusable and the heuristic answers (the CLI's stderr).
-        guard: a check before a subscription is stored (issue 14's access control), or ``None``.
+        guard: the check before a subscription is stored (default :class:`~bot.access.AccessGuard`).
     """
 
     def __init__(self, settings: Settings, store: Store, *, open_source: SourceOpener | None = None,
@@ -109,8 +110,8 @@ class Services:
         self.claims = Claims(store, seen_ttl_s=settings.dedup_ttl_s)
         self.subscriptions = Subscriptions(store, settings)
         self.people = People(store)
-        self.guard = guard
         self.channels = Channels(settings, open_source=open_source or _source_opener(settings))
+        self.guard: SubscribeGuard = guard or AccessGuard(settings, self.channels, self.subscriptions)
         self.pacer = pacer or Pacer()
         self._analyzer = analyzer
         self._on_fallback = on_fallback

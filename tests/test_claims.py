@@ -6,6 +6,7 @@ from redis_support import redis_store
 
 from bot.claims import (
     DONE_TTL_S,
+    HANDLING_TTL_S,
     PUSH_LOCK_TTL_S,
     Claims,
     full_report_key,
@@ -29,7 +30,18 @@ async def test_a_delivery_is_first_only_when_its_event_and_message_are_new(defau
         assert not await claims.first_delivery(event, message)  # a redelivery
         assert not await claims.first_delivery(seen_key("slack", "event", "Ev2"), message)  # app_mention + message
         assert message == "prhub:seen:slack:msg:C1:1713.0001"
-        assert 12 * 3600 - 60 <= await _ttl(store, message) <= 12 * 3600
+        assert await _ttl(store, message) <= HANDLING_TTL_S  # taken while the answer is made
+        await claims.answered(event, message)
+        assert 12 * 3600 - 60 <= await _ttl(store, message) <= 12 * 3600  # then remembered for the retries
+
+
+async def test_a_failed_answer_gives_its_delivery_back(default_settings: Settings) -> None:
+    async with redis_store() as store:
+        claims = Claims(store, seen_ttl_s=default_settings.dedup_ttl_s)
+        event = seen_key("slack", "event", "Ev9")
+        assert await claims.first_delivery(event)
+        await claims.release(event)  # the answer failed
+        assert await claims.first_delivery(event)  # the platform's retry is served
 
 
 async def test_once_only_work_lives_as_long_as_the_push_markers() -> None:

@@ -32,7 +32,7 @@ from bot.codeowners import cached_codeowners
 from bot.config import Settings
 from bot.digest.service import DigestService
 from bot.digest.window import date_window, named_window, parse_week, week_window, zone
-from bot.errors import CodeownersError, FilterError, PrhubError, PRNotFoundError
+from bot.errors import AccessError, CodeownersError, FilterError, PrhubError, PRNotFoundError, StoreUnavailableError
 from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
 from bot.handlers.intents import (
     DigestIntent,
@@ -170,7 +170,8 @@ class Core:
                 case HelpIntent():
                     return HelpReply(lang, self.channels.binding(conversation.key).repo)
         except PrhubError as exc:
-            return ErrorReply(str(exc), lang)
+            said = getattr(exc, "message", None)
+            return ErrorReply(str(said(lang)) if callable(said) else str(exc), lang)
 
     # -- digests and PRs ------------------------------------------------------------------------
 
@@ -187,7 +188,7 @@ class Core:
         Raises:
             PrhubError: no repository bound, unknown repository, bad week, unreadable source.
         """
-        source, name = self.channels.resolve(conversation.key, repo)
+        source, name = self.channels.resolve_visible(conversation.key, repo)
         window = named_window(week, tz=self.settings.timezone, now=self._clock())
         prs = await asyncio.to_thread(source.merged_prs, name, window)
         earlier = await self.digests.look_back(source, name, window, language=language) if compare else None
@@ -196,7 +197,7 @@ class Core:
                                          known=earlier.known if earlier else None)
 
     async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
-        source, name = self.channels.resolve(conversation.key, intent.repo)
+        source, name = self.channels.resolve_visible(conversation.key, intent.repo)
         found = await asyncio.to_thread(_pull_request, source, name, intent.number)
         day = found.merged_at.astimezone(zone(self.settings.timezone)).date().isocalendar()
         week = await asyncio.to_thread(
@@ -264,7 +265,7 @@ class Core:
             added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
         except FilterError as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
-        except CodeownersError as exc:
+        except (CodeownersError, AccessError, StoreUnavailableError) as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
         return SubscriptionReply("subscribed" if added else "already_subscribed", sub, lang, message=note,
                                  batch_minutes=round(self.settings.alerts_batch_s / 60))
@@ -300,7 +301,7 @@ class Core:
     def _repo_of(self, command: SubscriptionCommand, intent: SubscribeIntent | UnsubscribeIntent,
                  conversation: Conversation) -> str:
         repo = (command.repo or intent.repo or self.channels.binding(conversation.key).repo or "").strip()
-        if "/" not in repo:
+        if "/" not in repo:  # may the conversation see it: the guard's question (AccessGuard)
             _, repo = self.channels.resolve(conversation.key, repo or None)
         return repo
 
@@ -361,7 +362,7 @@ class Core:
                               zh="path:@me 和 author:@me 需要先告诉我你的 GitHub 账号：发送“我的 GitHub 是 NAME”")
         if not flt.uses_codeowners:
             return ""
-        source, _ = self.channels.resolve(conversation.key, repo)
+        source, _ = self.channels.resolve_visible(conversation.key, repo)
         owners = await cached_codeowners(self._store, source, repo, ttl_s=self.settings.codeowners_ttl_s)
         wanted = [("@" + me) if t.value == "@me" and me else t.value
                   for t in (*flt.include, *flt.exclude) if t.is_owner]
@@ -376,7 +377,7 @@ class Core:
         """Labels ``repo`` used in the last :data:`~bot.subscriptions.KNOWN_LABEL_WEEKS` weeks plus those its
         rules can give; ``None`` when the source cannot tell (then any label is accepted)."""
         try:
-            source, name = self.channels.resolve(conversation.key, repo)
+            source, name = self.channels.resolve_visible(conversation.key, repo)
             today = self._clock().astimezone(zone(self.settings.timezone)).date()
             window = date_window(today - timedelta(weeks=KNOWN_LABEL_WEEKS) + timedelta(days=1), today,
                                  self.settings.timezone)
@@ -394,7 +395,7 @@ class Core:
         if not repo:
             return GitHubLinkReply(intent.handle, lang)
         try:
-            source, repo = self.channels.resolve(conversation.key, repo)
+            source, repo = self.channels.resolve_visible(conversation.key, repo)
             owners = await cached_codeowners(self._store, source, repo, ttl_s=self.settings.codeowners_ttl_s)
         except PrhubError:
             return GitHubLinkReply(intent.handle, lang, repo)
