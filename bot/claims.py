@@ -114,6 +114,7 @@ class Claims:
 
     def __init__(self, store: Store, *, seen_ttl_s: int = SEEN_TTL_S) -> None:
         self._store = store
+        self.store = store
         self.seen_ttl_s = seen_ttl_s
 
     async def first_delivery(self, *keys: str) -> bool:

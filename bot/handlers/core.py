@@ -22,17 +22,27 @@ service keeps CPU work off the event loop too.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from bot.channels import Channels
+from bot.claims import Claims
 from bot.codeowners import cached_codeowners
 from bot.config import Settings
 from bot.digest.service import DigestService
 from bot.digest.window import date_window, named_window, parse_week, week_window, zone
-from bot.errors import AccessError, CodeownersError, FilterError, PrhubError, PRNotFoundError, StoreUnavailableError
+from bot.errors import (
+    AccessError,
+    CodeownersError,
+    DeliveryError,
+    FilterError,
+    PrhubError,
+    PRNotFoundError,
+    StoreUnavailableError,
+)
 from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
 from bot.handlers.intents import (
     DigestIntent,
@@ -75,7 +85,9 @@ from bot.subscriptions import (
     label_filter,
 )
 
-__all__ = ["SLOW_INTENTS", "Conversation", "Core", "is_slow"]
+__all__ = ["SLOW_INTENTS", "Conversation", "Core", "answer_once", "is_slow"]
+
+log = logging.getLogger(__name__)
 
 SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent)
 """Intents whose answer reads a source and analyses PRs (show "生成中…" first)."""
@@ -438,3 +450,40 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
 def is_slow(intent: Intent) -> bool:
     """Whether answering ``intent`` reads a source and analyses PRs (``我的周报`` too)."""
     return isinstance(intent, SLOW_INTENTS) or (isinstance(intent, PersonalDigestIntent) and intent.action == "show")
+
+
+async def answer_once(claims: Claims, keys: list[str], answer: Callable[[], Awaitable[object]], *, what: str,
+                      tell: Callable[[], Awaitable[object]] | None = None, deadline_s: float | None = None) -> bool:
+    """Answer one chat delivery once, in two steps: claim its "seen" ``keys``
+    (:meth:`~bot.claims.Claims.first_delivery`), run ``answer``, then mark them answered. When the
+    answer fails (the platform refused it, a deadline passed, a bug) the claims are released, so the
+    platform's retry is served, the reason is logged in one line naming ``what`` (the event or message
+    id), and — unless the failure was the delivery itself — ``tell`` gives the person one line.
+
+    Returns:
+        Whether this call answered (``False``: a redelivery already claimed, or the answer failed).
+    """
+    if not await claims.first_delivery(*keys):
+        log.info("%s: already answered (a redelivery)", what)
+        return False
+    started = asyncio.get_running_loop().time()
+    log.info("%s: answering", what)
+    try:
+        await asyncio.wait_for(answer(), deadline_s)
+    except (PrhubError, TimeoutError, OSError) as exc:
+        await asyncio.shield(claims.release(*keys))
+        log.warning("%s: the answer failed (%s: %s); released for the platform's retry", what,
+                    type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "")
+        if tell is not None and not isinstance(exc, DeliveryError):
+            try:
+                await tell()
+            except (PrhubError, OSError) as again:
+                log.warning("%s: could not tell the person either (%s)", what, again)
+        return False
+    except BaseException:
+        await asyncio.shield(claims.release(*keys))
+        log.exception("%s: the answer failed; released for the platform's retry", what)
+        raise
+    await claims.answered(*keys)
+    log.info("%s: answered in %.1f s", what, asyncio.get_running_loop().time() - started)
+    return True

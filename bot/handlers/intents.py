@@ -49,6 +49,7 @@ Intent = LegacyIntent
 """The intents the chat core of today answers (the full set is :data:`bot.understand.Intent`)."""
 
 __all__ = [
+    "MAX_MESSAGE_CHARS",
     "ClarifyIntent",
     "CompareIntent",
     "DigestIntent",
@@ -64,6 +65,7 @@ __all__ = [
     "QuestionIntent",
     "SubscribeIntent",
     "UnsubscribeIntent",
+    "bounded",
     "detect_language",
     "legacy_language",
     "normalize",
@@ -72,25 +74,51 @@ __all__ = [
 ]
 
 
-def parse_intent(text: str, *, bot_mentions: Sequence[str] = ()) -> LegacyIntent:
+MAX_MESSAGE_CHARS = 4_000
+"""Characters of a message kept before anything reads it (``max_message_chars``)."""
+_ANY_URL = re.compile(r"https?://([^\s/<>|]{1,253})[^\s<>|]{0,2000}")
+
+
+def bounded(text: str, *, max_chars: int = MAX_MESSAGE_CHARS, hosts: Sequence[str] = ()) -> str:
+    """``text`` cut at ``max_chars`` characters, without the links of hosts other than ``hosts`` (when given):
+    a PR link of another host is not read as a PR of that repository."""
+    text = text[:max_chars]
+    if not hosts:
+        return text
+    allowed = {h.lower() for h in hosts}
+
+    def keep(found: re.Match[str]) -> str:
+        host = found.group(1).lower().rsplit("@", 1)[-1].split(":", 1)[0]
+        return found.group(0) if host in allowed else " "
+
+    return _ANY_URL.sub(keep, text)
+
+
+def parse_intent(text: str, *, bot_mentions: Sequence[str] = (), hosts: Sequence[str] = (),
+                 max_chars: int = MAX_MESSAGE_CHARS) -> LegacyIntent:
     """Understand one chat message, as one of the intents the core of today answers.
 
     Args:
         text: the message as received (may hold mentions, full-width characters).
         bot_mentions: the bot's own mention tokens to remove.
+        hosts: the hosts whose links are read (``pr_hosts``); empty: any.
+        max_chars: characters read (:func:`bounded`).
 
     Returns:
         A :data:`~bot.understand.LegacyIntent`, with the language as the doors of today
         expect it (:func:`legacy_language`); :class:`HelpIntent` when nothing matches.
         Never raises.
     """
+    text = bounded(text, max_chars=max_chars, hosts=hosts)
     intent = to_legacy(understand(text, bot_mentions=bot_mentions))
     return _with_language(intent, legacy_language(normalize(text, bot_mentions)))
 
 
-def parse_command(args: str) -> LegacyIntent:
+def parse_command(args: str, *, hosts: Sequence[str] = (), max_chars: int = MAX_MESSAGE_CHARS) -> LegacyIntent:
     """Understand the text after a slash command (``/prhub <args>``), as a legacy intent
-    (see :func:`bot.understand.understand_command` for the forms)."""
+    (see :func:`bot.understand.understand_command` for the forms; ``hosts``, ``max_chars`` as
+    :func:`parse_intent`)."""
+    args = bounded(args, max_chars=max_chars, hosts=hosts)
     clean = normalize(args)
     head, _, rest = clean.partition(" ")
     known = head.lower() in _LEGACY_COMMANDS

@@ -43,7 +43,7 @@ from bot.claims import Claims, full_report_key, seen_key
 from bot.delivery import Place, post_reply
 from bot.delivery.feishu import FeishuDeliverer
 from bot.errors import PrhubError
-from bot.handlers.core import Conversation, Core
+from bot.handlers.core import Conversation, Core, answer_once
 from bot.handlers.feishu.actions import ActionReply, CardAction, Send, Toast, read_action, respond
 from bot.handlers.feishu.events import IncomingMessage, MessageReceived, read_message
 from bot.handlers.feishu.http import events_route
@@ -139,16 +139,26 @@ class FeishuBot:
         keys = [seen_key("feishu", "msg", message.message_id)]
         if message.event_id:
             keys.append(seen_key("feishu", "event", message.event_id))
-        if not await self.claims.first_delivery(*keys):
-            log.info("feishu message %s already answered", message.message_id)
-            return
-        intent = parse_intent(message.text)
+        settings = self.core.settings
+        intent = await asyncio.to_thread(parse_intent, message.text, hosts=settings.pr_hosts,
+                                         max_chars=settings.max_message_chars)
         conversation = Conversation(platform="feishu", channel=message.chat_id, user=message.sender_open_id,
                                     direct=message.chat_type == "p2p")
-        reply = await self.core.answer(intent, conversation)
-        # a digest's thread that holds every card is marked complete: 完整报告 posts nothing more
-        await post_reply(self.deliverer, self.claims, Place(message.chat_id, thread=message.message_id), reply,
-                         key=message.message_id)
+        place = Place(message.chat_id, thread=message.message_id)
+
+        async def answer() -> None:
+            reply = await self.core.answer(intent, conversation)
+            # a digest's thread that holds every card is marked complete: 完整报告 posts nothing more
+            await post_reply(self.deliverer, self.claims, place, reply, key=message.message_id)
+
+        async def tell() -> None:
+            words = chat_phrases(self.core.language(intent, conversation))
+            await self.deliverer.post(place, [render_note_feishu("prhub", feishu_text(words.failed), template="red")],
+                                      key=f"failed:{message.message_id}")
+
+        what = f"feishu message {message.message_id} (event {message.event_id or '-'}, {type(intent).__name__})"
+        await answer_once(self.claims, keys, answer, what=what, tell=tell,
+                          deadline_s=settings.answer_deadline_s)
 
     async def handle_action(self, action: CardAction) -> dict[str, Any]:
         """The callback body for ``action``; its follow-up (cards) is scheduled, not awaited."""

@@ -10,7 +10,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from bot.cards.i18n import chat_phrases
 from bot.delivery import Place, mark_full_report, reply_extras
 from bot.handlers.core import Conversation, is_slow
-from bot.handlers.intents import parse_command
+from bot.handlers.intents import Intent, parse_command
 from bot.handlers.slack.deps import SlackDeps
 from bot.replies import DigestReply, is_public
 
@@ -20,15 +20,21 @@ COMMAND = "/prhub"
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     """Listen to ``/prhub``: the ack runs within Slack's 3 seconds, the answer as a lazy listener."""
 
+    settings = deps.core.settings
+
+    def read(command: dict[str, Any]) -> Intent:
+        return parse_command(str(command.get("text", "")), hosts=settings.pr_hosts,
+                             max_chars=settings.max_message_chars)
+
     async def ack_command(ack: AsyncAck, command: dict[str, Any]) -> None:
-        intent = parse_command(command.get("text", ""))
+        intent = read(command)
         if is_slow(intent):
             await ack(text=chat_phrases(deps.core.language(intent, _conversation(command))).working)
         else:
             await ack()
 
     async def answer_command(command: dict[str, Any]) -> None:
-        intent = parse_command(command.get("text", ""))
+        intent = read(command)
         conversation = _conversation(command)
         reply = await deps.core.answer(intent, conversation)
         extras = await reply_extras(deps.deliverer, Place(conversation.channel), reply)
