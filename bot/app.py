@@ -437,7 +437,7 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
         slack_app = _slack_app(services) if slack != "off" else None
         pages = services.page_routes()
         tasks: list[Coroutine[Any, Any, Any]] = []
-        if slack == "http" or feishu == "http" or (pages and settings.public_url):
+        if slack == "http" or feishu == "http" or (pages and settings.public_url) or settings.serve_health:
             tasks.append(_serve_http(slack_app if slack == "http" else None, [*routes, *pages], host, port,
                                      health=services.health, max_body_bytes=settings.max_body_bytes))
         if slack == "socket":

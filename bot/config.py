@@ -280,6 +280,9 @@ class Settings(BaseSettings):
     push_lock_ttl_s: int = Field(default=60, ge=2)
     """Lifetime of the weekly push's lock, renewed every third of it while the push runs: a replica that
     dies mid-push frees it this soon, and another resumes the push where it stopped."""
+    serve_health: bool = False
+    """Serve ``GET /healthz`` on ``--port`` even when no platform uses HTTP (Socket Mode, the Feishu long
+    connection); ``PRHUB_SERVE_HEALTH=true`` (the compose file sets it for its healthcheck)."""
     shutdown_grace_s: float = Field(default=60.0, ge=0)
     """On SIGTERM, seconds a push in flight may take to finish before it is handed over (resumed elsewhere)."""
     allowed_repos: tuple[str, ...] = ()
