@@ -532,16 +532,23 @@ class DigestService:
             update={"fallbacks": usage.fallbacks + digest.stats.pr_count})})
 
     async def pr(self, pr: PullRequest, *, language: Language | None = None,
-                 window_prs: Sequence[PullRequest] = ()) -> DigestPR:
+                 window_prs: Sequence[PullRequest] = (), deadline_s: float | None = None) -> DigestPR:
         """One PR's analysis as a digest shows it (see :func:`analyze_pr`); with the LLM, from its cache
-        when a digest already analysed it. Never raises :class:`~bot.errors.LLMStopError`."""
+        when a digest already analysed it. With ``deadline_s``, a model that has not answered by then
+        gives way to the heuristic analysis (marked as a fallback, the reason said). Never raises
+        :class:`~bot.errors.LLMStopError`."""
         analyzer = self._analyzer
         if self._llm is not None:
             try:
-                return await analyze_pr_async(pr, settings=self.settings, analyzer=self._llm.analyzer,
-                                              language=language, window_prs=window_prs)
+                return await asyncio.wait_for(
+                    analyze_pr_async(pr, settings=self.settings, analyzer=self._llm.analyzer, language=language,
+                                     window_prs=window_prs), deadline_s)
             except LLMStopError as exc:
                 analyzer = _Fallback(self._fell_back(exc, f"{pr.repo}#{pr.number}"))
+            except TimeoutError:
+                reason = f"the model did not answer within {deadline_s:.0f} s"
+                log.warning("%s#%d: %s; answering with the heuristic analysis", pr.repo, pr.number, reason)
+                analyzer = _Fallback(reason)
         return await asyncio.to_thread(analyze_pr, pr, settings=self.settings, language=language,
                                        analyzer=analyzer, window_prs=window_prs)
 

@@ -205,8 +205,15 @@ class Core:
         prs = await asyncio.to_thread(source.merged_prs, name, window)
         earlier = await self.digests.look_back(source, name, window, language=language) if compare else None
         return await self.digests.digest(prs, repo=name, window=window, language=language, now=self._clock(),
+                                         deadline_s=self._llm_deadline_s,
                                          lookback=earlier.lookback if earlier else None,
                                          known=earlier.known if earlier else None)
+
+    @property
+    def _llm_deadline_s(self) -> float:
+        """How long the model may take within a chat answer (``answer_deadline_s`` less the time to read
+        the source and post): analyses not ready then are shown pending, or the PR's heuristic analysis."""
+        return max(1.0, self.settings.answer_deadline_s * 0.75)
 
     async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
         source, name = self.channels.resolve_visible(conversation.key, intent.repo)
@@ -215,7 +222,7 @@ class Core:
         week = await asyncio.to_thread(
             source.merged_prs, found.repo, week_window(day.year, day.week, self.settings.timezone)
         )
-        item = await self.digests.pr(found, language=lang, window_prs=week)
+        item = await self.digests.pr(found, language=lang, window_prs=week, deadline_s=self._llm_deadline_s)
         return PRReply(item, name, lang, self.settings.timezone)
 
     async def _label(self, intent: LabelIntent, conversation: Conversation, lang: Language) -> LabelReply:

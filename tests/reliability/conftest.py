@@ -10,6 +10,7 @@ skipped otherwise.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import socket
@@ -82,10 +83,8 @@ class PrivateRedis:
     def stop(self) -> None:
         """``SHUTDOWN SAVE``: the data is written, then the server is gone (connections refused)."""
         assert self._proc is not None
-        try:
+        with contextlib.suppress(redis.RedisError):  # it closes the connection as it stops
             self.client().shutdown(save=True)
-        except redis.RedisError:
-            pass  # it closes the connection as it stops
         self._proc.wait(10)
         self._proc = None
 
@@ -138,7 +137,15 @@ class Bot:
     def __enter__(self) -> Bot:
         self._thread.start()
         assert self._ready.wait(15), "the bot did not start"
-        return self
+        deadline = time.monotonic() + 15
+        while True:  # serving once /healthz answers
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the bot did not answer /healthz"
+            time.sleep(0.05)
 
     def __exit__(self, *_: object) -> None:
         assert self._server is not None

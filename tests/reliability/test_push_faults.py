@@ -69,7 +69,7 @@ def _wait_posts(fake: FakeSlack, channel: str, count: int, proc: subprocess.Pope
 
 def _reference(env: dict[str, str], fake: FakeSlack) -> list[str]:
     ref = _push(env, "C0REF")
-    out, err = ref.communicate(timeout=120)
+    _out, err = ref.communicate(timeout=120)
     assert ref.returncode == 0, err
     texts = [str(p["text"]) for p in _posts(fake, "C0REF")]
     assert len(texts) >= 3  # a card and its thread: a push that can be cut midway
@@ -99,7 +99,7 @@ def test_a_push_killed_midway_is_resumed_not_repeated(push_env: dict[str, str], 
     time.sleep(2.5)  # the killed replica's lease (PRHUB_PUSH_LOCK_TTL_S=2) runs out
     fake_slack.delay_s = 0.0
     second = _push(push_env, "C0KILL")
-    out, err = second.communicate(timeout=120)
+    _out, err = second.communicate(timeout=120)
     assert second.returncode == 0, err
     assert "posted" in err
     assert "resuming the push" in err  # continued in the thread begun, not posted again
@@ -112,7 +112,7 @@ def test_a_push_told_to_stop_finishes_first(push_env: dict[str, str], fake_slack
     proc = _push(push_env, "C0TERM")
     _wait_posts(fake_slack, "C0TERM", 1, proc)
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
+    _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert "SIGTERM" in err
     _assert_whole(fake_slack, "C0TERM", texts)
@@ -122,9 +122,10 @@ def test_a_push_told_to_stop_finishes_first(push_env: dict[str, str], fake_slack
 def test_a_push_with_slack_unreachable_fails_in_one_line(push_env: dict[str, str]) -> None:
     env = {**push_env, "PRHUB_SLACK_API_URL": "http://127.0.0.1:9/api/"}  # nothing listens on the discard port
     proc = _push(env, "C0REF")
-    out, err = proc.communicate(timeout=120)
+    _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1, err
-    assert lines[0].startswith("error:") and "Slack could not be reached" in lines[0]
+    assert lines[0].startswith("error:")
+    assert "Slack could not be reached" in lines[0]
     assert "Traceback" not in err
