@@ -230,3 +230,32 @@ def test_the_image_carries_git_and_compose_restarts_mounts_and_checks() -> None:
     assert bot["environment"]["PRHUB_CONFIG"] == "/app/config/prhub.toml"
     assert "/healthz" in " ".join(bot["healthcheck"]["test"])
     assert bot["environment"]["PRHUB_SERVE_HEALTH"] == "true"
+
+
+async def test_a_hung_model_costs_a_person_seconds(verl_settings: Settings) -> None:
+    from fakes.llm_server import FakeLLMServer, hang
+    from llm_support import llm_settings
+
+    from bot.handlers.intents import DigestIntent
+    from bot.handlers.intents import PRIntent as AskPR
+
+    with FakeLLMServer() as fake:
+        fake.responder = lambda request: hang()
+        settings = llm_settings(verl_settings, fake.base_url, llm_timeout_s=30.0).model_copy(update={
+            "default_source": f"jsonl:{EXAMPLE}", "default_repo": REPO, "answer_deadline_s": 4.0})
+        services = build_services(settings, MemoryStore(), clock=lambda: NOW)
+        started = time.perf_counter()
+        reply = await services.core.answer(AskPR(number=6046, language="zh"), CHANNEL)
+        pr_s = time.perf_counter() - started
+        assert isinstance(reply, PRReply)
+        assert reply.pr.analysis is not None  # the heuristic analysis, marked as standing in for the model
+        assert "did not answer within" in (reply.pr.analysis.fallback_reason or "")
+        started = time.perf_counter()
+        digest = await services.core.answer(DigestIntent(week="2026-W16", language="zh"), CHANNEL)
+        digest_s = time.perf_counter() - started
+        assert isinstance(digest, DigestReply)
+        assert len(digest.digest.prs) == 39  # every PR is there, those the model did not finish shown pending
+        assert digest.digest.pending
+        await services.aclose()
+    assert pr_s < 4.0  # within the answer's deadline (the model's share of it is 3 s), not the 30 s timeout
+    assert digest_s < 4.0 + 2.0 + 1.0  # the deadline, the summary's grace, the rest
