@@ -98,6 +98,8 @@ class Channels:
             wanted = match[0] if len(match) == 1 else wanted
         if not wanted and len(allowed) == 1:
             wanted = allowed[0]
+        if not wanted and len(allowed) > 1:
+            raise _refusal(allowed)  # several to choose from: the person names one
         if wanted and "/" in wanted and wanted.lower() in {a.lower() for a in allowed}:
             name = next(a for a in allowed if a.lower() == wanted.lower())
             return source, name

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -41,7 +42,9 @@ from bot.errors import (
     FilterError,
     PrhubError,
     PRNotFoundError,
+    SourceError,
     StoreUnavailableError,
+    UnknownRepoError,
 )
 from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
 from bot.handlers.intents import (
@@ -85,7 +88,7 @@ from bot.subscriptions import (
     label_filter,
 )
 
-__all__ = ["SLOW_INTENTS", "Conversation", "Core", "answer_once", "is_slow"]
+__all__ = ["SLOW_INTENTS", "Conversation", "Core", "answer_once", "for_people", "is_slow"]
 
 log = logging.getLogger(__name__)
 
@@ -182,8 +185,7 @@ class Core:
                 case HelpIntent():
                     return HelpReply(lang, self.channels.binding(conversation.key).repo)
         except PrhubError as exc:
-            said = getattr(exc, "message", None)
-            return ErrorReply(str(said(lang)) if callable(said) else str(exc), lang)
+            return ErrorReply(for_people(exc, lang), lang)
 
     # -- digests and PRs ------------------------------------------------------------------------
 
@@ -451,7 +453,30 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
     try:
         return source.pull_request(repo, number)
     except PRNotFoundError as exc:
-        raise PRNotFoundError(f"PR #{number} not found in this source ({exc})") from exc
+        log.info("PR #%d of %s not found: %s", number, repo, exc)
+        raise PRNotFoundError(f"PR #{number} not found in this source") from exc
+
+
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[^\s/:'\"()]+){2,}/?")
+
+
+def for_people(exc: PrhubError, language: Language) -> str:
+    """The one line a person reads for ``exc``: its message in ``language`` when it has one (zh + en errors);
+    for a source that holds no such repository, or cannot be read, a plain sentence (the source's own
+    message names its files and what else it holds); any other message without server paths. The full
+    error is logged."""
+    said = getattr(exc, "message", None)
+    if callable(said):
+        return str(said(language))
+    if isinstance(exc, UnknownRepoError):
+        log.info("unknown repository asked: %s", exc)
+        return ("数据源里没有这个仓库的 PR。" if language == "zh" else
+                "The bot's source holds no PRs of that repository.")
+    if isinstance(exc, SourceError) and not isinstance(exc, PRNotFoundError):
+        log.warning("the source failed an answer: %s", exc)
+        return ("数据源暂时读不出来，请稍后再试。" if language == "zh" else
+                "The bot's source cannot be read right now; please try again later.")
+    return _PATH.sub("…", str(exc))
 
 
 def is_slow(intent: Intent) -> bool:

@@ -69,6 +69,11 @@ async def test_a_channel_sees_only_the_repositories_bound_to_it(verl_settings: S
         assert REPO in reply.message  # the polite refusal names what the channel may see
         assert "acme" not in reply.message
         assert "/" + "tmp" not in reply.message
+    missing = await _ask(services, "PR #99999 值得读吗")
+    assert isinstance(missing, ErrorReply)
+    assert "#99999" in missing.message
+    assert str(two_repo_source.parent) not in missing.message  # no server path in an error reply
+    assert "snapshot" not in missing.message
     own = await _ask(services, "2026-W16 周报")
     assert isinstance(own, DigestReply)
     assert own.digest.repo == REPO
