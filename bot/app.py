@@ -33,6 +33,7 @@ platforms' events and, with ``PRHUB_PAGE_SECRET``, the digest pages ``GET /pages
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -447,10 +448,31 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
             assert slack_app is not None
             handler = AsyncSocketModeHandler(slack_app, settings.slack_app_token.get_secret_value())
             tasks.append(handler.start_async())  # type: ignore[no-untyped-call]
-        if tasks:
-            await asyncio.gather(*tasks)
-        else:  # the Feishu long connection alone: it runs in its own thread until Ctrl-C
-            await asyncio.Event().wait()
+        await _until_stopped(tasks)  # then the exit stack: the scheduler stops after the pushes in flight
+
+
+async def _until_stopped(tasks: list[Coroutine[Any, Any, Any]]) -> None:
+    """Run ``tasks`` until one ends or SIGTERM / SIGINT comes (uvicorn takes them while it serves, and ends),
+    then cancel the rest. With no task (the Feishu long connection alone, in its own thread) only a signal ends it."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests), or no signals
+            loop.add_signal_handler(sig, stop.set)
+    running = [asyncio.ensure_future(task) for task in tasks]
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        done, _ = await asyncio.wait([*running, stopper], return_when=asyncio.FIRST_COMPLETED)
+        log.info("prhub serve stopping (%s)", "signal" if stopper in done else "a server ended")
+    finally:
+        for task in [*running, stopper]:
+            task.cancel()
+        await asyncio.gather(*running, stopper, return_exceptions=True)
+    for task in running:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
 
 
 def _feishu(services: Services, mode: FeishuMode) -> Any:
