@@ -88,7 +88,16 @@ from bot.subscriptions import (
     label_filter,
 )
 
-__all__ = ["SLOW_INTENTS", "Conversation", "Core", "answer_once", "for_people", "is_slow"]
+__all__ = [
+    "ANSWER_FAILURES",
+    "SLOW_INTENTS",
+    "Conversation",
+    "Core",
+    "answer_failed",
+    "answer_once",
+    "for_people",
+    "is_slow",
+]
 
 log = logging.getLogger(__name__)
 
@@ -484,6 +493,22 @@ def is_slow(intent: Intent) -> bool:
     return isinstance(intent, SLOW_INTENTS) or (isinstance(intent, PersonalDigestIntent) and intent.action == "show")
 
 
+ANSWER_FAILURES = (PrhubError, TimeoutError, OSError)
+"""What a failed answer raises: a refusal or outage of the platform or the store, a deadline, the network."""
+
+
+async def answer_failed(exc: BaseException, *, what: str, tell: Callable[[], Awaitable[object]] | None) -> None:
+    """Log a failed answer in one line naming ``what``; unless the delivery itself failed, ``tell`` the person."""
+    reason = str(exc).splitlines()[0] if str(exc) else ""
+    log.warning("%s: the answer failed (%s: %s)", what, type(exc).__name__, reason)
+    if tell is None or isinstance(exc, DeliveryError):
+        return
+    try:
+        await tell()
+    except ANSWER_FAILURES as again:
+        log.warning("%s: could not tell the person either (%s)", what, again)
+
+
 async def answer_once(claims: Claims, keys: list[str], answer: Callable[[], Awaitable[object]], *, what: str,
                       tell: Callable[[], Awaitable[object]] | None = None, deadline_s: float | None = None) -> bool:
     """Answer one chat delivery once, in two steps: claim its "seen" ``keys``
@@ -502,15 +527,9 @@ async def answer_once(claims: Claims, keys: list[str], answer: Callable[[], Awai
     log.info("%s: answering", what)
     try:
         await asyncio.wait_for(answer(), deadline_s)
-    except (PrhubError, TimeoutError, OSError) as exc:
+    except ANSWER_FAILURES as exc:
         await asyncio.shield(claims.release(*keys))
-        log.warning("%s: the answer failed (%s: %s); released for the platform's retry", what,
-                    type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "")
-        if tell is not None and not isinstance(exc, DeliveryError):
-            try:
-                await tell()
-            except (PrhubError, OSError) as again:
-                log.warning("%s: could not tell the person either (%s)", what, again)
+        await answer_failed(exc, what=f"{what} (released for the platform's retry)", tell=tell)
         return False
     except BaseException:
         await asyncio.shield(claims.release(*keys))

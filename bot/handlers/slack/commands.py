@@ -3,18 +3,22 @@ command's ``response_url`` (see :meth:`bot.delivery.slack.SlackDeliverer.respond
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
 from bot.cards.i18n import chat_phrases
 from bot.delivery import Place, mark_full_report, reply_extras
-from bot.handlers.core import Conversation, is_slow
+from bot.handlers.core import ANSWER_FAILURES, Conversation, answer_failed, is_slow
 from bot.handlers.intents import Intent, parse_command
 from bot.handlers.slack.deps import SlackDeps
 from bot.replies import DigestReply, is_public
 
 COMMAND = "/prhub"
+
+log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -36,6 +40,20 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def answer_command(command: dict[str, Any]) -> None:
         intent = read(command)
         conversation = _conversation(command)
+        what = f"slack /prhub in {conversation.channel} by {conversation.user} ({type(intent).__name__})"
+
+        async def tell() -> None:
+            await deps.deliverer.note(command["response_url"],
+                                      chat_phrases(deps.core.language(intent, conversation)).failed)
+
+        try:
+            await asyncio.wait_for(answer(command, intent, conversation), settings.answer_deadline_s)
+        except ANSWER_FAILURES as exc:
+            await answer_failed(exc, what=what, tell=tell)
+        else:
+            log.info("%s: answered", what)
+
+    async def answer(command: dict[str, Any], intent: Intent, conversation: Conversation) -> None:
         reply = await deps.core.answer(intent, conversation)
         extras = await reply_extras(deps.deliverer, Place(conversation.channel), reply)
         messages = deps.deliverer.reply_messages(reply, extras)
