@@ -81,8 +81,10 @@ log = logging.getLogger(__name__)
 
 StoreMode = Literal["memory", "cache", "redis"]
 """``memory``: a dict (a CLI digest without a model); ``cache``: Redis when it answers, else memory
-with one warning (a CLI run with a model: the analysis cache); ``redis``: Redis or a
-:class:`~bot.errors.ConfigError` (the bot, pushes, alerts: exactly-once state)."""
+with one warning (a CLI run with a model: the analysis cache); ``redis``: the
+:class:`~bot.store.ResilientStore` on Redis (the bot, pushes, alerts: exactly-once state) — a
+:class:`~bot.errors.ConfigError` when Redis does not answer at start, unless ``degraded_start``
+(``prhub serve``)."""
 SlackMode = Literal["socket", "http", "off"]
 FeishuMode = Literal["ws", "http", "off"]
 

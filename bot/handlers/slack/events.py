@@ -4,7 +4,10 @@ once.
 Slack redelivers an event it thinks was not answered (``X-Slack-Retry-Num``, same ``event_id``), and
 a message that mentions the bot arrives twice, as ``app_mention`` and as ``message`` (different
 event ids, same channel and ``ts``): both the event id and the ``(channel, ts)`` pair are claimed
-(:meth:`bot.claims.Claims.first_delivery`), and only the delivery that takes both answers.
+(:meth:`bot.claims.Claims.first_delivery`), and only the delivery that takes both answers — in two
+steps (:func:`bot.handlers.core.answer_once`): marked answered once the reply was delivered, released
+when it failed (Slack's retry is then served) and the person told in one line. The text is cut at
+``max_message_chars`` and read in a worker thread; links of hosts other than ``pr_hosts`` are ignored.
 
 A ``message`` event in a channel is treated as a mention when it mentions the bot (an app
 subscribed to channel messages gets the same message twice); other channel messages, edits and
