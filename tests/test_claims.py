@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from redis_support import redis_store
 
 from bot.claims import (
@@ -62,3 +64,26 @@ async def test_once_only_work_lives_as_long_as_the_push_markers() -> None:
         assert await claims.take(full)
         assert await claims.lock(lock, PUSH_LOCK_TTL_S)
         assert done == "prhub:push:done:slack:C1:verl-project/verl:2026-W16"  # the key pushes always had
+
+
+async def test_a_held_lease_is_renewed_while_the_work_runs_and_freed_after() -> None:
+    async with redis_store() as store:
+        claims = Claims(store)
+        async with claims.hold("prhub:push:lock:test", 0.6) as held:
+            assert held is not None
+            await asyncio.sleep(1.5)  # past two lifetimes: only the renewals keep it
+            async with claims.hold("prhub:push:lock:test", 0.6) as other:
+                assert other is None  # another replica does not get it
+            assert not held.lost
+        async with claims.hold("prhub:push:lock:test", 0.6) as again:
+            assert again is not None  # released on exit: the next run may take it at once
+
+
+async def test_a_lease_whose_holder_died_expires_by_itself() -> None:
+    async with redis_store() as store:
+        lease = await store.lease("prhub:push:lock:dead", 0.3)
+        assert lease is not None  # taken, then never renewed (the process was killed)
+        assert await store.lease("prhub:push:lock:dead", 0.3) is None
+        await asyncio.sleep(0.5)
+        assert await store.lease("prhub:push:lock:dead", 0.3) is not None
+        assert not await lease.extend(0.3)  # the dead holder's token no longer counts
