@@ -833,3 +833,141 @@ PR: Mapping[Language, PRPhrases] = {"zh": PR_ZH, "en": PR_EN}
 def pr_phrases(language: Language) -> PRPhrases:
     """The one-PR phrase set of ``language``."""
     return PR[language]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorPhrases:
+    """What a person reads when a request fails: what went wrong and what to do, never a server
+    path or an exception's text (those go to the log)."""
+
+    pr_not_found: str
+    """``{number}``, ``{repo}``."""
+    unknown_repo: str
+    """``{repo}``."""
+    no_repo: str
+    window: str
+    source: str
+    """``{repo}``."""
+    rate_limited: str
+    """``{minutes}``."""
+    other: str
+
+
+ERRORS_ZH = ErrorPhrases(
+    pr_not_found="没有找到 PR #{number}：{repo} 的数据里没有这个编号的已合并 PR（可能还没合并，或属于别的仓库）。"
+                 "请检查编号，或写成 owner/name#{number} 指定仓库。",
+    unknown_repo="数据源里没有仓库 {repo}。请检查名字（owner/name），或问管理员这个频道绑定了哪个仓库。",
+    no_repo="这个频道还没有绑定仓库：在消息里写上 owner/name，或请管理员在配置里绑定（[channels]）。",
+    window="这个时间读不懂或不存在。可以这样写：2026-W16、第16周、上周、本月、4月13日到19日。",
+    source="暂时读不到 {repo} 的数据。请稍后再试；一直这样的话请告诉管理员（详情在机器人的日志里）。",
+    rate_limited="GitHub 的请求额度暂时用完了，请 {minutes} 分钟后再试。",
+    other="没能完成这个请求。请稍后再试；一直这样的话请告诉管理员（详情在机器人的日志里）。",
+)
+
+ERRORS_EN = ErrorPhrases(
+    pr_not_found="PR #{number} not found: {repo} has no merged PR with that number in my data (it may not be merged "
+                 "yet, or belong to another repository). Check the number, or write owner/name#{number}.",
+    unknown_repo="The source holds no repository {repo}. Check the name (owner/name), or ask an admin which "
+                 "repository this channel is bound to.",
+    no_repo="No repository is bound to this channel: name one as owner/name in the message, or ask an admin to bind "
+            "one in the config ([channels]).",
+    window="I could not read that time, or it does not exist. Try for example 2026-W16, week 16, last week, "
+           "this month, April 13-19.",
+    source="I cannot read the data of {repo} right now. Please try again later; if it persists, tell an admin "
+           "(the details are in the bot's log).",
+    rate_limited="GitHub's request quota is used up for now; try again in {minutes} minutes.",
+    other="I could not complete that request. Please try again later; if it persists, tell an admin (the details "
+          "are in the bot's log).",
+)
+
+
+def error_phrases(language: Language) -> ErrorPhrases:
+    """The error texts of ``language``."""
+    return ERRORS_EN if language == "en" else ERRORS_ZH
+
+
+def error_text(exc: Exception, language: Language, *, repo: str | None = None, number: int | None = None) -> str:
+    """One line for people about ``exc`` (a :class:`~bot.errors.PrhubError`) in ``language``: what went
+    wrong and what to do. Bilingual errors (filters, CODEOWNERS) give their own message; every other
+    error a fixed text by its kind, so no server path or exception text reaches a chat.
+
+    Args:
+        exc: the error.
+        language: the reply language.
+        repo: the repository asked about (``owner/name``), when known.
+        number: the PR number asked about, when known.
+    """
+    from bot import errors  # the phrase table needs the error kinds only here
+
+    words = error_phrases(language)
+    said = getattr(exc, "message", None)
+    if isinstance(exc, errors.FilterError | errors.CodeownersError) and callable(said):
+        return str(said(language))
+    name = repo or "?"
+    if isinstance(exc, errors.PRNotFoundError):
+        return words.pr_not_found.format(number=number if number is not None else "?", repo=name)
+    if isinstance(exc, errors.UnknownRepoError):
+        return words.unknown_repo.format(repo=name)
+    if isinstance(exc, errors.WindowError):
+        return words.window
+    if isinstance(exc, errors.RateLimitError):
+        return words.rate_limited.format(minutes=max(1, round(exc.wait_s / 60)))
+    if isinstance(exc, errors.SourceError):
+        text = str(exc)
+        if repo is None and ("no repository" in text or "several" in text or "holds" in text):
+            return words.no_repo
+        return words.source.format(repo=name)
+    return words.other
+
+
+@dataclass(frozen=True, slots=True)
+class AskPhrases:
+    """The texts of the window's questions beyond :class:`AnswerPhrases`: the merged PRs, their authors,
+    the window used when none was named, a press that was already answered."""
+
+    default_window: str
+    """``{window}``: no window was named, so the latest week with merged PRs is used."""
+    merged_title: str
+    """``{window}``."""
+    merged_count: str
+    """``{n_prs}``, ``{key}`` key PRs."""
+    authors_title: str
+    """``{window}``."""
+    authors_count: str
+    """``{people}`` authors, ``{n_prs}``."""
+    author_line: str
+    """``{author}``, ``{n_prs}``, ``{prs}``."""
+    more_prs: str
+    """``{n}`` PRs not listed."""
+    working: str
+    window_in_thread: str
+
+
+ASK_ZH = AskPhrases(
+    default_window="没有指定时间，按最近一个有合并 PR 的周 {window} 回答。",
+    merged_title="{window} 合并的 PR",
+    merged_count="共 {n_prs}，其中重点 PR {key} 个；按重要性排列。",
+    authors_title="{window} 的贡献者",
+    authors_count="{people} 位作者合并了 {n_prs}；按 PR 数排列。",
+    author_line="{author} · {n_prs}：{prs}",
+    more_prs="另有 {n} 个 PR 未列出。",
+    working="处理中…",
+    window_in_thread="这段时间的回答已经在话题里了。",
+)
+
+ASK_EN = AskPhrases(
+    default_window="No time was named: answering for the latest week with merged PRs, {window}.",
+    merged_title="PRs merged in {window}",
+    merged_count="{n_prs} in all, {key} of them key PRs; most important first.",
+    authors_title="Contributors of {window}",
+    authors_count="{people} authors merged {n_prs}; most PRs first.",
+    author_line="{author} · {n_prs}: {prs}",
+    more_prs="{n} more PRs are not listed.",
+    working="Working on it…",
+    window_in_thread="The answer for that window is already in the thread.",
+)
+
+
+def ask_phrases(language: Language) -> AskPhrases:
+    """The question texts of ``language``."""
+    return ASK_EN if language == "en" else ASK_ZH

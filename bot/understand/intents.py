@@ -29,6 +29,8 @@ from bot.models import Language
 from bot.understand.windows import WindowProblem
 
 PRQuestion = Literal["worth", "what"]
+MergedFocus = Literal["list", "authors"]
+"""What is asked about a window's merged PRs: the list, or who merged them."""
 """What is asked about one PR: is it worth reading (``worth``), what does it do (``what``)."""
 
 
@@ -96,12 +98,14 @@ class LabelIntent:
 
 @dataclass(frozen=True)
 class MergedIntent:
-    """The PRs merged in a window: ``本月合并了哪些 PR``, ``what merged this month``."""
+    """The PRs merged in a window: ``本月合并了哪些 PR``, ``what merged this month``; with
+    ``focus="authors"`` who merged them, most PRs first: ``谁贡献最多``, ``top contributors last month``."""
 
     window: str | None = None
     repo: str | None = None
     language: Language | None = None
     said: str | None = field(default=None, compare=False)
+    focus: MergedFocus = "list"
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,8 @@ class HelpIntent:
 
     language: Language | None = None
     said: str = field(default="", compare=False)
+    asked: bool = field(default=False, compare=False)
+    """The person asked for the help (``help``, ``帮助``) rather than saying something not understood."""
 
 
 Intent = (

@@ -118,6 +118,7 @@ _LISTING = _vocabulary("listing")
 _KEY = _vocabulary("key")
 _CHANGE = _vocabulary("change")
 _OPENER = _vocabulary("opener")
+_WHO = _vocabulary("who")
 _ZH_STOP_RE = re.compile("|".join(re.escape(w) for w in sorted(_WORDS["stop"]["zh"].split(), key=len, reverse=True)),
                          re.IGNORECASE)
 _EN_STOP = frozenset(_WORDS["stop"]["en"].split())
@@ -340,7 +341,7 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
     if not clean:
         return HelpIntent()
     if _HELP.match(clean.strip(_PUNCT_EDGE + " ")) or _HELP.match(clean):
-        return HelpIntent(language=detect_language(clean), said=clean)
+        return HelpIntent(language=detect_language(clean), said=clean, asked=True)
     if _LIST_SUBS_MORE.search(clean):
         return ListSubscriptionsIntent(language=detect_language(clean))
     if not _is_question_shaped(clean) and (found := subscription_intent(clean, None)) is not None:
@@ -389,7 +390,11 @@ def _decide(r: _Reading) -> Intent:
     lang = detect_language(text, [label] if label else [])
     single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
-    if label is not None:
+    who = _WHO.search(rest)
+    if who is not None and not _terms(_blank(rest, [who.span()]), label):
+        # "谁贡献最多", "本月谁合并的 PR 最多", "top contributors last month"
+        intent = MergedIntent(window, repo=r.repo, language=lang, said=said, focus="authors")
+    elif label is not None:
         if change and terms:
             intent = QuestionIntent(tuple(terms), window=window, label=label, repo=r.repo, language=lang, said=said,
                                     text=text)
@@ -450,7 +455,7 @@ def understand_command(args: str) -> Intent:
         found = understand(rest)
         return found if not isinstance(found, HelpIntent) else HelpIntent(found.language, said=rest)
     if command == "help":
-        return HelpIntent(language=detect_language(rest), said=rest)
+        return HelpIntent(language=detect_language(rest), said=rest, asked=True)
     reading = _Reading(rest)
     words = [w for w in rest.split() if w != reading.repo]
     lang = detect_language(rest, words[:1] if command in ("label", "subscribe", "unsubscribe") else [])
