@@ -941,6 +941,7 @@ class AskPhrases:
     """``{n}`` PRs not listed."""
     working: str
     window_in_thread: str
+    only_you: str
 
 
 ASK_ZH = AskPhrases(
@@ -953,6 +954,7 @@ ASK_ZH = AskPhrases(
     more_prs="另有 {n} 个 PR 未列出。",
     working="处理中…",
     window_in_thread="这段时间的回答已经在话题里了。",
+    only_you="回答已发给你（只有你能看到）。",
 )
 
 ASK_EN = AskPhrases(
@@ -965,6 +967,7 @@ ASK_EN = AskPhrases(
     more_prs="{n} more PRs are not listed.",
     working="Working on it…",
     window_in_thread="The answer for that window is already in the thread.",
+    only_you="The answer went to you alone.",
 )
 
 
