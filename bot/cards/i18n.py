@@ -858,7 +858,7 @@ ERRORS_ZH = ErrorPhrases(
                  "请检查编号，或写成 owner/name#{number} 指定仓库。",
     unknown_repo="数据源里没有仓库 {repo}。请检查名字（owner/name），或问管理员这个频道绑定了哪个仓库。",
     no_repo="这个频道还没有绑定仓库：在消息里写上 owner/name，或请管理员在配置里绑定（[channels]）。",
-    window="这个时间读不懂或不存在。可以这样写：2026-W16、第16周、上周、本月、4月13日到19日。",
+    window="“{window}”这个时间读不懂或不存在。可以这样写：2026-W16、第16周、上周、本月、4月13日到19日。",
     source="暂时读不到 {repo} 的数据。请稍后再试；一直这样的话请告诉管理员（详情在机器人的日志里）。",
     rate_limited="GitHub 的请求额度暂时用完了，请 {minutes} 分钟后再试。",
     other="没能完成这个请求。请稍后再试；一直这样的话请告诉管理员（详情在机器人的日志里）。",
@@ -871,8 +871,8 @@ ERRORS_EN = ErrorPhrases(
                  "repository this channel is bound to.",
     no_repo="No repository is bound to this channel: name one as owner/name in the message, or ask an admin to bind "
             "one in the config ([channels]).",
-    window="I could not read that time, or it does not exist. Try for example 2026-W16, week 16, last week, "
-           "this month, April 13-19.",
+    window="I could not read the time “{window}”, or it does not exist. Try for example 2026-W16, week 16, "
+           "last week, this month, April 13-19.",
     source="I cannot read the data of {repo} right now. Please try again later; if it persists, tell an admin "
            "(the details are in the bot's log).",
     rate_limited="GitHub's request quota is used up for now; try again in {minutes} minutes.",
@@ -886,7 +886,8 @@ def error_phrases(language: Language) -> ErrorPhrases:
     return ERRORS_EN if language == "en" else ERRORS_ZH
 
 
-def error_text(exc: Exception, language: Language, *, repo: str | None = None, number: int | None = None) -> str:
+def error_text(exc: Exception, language: Language, *, repo: str | None = None, number: int | None = None,
+               window: str | None = None) -> str:
     """One line for people about ``exc`` (a :class:`~bot.errors.PrhubError`) in ``language``: what went
     wrong and what to do. Bilingual errors (filters, CODEOWNERS) give their own message; every other
     error a fixed text by its kind, so no server path or exception text reaches a chat.
@@ -896,6 +897,7 @@ def error_text(exc: Exception, language: Language, *, repo: str | None = None, n
         language: the reply language.
         repo: the repository asked about (``owner/name``), when known.
         number: the PR number asked about, when known.
+        window: the window as asked (a spec or a window's name), when known.
     """
     from bot import errors  # the phrase table needs the error kinds only here
 
@@ -909,7 +911,7 @@ def error_text(exc: Exception, language: Language, *, repo: str | None = None, n
     if isinstance(exc, errors.UnknownRepoError):
         return words.unknown_repo.format(repo=name)
     if isinstance(exc, errors.WindowError):
-        return words.window
+        return words.window.format(window=window or "?")
     if isinstance(exc, errors.RateLimitError):
         return words.rate_limited.format(minutes=max(1, round(exc.wait_s / 60)))
     if isinstance(exc, errors.SourceError):

@@ -204,7 +204,8 @@ class Core:
         repo = getattr(intent, "repo", None) or self.channels.binding(conversation.key).repo
         number = intent.number if isinstance(intent, PRIntent) else \
             intent.numbers[0] if isinstance(intent, CompareIntent) else None
-        return error_text(exc, lang, repo=repo, number=number)
+        window = getattr(intent, "said", None) or getattr(intent, "window", None)
+        return error_text(exc, lang, repo=repo, number=number, window=window if isinstance(window, str) else None)
 
     # -- digests and PRs ------------------------------------------------------------------------
 

@@ -233,7 +233,8 @@ class FeishuBot:
                 await self.claims.release(claim)
             log.warning("a button's follow-up failed in %s: %s", action.chat_id, exc)
             text = feishu_text(chat_phrases(lang).error.format(message=error_text(exc, lang,
-                                                                                  repo=action.value.get("repo"))))
+                                                                                  repo=action.value.get("repo"),
+                                                                                  window=action.value.get("window"))))
             await send([render_note_feishu("prhub", text, template="red")])
         except BaseException:
             if claim is not None:

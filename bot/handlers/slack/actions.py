@@ -62,7 +62,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
                 await deliverer.note(body["response_url"], words.no_more)
             done = True
         except PrhubError as exc:
-            text = error_text(exc, language, repo=repo or None)
+            text = error_text(exc, language, repo=repo or None, window=window)
             await deliverer.note(body["response_url"], words.error.format(message=slack_text(text)))
         finally:
             if not done:  # failed: the next press may try again
