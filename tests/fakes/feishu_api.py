@@ -289,6 +289,10 @@ class FakeFeishuAPI:
             return 400, {}, {"code": 230099, "msg": f"Failed to create card content, ext=ErrMsg: {problem}"}
         with self._lock:
             self.patches.append((message_id, content))
+            at = self.messages.index(sent)  # the chat shows the new card in the old one's place
+            self.messages[at] = Sent(message_id=sent.message_id, kind=sent.kind, target=sent.target,
+                                     msg_type=sent.msg_type, content=content, reply_in_thread=sent.reply_in_thread,
+                                     uuid=sent.uuid)
         return 200, {}, {"code": 0, "msg": "success", "data": {}}
 
     def _webhook(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
