@@ -633,17 +633,22 @@ CHAT: Mapping[Language, ChatPhrases] = {
         days=("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
         help_title="我能做什么",
         help_items=(
-            "`本周周报` / `上周周报` / `周报 2026-W16` — 周报",
-            "`PR #6046 值得读吗` / `分析一下 owner/name#6046` — 一个 PR 值不值得读、从哪里读起",
-            "`npu 标签` — 上周某个标签的 PR 和阅读建议",
+            "`本周周报` / `上上周周报` / `第16周周报` / `4月13日到19日的周报` — 周报（任意一周或一段日期）",
+            "`PR #6046 值得读吗` / `6046 这个 PR 讲了什么` / PR 链接 — 一个 PR 值不值得读、做了什么、从哪里读起",
+            "`#6046 和 #6029 哪个更值得读` / `对比 6046 6029` — 几个 PR 并排比较，先读哪个",
+            "`npu 标签` / `上周 trainer 有哪些重点 PR` / `npu 标签 W16` — 某个标签在一段时间里的 PR 和阅读建议",
+            "`本月合并了哪些 PR` / `谁贡献最多` — 一段时间合并的 PR、按 PR 数排的作者",
+            "`哪些 PR 改了 rollout 的配置？` / `W16 有没有改 megatron 的 PR` — 按标签、路径、标题、描述和改动查，"
+            "列出依据",
             "`订阅 npu rollout -ci` / `订阅 path:verl/trainer/** -author:dependabot` / `退订 npu` / `退订全部` / "
             "`我的订阅` — 合并提醒（同一会话每几分钟最多一条消息）",
             "`我的 GitHub 是 NAME` 后 `订阅 path:@me` — CODEOWNERS 里你负责的路径",
             "`每周给我发我的周报` / `我的周报` — 只看你订阅的部分，附阅读预算",
         ),
         help_commands=(
-            "斜杠命令：`/prhub digest [周]`、`/prhub pr N`、`/prhub label L`、`/prhub subscribe 条件`、"
-            "`/prhub unsubscribe 条件|all`、`/prhub subscriptions`、`/prhub help`"
+            "斜杠命令：`/prhub digest [时间]`、`/prhub pr N`、`/prhub compare N M`、`/prhub label L [时间]`、"
+            "`/prhub merged [时间]`、`/prhub ask 问题`、`/prhub subscribe 条件`、`/prhub unsubscribe 条件|all`、"
+            "`/prhub subscriptions`、`/prhub help`"
         ),
         help_repo="本频道默认仓库：{repo}（消息里写 `owner/name` 可换成别的仓库）",
         error="出错了：{message}",
@@ -694,16 +699,23 @@ CHAT: Mapping[Language, ChatPhrases] = {
         days=("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
         help_title="What I understand",
         help_items=(
-            "`digest` / `weekly report last week` / `digest 2026-W16` — the weekly digest",
-            "`is PR 6046 worth reading?` / `analyze owner/name#6046` — one PR: worth reading, where to start",
-            "`label npu` — last week's PRs of one label with reading advice",
+            "`digest` / `digest for the week before last` / `week 16 digest` / `digest April 13-19` — the digest "
+            "of any week or dates",
+            "`is PR 6046 worth reading?` / `what does PR 6046 do` / a PR link — one PR: worth reading, what it does, "
+            "where to start",
+            "`compare #6046 and #6029` / `6046 vs 6029, which first?` — PRs side by side, which to read first",
+            "`label npu` / `key trainer PRs last week` / `npu W16` — one label's PRs of a window with reading advice",
+            "`what merged this month` / `top contributors last week` — a window's PRs, its authors by PR count",
+            "`which PRs touched fully_async last week?` — searched in labels, paths, titles, descriptions and diffs, "
+            "with what matched",
             "`subscribe npu rollout -ci` / `subscribe path:src/core/** -author:dependabot` / `unsubscribe npu` / "
             "`unsubscribe all` / `my subscriptions` — merge alerts (at most one message every few minutes)",
             "`my GitHub is NAME`, then `subscribe path:@me` — the paths CODEOWNERS gives you",
             "`send me my weekly digest` / `my digest` — only what you follow, with a reading budget",
         ),
         help_commands=(
-            "Slash commands: `/prhub digest [week]`, `/prhub pr N`, `/prhub label L`, `/prhub subscribe FILTER`, "
+            "Slash commands: `/prhub digest [when]`, `/prhub pr N`, `/prhub compare N M`, `/prhub label L [when]`, "
+            "`/prhub merged [when]`, `/prhub ask QUESTION`, `/prhub subscribe FILTER`, "
             "`/prhub unsubscribe FILTER|all`, `/prhub subscriptions`, `/prhub help`"
         ),
         help_repo="This channel's repository: {repo} (name `owner/name` in a message for another one)",

@@ -105,11 +105,13 @@ async def test_an_empty_window_says_so_and_names_the_data_s_last_merge(
     reply = await _ask(late, text)
     assert isinstance(reply, EmptyWindowReply), reply
     assert reply.window.name == window
-    assert reply.latest is not None and reply.latest.name == "2026-W34"
+    assert reply.latest is not None
+    assert reply.latest.name == "2026-W34"
     shown = _drawn(reply)
     assert echo in shown
     assert "最后一次合并在 2026-08-22" in shown
-    assert "prhub_open_window" in shown and "2026-W34" in shown  # a button opens the latest week
+    assert "prhub_open_window" in shown
+    assert "2026-W34" in shown
     assert "本周期内没有合并的 PR" not in shown  # never an empty report
 
 
@@ -122,7 +124,8 @@ async def test_an_empty_window_in_english_for_an_english_sentence(late: Services
     assert "last merge on 2026-08-22" in shown
 
 
-@pytest.mark.parametrize("text", ["第16周周报", "W16 周报", "16周的周报", "ｗ１６ 周报", "2026-W16 周报", "周报 2026w16"])
+@pytest.mark.parametrize("text", ["第16周周报", "W16 周报", "16周的周报", "ｗ１６ 周报", "2026-W16 周报",
+                                  "周报 2026w16"])
 async def test_the_week_asked_for_is_the_week_answered(late: Services, text: str) -> None:
     reply = await _ask(late, text)
     assert isinstance(reply, DigestReply), reply
@@ -130,7 +133,8 @@ async def test_the_week_asked_for_is_the_week_answered(late: Services, text: str
     assert len(reply.digest.prs) == 39
     assert len(render_reply_slack(reply)) == 1  # one card: the rest when 完整报告 is pressed
     if "2026" not in text:
-        assert reply.notes and "2026-W16（04-13 – 04-19）" in reply.notes[0]
+        assert reply.notes
+        assert "2026-W16（04-13 – 04-19）" in reply.notes[0]
 
 
 async def test_a_window_that_cannot_be_read_is_asked_back(late: Services) -> None:
@@ -145,7 +149,8 @@ async def test_the_label_view_defaults_to_the_latest_week_with_prs_and_takes_a_w
     recent = await _ask(late, "npu 标签最近有什么")
     assert isinstance(recent, LabelReply)
     assert recent.digest.window.name == "2026-W34"
-    assert recent.prs and all("npu" in pr.labels for pr in recent.prs)
+    assert recent.prs
+    assert all("npu" in pr.labels for pr in recent.prs)
     assert "最近一个有合并 PR 的周 2026-W34" in recent.notes[0]
     w16 = await _ask(late, "npu 标签 W16")
     assert isinstance(w16, LabelReply)
@@ -161,7 +166,8 @@ async def test_several_prs_are_compared(late: Services) -> None:
         assert {pr.number for pr in reply.comparison.prs} == {6046, 6029}
         assert reply.comparison.first is not None
     shown = _drawn(await _ask(late, "帮我看看 #6046 和 #6029 哪个更值得读"))
-    assert "先读" in shown and "结论" in shown
+    assert "先读" in shown
+    assert "结论" in shown
     missing = await _ask(late, "#6046 和 #999999 哪个值得读")
     assert isinstance(missing, CompareReply)
     assert missing.comparison.missing == (999999,)
@@ -170,9 +176,11 @@ async def test_several_prs_are_compared(late: Services) -> None:
 
 async def test_what_a_pr_does_and_what_i_subscribed_to(late: Services) -> None:
     what = await _ask(late, "6046这个PR讲了什么")
-    assert isinstance(what, PRReply) and what.pr.number == 6046
+    assert isinstance(what, PRReply)
+    assert what.pr.number == 6046
     link = await _ask(late, "看下 https://github.com/verl-project/verl/pull/6046 这个 PR 做了啥")
-    assert isinstance(link, PRReply) and link.pr.number == 6046
+    assert isinstance(link, PRReply)
+    assert link.pr.number == 6046
     mine = await _ask(late, "我订阅了什么")
     assert isinstance(mine, SubscriptionsReply)
     assert not is_public(mine)
@@ -187,7 +195,8 @@ async def test_an_unknown_pr_is_told_in_the_asker_s_language_without_server_path
     assert isinstance(en, ErrorReply)
     assert en.message.startswith("PR #999999 not found: verl-project/verl")
     bare = await _ask(late, "PR 999999", EN)  # no sentence: the channel's language
-    assert isinstance(bare, ErrorReply) and bare.language == "en"
+    assert isinstance(bare, ErrorReply)
+    assert bare.language == "en"
 
 
 # -- language: the sentence's, else the channel's ----------------------------------------------------------
@@ -219,7 +228,8 @@ async def test_a_slash_command_with_only_a_label_keeps_the_channel_s_language(la
     assert (reply.change, reply.language) == ("subscribed", "zh")
     assert not is_public(reply)
     again = await late.core.answer(parse_command("subscribe npu"), EN)
-    assert isinstance(again, SubscriptionReply) and again.language == "en"
+    assert isinstance(again, SubscriptionReply)
+    assert again.language == "en"
 
 
 # -- questions about the week ------------------------------------------------------------------------------
@@ -233,14 +243,18 @@ async def test_questions_are_answered_from_the_window_s_prs_with_citations(april
     window = {pr.number for pr in config.answer.digest.prs}
     assert all(m.pr.number in window and m.evidence for m in config.answer.matches)
     async_ = await _ask(april, "which PRs touched fully_async last week?")
-    assert isinstance(async_, AnswerReply) and async_.answer.digest.language == "en"
+    assert isinstance(async_, AnswerReply)
+    assert async_.answer.digest.language == "en"
     assert 6046 in {m.pr.number for m in async_.answer.matches}
     shown = _drawn(async_)
-    assert "fully_async" in shown and "I read “last week” as 2026-W16" in shown
+    assert "fully_async" in shown
+    assert "I read “last week” as 2026-W16" in shown
     megatron = await _ask(april, "W16 有没有改 megatron 的 PR")
-    assert isinstance(megatron, AnswerReply) and megatron.answer.matches
+    assert isinstance(megatron, AnswerReply)
+    assert megatron.answer.matches
     none = await _ask(april, "上周有没有改 tokenizer_zzz 的 PR")
-    assert isinstance(none, AnswerReply) and none.answer.none
+    assert isinstance(none, AnswerReply)
+    assert none.answer.none
     assert "没有与“tokenizer_zzz”相关的 PR" in _drawn(none)
 
 
@@ -251,7 +265,8 @@ async def test_what_merged_and_who_merged_the_most(april: Services) -> None:
     assert "还没有结束" in " ".join(month.notes)  # the month is in progress: so far
     assert all(pr.merged_at.month == 4 for pr in month.digest.prs)
     who = await _ask(april, "上周谁贡献最多")
-    assert isinstance(who, MergedReply) and who.focus == "authors"
+    assert isinstance(who, MergedReply)
+    assert who.focus == "authors"
     counts: dict[str, int] = {}
     for pr in who.digest.prs:
         counts[pr.author] = counts.get(pr.author, 0) + 1
@@ -259,7 +274,8 @@ async def test_what_merged_and_who_merged_the_most(april: Services) -> None:
     shown = _drawn(who)
     assert f"{top} 个 PR" in shown
     english = await _ask(april, "top contributors last week")
-    assert isinstance(english, MergedReply) and english.digest.language == "en"
+    assert isinstance(english, MergedReply)
+    assert english.digest.language == "en"
 
 
 async def test_what_is_not_understood_gets_the_nearest_examples_privately(late: Services) -> None:
@@ -268,7 +284,9 @@ async def test_what_is_not_understood_gets_the_nearest_examples_privately(late: 
     assert reply.examples
     assert not is_public(reply)
     full = await _ask(late, "help")
-    assert isinstance(full, HelpReply) and not full.examples and full.language == "zh"
+    assert isinstance(full, HelpReply)
+    assert not full.examples
+    assert full.language == "zh"
 
 
 async def test_a_channel_may_ask_for_the_whole_digest_at_once(verl_settings: Settings) -> None:
@@ -277,7 +295,8 @@ async def test_a_channel_may_ask_for_the_whole_digest_at_once(verl_settings: Set
     async with redis_store() as store:
         services = build_services(settings, store, clock=lambda: LATE)
         reply = await services.core.answer(parse_intent("W16 周报"), Conversation("slack", "C0ALL", "U1"))
-        assert isinstance(reply, DigestReply) and reply.whole
+        assert isinstance(reply, DigestReply)
+        assert reply.whole
         assert len(render_reply_slack(reply)) > 1
         await services.aclose()
 

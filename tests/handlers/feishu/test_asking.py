@@ -53,7 +53,8 @@ async def test_each_kind_of_request_once(http: httpx.AsyncClient, bot: FeishuBot
         sent = fake_api.replies()[before:]
         assert sent, text
         first = sent[0]
-        assert first.target == f"om_ask_{n:03d}" and first.reply_in_thread
+        assert first.target == f"om_ask_{n:03d}"
+        assert first.reply_in_thread
         assert words in _shown(first.content), (text, _shown(first.content)[:300])
         assert "处理中" not in _shown(first.content)  # the working card became the answer
         assert all(card_problem(m.content) is None for m in sent)
@@ -71,7 +72,8 @@ async def test_each_kind_of_request_once(http: httpx.AsyncClient, bot: FeishuBot
         assert shown, text
         assert shown[0]["open_id"] == "ou_alice_0001"
         assert words in _shown(shown[0]["card"]), text
-        assert "/work/" not in _shown(shown[0]["card"]) and ".jsonl" not in _shown(shown[0]["card"])
+        assert "/work/" not in _shown(shown[0]["card"])
+        assert ".jsonl" not in _shown(shown[0]["card"])
     # the slow one that failed (PR #999999) left its 处理中 card saying where the answer went
     assert len([m for m in fake_api.replies()[replies:] if "只有你能看到" in _shown(m.content)]) == 1
 

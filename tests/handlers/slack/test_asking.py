@@ -56,32 +56,40 @@ def test_each_kind_of_request_once(start_bot: StartBot, fake_slack: FakeSlack) -
 
     digest = asker.ask("上周周报")
     assert digest.method == "chat.postMessage"
-    assert "2026 第 16 周" in _text(digest) and "prhub_full_report" in _text(digest)
+    assert "2026 第 16 周" in _text(digest)
+    assert "prhub_full_report" in _text(digest)
     assert len(fake_slack.of("chat.postMessage")) == posts + 1  # one card, not four messages
 
     what = asker.ask("6046这个PR讲了什么")
-    assert what.method == "chat.postMessage" and "PR #6046" in _text(what)
+    assert what.method == "chat.postMessage"
+    assert "PR #6046" in _text(what)
 
     compared = asker.ask("帮我看看 #6046 和 #6029 哪个更值得读")
-    assert "对比" in _text(compared) and "#6029" in _text(compared) and "先读" in _text(compared)
+    assert "对比" in _text(compared)
+    assert "#6029" in _text(compared)
+    assert "先读" in _text(compared)
 
     label = asker.ask("上周 trainer 有哪些重点 PR")
     assert "trainer · 2026 第 16 周" in _text(label)
 
     merged = asker.ask("本月合并了哪些 PR")
-    assert "2026-04-01 – 04-30 合并的 PR" in _text(merged) and "还没有结束" in _text(merged)
+    assert "2026-04-01 – 04-30 合并的 PR" in _text(merged)
+    assert "还没有结束" in _text(merged)
 
     question = asker.ask("哪些 PR 改了 fully_async？")
-    assert "与“fully_async”相关的 PR" in _text(question) and "#6046" in _text(question)
+    assert "与“fully_async”相关的 PR" in _text(question)
+    assert "#6046" in _text(question)
 
     who = asker.ask("谁贡献最多")
     assert "的贡献者" in _text(who)
 
     english = asker.ask("which PRs touched megatron last week?")
-    assert "PRs about “megatron”" in _text(english) and "I read “last week” as 2026-W16" in _text(english)
+    assert "PRs about “megatron”" in _text(english)
+    assert "I read “last week” as 2026-W16" in _text(english)
 
     empty = asker.ask("上上周周报")  # the example holds W16 only
-    assert "2026-W15" in _text(empty) and "最近一个有合并 PR 的周是 2026-W16" in _text(empty)
+    assert "2026-W15" in _text(empty)
+    assert "最近一个有合并 PR 的周是 2026-W16" in _text(empty)
     assert "prhub_open_window" in _text(empty)
 
     for private, words in [("第60周周报", "ISO 周只有 W01 到 W53"), ("今天天气怎么样", "你可能想问"),
@@ -91,10 +99,12 @@ def test_each_kind_of_request_once(start_bot: StartBot, fake_slack: FakeSlack) -
         assert answer.method == "chat.postEphemeral", private
         assert answer.args["user"] == "U0ALICE"
         assert words in _text(answer), private
-        assert "/work/" not in _text(answer) and ".jsonl" not in _text(answer)
+        assert "/work/" not in _text(answer)
+        assert ".jsonl" not in _text(answer)
 
     dm = asker.ask("上周周报", channel="D0ALICE")
-    assert dm.method == "chat.postMessage" and dm.args["channel"] == "D0ALICE"
+    assert dm.method == "chat.postMessage"
+    assert dm.args["channel"] == "D0ALICE"
     time.sleep(0.5)
     assert [c for c in fake_slack.of("chat.postMessage") if c.args["channel"] == "D0ALICE"] == [dm]  # one card
     mine = asker.ask("我订阅了什么", channel="D0ALICE")
