@@ -28,7 +28,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.cards.i18n import ask_phrases, clarify_text, latest_window_note, window_notes, window_text
+from bot.cards.i18n import ask_phrases, clarify_text, latest_window_note, so_far_note, window_notes, window_text
 from bot.channels import Channels
 from bot.config import Settings
 from bot.digest.ask import answer_question
@@ -163,6 +163,8 @@ class Answers:
 
     async def _empty(self, source: PRSource, repo: str, window: Window, lang: Language,
                      notes: list[str]) -> EmptyWindowReply:
+        so_far = so_far_note(window, self.core.now(), lang)
+        notes = [n for n in notes if n != so_far]  # "merged so far" has nothing to say of an empty window
         found = await self.latest(source, repo)
         if found is None:
             return EmptyWindowReply(window, repo, lang, notes=tuple(notes))
@@ -184,37 +186,45 @@ class Answers:
         whole = self.core.channels.binding(conversation.key).full_digest
         return DigestReply(digest, tuple(notes), whole=whole)
 
-    async def label(self, intent: LabelIntent, conversation: Where, lang: Language) -> Reply:
-        """The label view of the intent's window (default: the latest week with merged PRs)."""
+    async def _window_digest(
+        self, intent: LabelIntent | MergedIntent | QuestionIntent, conversation: Where, lang: Language,
+    ) -> tuple[Digest, list[PullRequest], tuple[str, ...]] | EmptyWindowReply:
+        """The digest of the intent's window (no comparison with earlier weeks), its records and the
+        notes; or the answer about an empty window."""
         source, repo = self.core.channels.resolve(conversation.key, intent.repo)
         window, prs, notes = await self._window(source, repo, intent.window, intent.said, lang)
         if not prs:
             return await self._empty(source, repo, window, lang, notes)
-        digest = await self.core.window_digest(source, repo, window, prs, lang, compare=False)
+        return await self.core.window_digest(source, repo, window, prs, lang, compare=False), prs, tuple(notes)
+
+    async def label(self, intent: LabelIntent, conversation: Where, lang: Language) -> Reply:
+        """The label view of the intent's window (default: the latest week with merged PRs)."""
+        found = await self._window_digest(intent, conversation, lang)
+        if isinstance(found, EmptyWindowReply):
+            return found
+        digest, _, notes = found
         label = self.core.canonical_label(digest.repo, intent.label)
         numbers = next((g.pr_numbers for g in digest.label_view if g.label.lower() == label), ())
-        return LabelReply(digest, label, tuple(digest.pr(n) for n in numbers), tuple(notes))
+        return LabelReply(digest, label, tuple(digest.pr(n) for n in numbers), notes)
 
     async def merged(self, intent: MergedIntent, conversation: Where, lang: Language) -> Reply:
         """The PRs merged in the intent's window, or who merged them."""
-        source, repo = self.core.channels.resolve(conversation.key, intent.repo)
-        window, prs, notes = await self._window(source, repo, intent.window, intent.said, lang)
-        if not prs:
-            return await self._empty(source, repo, window, lang, notes)
-        digest = await self.core.window_digest(source, repo, window, prs, lang, compare=False)
-        return MergedReply(digest, intent.focus, tuple(notes))
+        found = await self._window_digest(intent, conversation, lang)
+        if isinstance(found, EmptyWindowReply):
+            return found
+        digest, _, notes = found
+        return MergedReply(digest, intent.focus, notes)
 
     async def question(self, intent: QuestionIntent, conversation: Where, lang: Language) -> Reply:
         """The window's PRs that answer the question, with what matched (and the model's cited claims)."""
-        source, repo = self.core.channels.resolve(conversation.key, intent.repo)
-        window, prs, notes = await self._window(source, repo, intent.window, intent.said, lang)
-        if not prs:
-            return await self._empty(source, repo, window, lang, notes)
-        digest = await self.core.window_digest(source, repo, window, prs, lang, compare=False)
+        found = await self._window_digest(intent, conversation, lang)
+        if isinstance(found, EmptyWindowReply):
+            return found
+        digest, prs, notes = found
         label = self.core.canonical_label(digest.repo, intent.label) if intent.label else None
         answer = answer_question(digest, prs, intent.terms, label=label, question=intent.text)
         phrasing = await self.writer.phrase(answer) if self.writer is not None and not answer.none else None
-        return AnswerReply(answer, phrasing, tuple(notes))
+        return AnswerReply(answer, phrasing, notes)
 
     async def compare(self, intent: CompareIntent, conversation: Where, lang: Language) -> CompareReply:
         """The PRs side by side and which to read first; numbers the source does not hold are named.
