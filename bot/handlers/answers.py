@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
     from bot.digest.llm.answer import AnswerWriter
     from bot.understand.reader import IntentReader
 
-__all__ = ["LOOK_BACK_DAYS", "Answers", "CoreParts"]
+__all__ = ["LATEST_TTL_S", "LOOK_BACK_DAYS", "Answers", "CoreParts"]
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,8 @@ class CoreParts(Protocol):
 LOOK_BACK_DAYS = (7, 35, 120, 400, 800)
 """How far back the latest merge is looked for, step by step (days before today): the first step
 that holds a merge ends the search, so an active repository costs one read of a week."""
+LATEST_TTL_S = 600.0
+"""How long the latest merge of a repository is remembered (seconds)."""
 
 
 class Answers:
@@ -112,7 +115,7 @@ class Answers:
         self.core = core
         self.reader = reader
         self.writer = writer
-        self._latest: dict[tuple[int, str, str], tuple[Window, datetime] | None] = {}
+        self._latest: dict[tuple[int, str], tuple[float, tuple[Window, datetime] | None]] = {}
 
     @property
     def _tz(self) -> str:
@@ -133,18 +136,19 @@ class Answers:
 
     async def latest(self, source: PRSource, repo: str) -> tuple[Window, datetime] | None:
         """The latest ISO week of ``repo`` with a merged PR and that PR's merge time (``None``: none in
-        the last :data:`LOOK_BACK_DAYS` days), remembered for the day."""
+        the last :data:`LOOK_BACK_DAYS` days), remembered for :data:`LATEST_TTL_S` seconds."""
         today = self.core.now().astimezone(zone(self._tz)).date()
-        key = (id(source), repo.lower(), today.isoformat())
-        if key in self._latest:
-            return self._latest[key]
+        key = (id(source), repo.lower())
+        kept = self._latest.get(key)
+        if kept is not None and kept[0] > time.monotonic():
+            return kept[1]
         found: tuple[Window, datetime] | None = None
         for days in LOOK_BACK_DAYS:
             prs = await self._prs(source, repo, date_window(today - timedelta(days=days - 1), today, self._tz))
             if prs:
                 found = latest_week((pr.merged_at for pr in prs), self._tz)
                 break
-        self._latest[key] = found
+        self._latest[key] = (time.monotonic() + LATEST_TTL_S, found)
         return found
 
     async def _window(
