@@ -450,6 +450,13 @@ TABLE: list[Row] = [
     r("看看 6046 跟 6029 哪个重要", C, numbers=(6046, 6029)),
     r("ｐｒ ６０４６", P, number=6046, language=None),
     r("help", H, language=None),  # one word: the channel's language
+    r("what should I read from last week?", D, W16),
+    r("最近有什么大的改动", D),
+    r("给我讲讲上周", D, W16),
+    r("上周发生了什么", D, W16),
+    r("rollout 最近怎么样", L, label="rollout"),
+    r("npu 这周怎么样", L, W17, label="npu"),
+    r("讲讲 6046", P, number=6046, question="what"),
 ]
 
 
