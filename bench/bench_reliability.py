@@ -105,7 +105,7 @@ def _run(bot: Bot, fake: FakeSlack, redis: PrivateRedis, burst: int, concurrency
                 async with gate:
                     await http.post(f"{bot.url}/slack/events", content=body, headers=_headers(body))
             await asyncio.gather(*(one(n) for n in range(burst)))
-        wait_until(lambda: sum(1 for c in fake.of("chat.postMessage")
+        wait_until(lambda: sum(1 for method in ("chat.postMessage", "chat.postEphemeral") for c in fake.of(method)
                                if str(c.args.get("channel", "")).startswith("C0S")) >= burst, timeout=120)
         return time.perf_counter() - started
 

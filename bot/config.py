@@ -154,6 +154,9 @@ class ChannelConfig(BaseModel):
     """This channel's quiet hours (``"22:00-08:00"``, or ``"off"``); ``None``: the global ``quiet_hours``."""
     allowed_repos: tuple[str, ...] = ()
     """Repositories this channel may ask about besides ``repo`` (and the global ``allowed_repos``)."""
+    full_digest: bool = False
+    """A digest asked in chat posts everything at once (the card, then the full report and label view in
+    its thread); ``False``: the card alone, the rest when 完整报告 is pressed."""
 
     @field_validator("push")
     @classmethod
@@ -486,6 +489,7 @@ class Settings(BaseSettings):
             admins=own.admins if own.admins is not None else self.admins,
             quiet_hours=own.quiet_hours if own.quiet_hours is not None else self.quiet_hours,
             allowed_repos=own.allowed_repos,
+            full_digest=own.full_digest,
         )
 
     def visible_repos(self, key: str) -> list[str]:

@@ -63,7 +63,7 @@ def test_serve_starts_without_redis_degraded_and_recovers(tmp_path: Path, privat
             "X-Slack-Request-Timestamp": stamp, "X-Slack-Signature": f"v0={digest}",
             "Content-Type": "application/json"})
         assert answer.status_code == 200
-        assert fake_slack.wait_for("chat.postMessage", 1)  # answered while degraded
+        assert fake_slack.wait_for("chat.postEphemeral", 1)  # answered while degraded (the help: to the asker)
 
         private_redis.start()
         deadline = time.monotonic() + 15
