@@ -14,9 +14,9 @@ repository's aliases and lower-cased:
    at example and script files, whose names say what they run on
    (``run_qwen_megatron_npu.sh``);
 4. when neither the source nor the title names a module: the components the
-   changed source files belong to (:func:`component`), the first folder or file
-   stem under the repository's top-level package, past container folders such
-   as ``components/`` or ``experimental/``
+   changed source files belong to (:func:`component`): folders (or a file stem)
+   under the repository's top-level package, past container folders such as
+   ``components/`` or ``experimental/``
    (``torchtitan/components/checkpointer/dcp.py`` -> ``checkpointer``). So a
    repository nobody configured gets labels from its own layout.
 
@@ -132,10 +132,12 @@ def component(path: str) -> str | None:
     """The component a source file belongs to, or ``None`` (a top-level file, docs,
     tests, examples, CI).
 
-    The first path segment is the repository's package (``src/<package>`` too); the
-    component is the first folder below it that is not a container (:data:`CONTAINERS`),
-    or the file's stem when the file sits directly there:
-    ``verl/trainer/ppo/core_algos.py`` -> ``trainer``,
+    The first path segment is the repository's package (``src/<package>`` too); below it,
+    past container folders (:data:`CONTAINERS`), the component is the second folder when
+    the file sits that deep, else the first folder, else the file's stem: a folder that
+    holds sub-folders is an area of them, not one topic (``openrlhf/trainer/ray/vllm_engine.py``
+    -> ``ray``, ``openrlhf/trainer/ppo_trainer.py`` -> ``trainer``).
+    ``torchtitan/components/checkpointer/dcp.py`` -> ``checkpointer``,
     ``torchtitan/experiments/graph_trainer/passes.py`` -> ``graph_trainer``,
     ``torchtitan/trainer.py`` -> ``trainer``, ``tests/test_x.py`` -> ``None``.
     """
@@ -145,15 +147,20 @@ def component(path: str) -> str | None:
     if len(parts) < 2 or parts[0].startswith(".") or parts[0].lower() in NOT_SOURCE:
         return None
     rest = parts[1:]
+    found: str | None = None
     for index, part in enumerate(rest):
         last = index == len(rest) - 1
         name = label_name(PurePosixPath(part).stem if last else part)
         if not last and name in CONTAINERS:
             continue
+        if last and found is not None:
+            return found
         if (last and name in _NOT_A_COMPONENT) or name in NOT_SOURCE or name == label_name(parts[0]) or len(name) < 2:
-            return None
-        return name
-    return None
+            return found
+        if found is not None or last:
+            return name
+        found = name
+    return found
 
 
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*$|_test\.[a-z]+$|\.(?:test|spec)\.[a-z]+$")

@@ -63,7 +63,11 @@ def test_label_names(text: str, label: str) -> None:
 @pytest.mark.parametrize(
     ("path", "name"),
     [
-        ("verl/trainer/ppo/core_algos.py", "trainer"),
+        ("verl/trainer/ppo/core_algos.py", "ppo"),
+        ("verl/trainer/main_ppo.py", "trainer"),
+        ("openrlhf/trainer/ray/vllm_engine.py", "ray"),
+        ("torchtitan/models/qwen3_5/model.py", "qwen3_5"),
+        ("torchtitan/models/common/rope.py", "models"),
         ("torchtitan/components/checkpointer/dcp.py", "checkpointer"),
         ("torchtitan/experiments/graph_trainer/passes.py", "graph_trainer"),
         ("torchtitan/trainer.py", "trainer"),
@@ -148,8 +152,10 @@ def test_trainer_is_not_any_file_name_holding_the_word(default_settings: Setting
     for path in ("examples/grpo_trainer/run_qwen.sh", "torchtitan/experiments/graph_trainer/passes.py",
                  ".github/workflows/e2e_ppo_trainer.yml", "pkg/algos/ppo_trainer.py"):
         assert "trainer" not in labeler.labels(pr("chore: x", path)), path
-    for path in ("verl/trainer/main_ppo.py", "torchtitan/trainer.py"):
+    for path in ("verl/trainer/main_ppo.py", "torchtitan/trainer.py", "openrlhf/trainer/ppo_trainer.py"):
         assert "trainer" in labeler.labels(pr("chore: x", path)), path
+    # a trainer folder's sub-folders are their own topics
+    assert labeler.labels(pr("Fix vLLM tp size 1", "openrlhf/trainer/ray/vllm_engine.py")) == ("vllm", "ray")
 
 
 def test_example_script_names_are_not_topics(default_settings: Settings) -> None:
