@@ -354,14 +354,14 @@ def _series_name(members: list[DigestPR], kind: str) -> str:
 def _series_lines(prs: Sequence[DigestPR], t: texts.DigestTexts) -> list[tuple[list[DigestPR], str]]:
     out = []
     for name, members, parts in series(prs):
-        span = (t.series_parts.format(first=parts[0], last=parts[-1]) if len(parts) >= 2
-                else t.series_no_parts)
+        count = t.prs(len(members))
+        span = (t.series_parts.format(first=parts[0], last=parts[-1], count=count) if len(parts) >= 2
+                else t.series_no_parts.format(count=count))
         shown = by_importance(members)[:MAX_SERIES_REFS]
         refs = [t.pr_ref.format(number=p.number, title=_rest(p, name)) for p in sorted(shown, key=members.index)]
         if len(members) > len(shown):
             refs.append(t.more.format(n=len(members) - len(shown)))
-        out.append((members, t.highlight_series.format(name=name, parts=span, count=t.prs(len(members)),
-                                                         prs=t.list_sep.join(refs))))
+        out.append((members, t.highlight_series.format(name=name, span=span, prs=t.list_sep.join(refs))))
     return out
 
 

@@ -177,3 +177,12 @@ def test_the_english_headline_counts_one_pr(default_settings: Settings) -> None:
 ])
 def test_is_release(title: str, repo: str, release: bool) -> None:
     assert aggregate.is_release(title, repo) is release
+
+
+def test_one_authors_prs_with_one_opening_are_a_series(default_settings: Settings) -> None:
+    """torchtitan 2026-W34: three PRs of one author remove the legacy import paths one by one."""
+    digest = _week("torchtitan.jsonl.gz", "pytorch/torchtitan", "2026-W34", "America/Los_Angeles",
+                   default_settings, "en")
+    assert ("Remove the legacy … (a series of 3 PRs): #4172 (torchtitan.components.lr_scheduler import path), "
+            "#4184 (torchtitan.components.checkpoint import path), #4241 (torchtitan.components.checkpoint_utils "
+            "import path).") in digest.highlights
