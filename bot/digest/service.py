@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from redis.exceptions import RedisError
 
-from bot.config import Settings
+from bot.config import RepoConfig, Settings
 from bot.digest import aggregate, texts
-from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, hot_files
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, hot_files
 from bot.digest.history import Lookback, read_earlier
 from bot.digest.labels import Labeler
 from bot.digest.usage import UsageMeter
@@ -120,7 +120,7 @@ def build_digest(
     config = settings.repo(repo)
     analyzer = analyzer or HeuristicAnalyzer()
     selected = _select(prs, repo, window)
-    context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(selected, config))
+    context = AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback))
     analyses: list[Analysis | None] = []
     for done, pr in enumerate(selected, start=1):
         analyses.append(analyzer.analyze(pr, context))
@@ -165,7 +165,7 @@ async def build_digest_async(
     lang: Language = language or settings.language
     config = settings.repo(repo)
     selected = _select(prs, repo, window)
-    context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(selected, config))
+    context = AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback))
     if analyzer is None:
         heuristic = HeuristicAnalyzer()
         name = heuristic.name
@@ -225,6 +225,13 @@ async def _analyze_all(
         if isinstance(result, BaseException):
             raise result
     return [r for r in results if not isinstance(r, BaseException)]
+
+
+def _core(selected: list[PullRequest], config: RepoConfig, lookback: Lookback | None) -> frozenset[str]:
+    """The files counted as core beside the configured ``core_paths``: from the PR records of the windows before
+    (the repository's own history) when the source gave some; else the window's hot files (a series once)."""
+    history = lookback.records if lookback is not None else ()
+    return core_files(history, config) if history else hot_files(selected, config)
 
 
 def _select(prs: Sequence[PullRequest], repo: str, window: Window) -> list[PullRequest]:
