@@ -54,7 +54,7 @@ from bot.config import RepoConfig
 from bot.digest import texts
 from bot.digest.description import Description, parse_description, shorten
 from bot.digest.diff import DiffFacts, read_dependencies, read_diff
-from bot.digest.files import FileKind, classify, is_config_schema, matches_any
+from bot.digest.files import FileKind, classify, is_config_schema, is_reading, matches_any
 from bot.digest.history import series_key
 from bot.digest.labels import subject
 from bot.models import (
@@ -174,7 +174,7 @@ class _Facts:
 
     @property
     def reviewable_lines(self) -> int:
-        return sum(f.changed_lines for f in self.pr.files if self.kinds[f.path] is not FileKind.GENERATED)
+        return sum(f.changed_lines for f in self.pr.files if is_reading(f.path, self.kinds[f.path]))
 
     @property
     def mechanical(self) -> bool:

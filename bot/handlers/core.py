@@ -191,18 +191,19 @@ class Core:
         window = named_window(week, tz=self.settings.timezone, now=self._clock())
         prs = await asyncio.to_thread(source.merged_prs, name, window)
         earlier = await self.digests.look_back(source, name, window, language=language) if compare else None
+        history = earlier.lookback.records if earlier else await self.digests.earlier_records(source, name, window)
         return await self.digests.digest(prs, repo=name, window=window, language=language, now=self._clock(),
                                          lookback=earlier.lookback if earlier else None,
-                                         known=earlier.known if earlier else None)
+                                         known=earlier.known if earlier else None, history=history)
 
     async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
         source, name = self.channels.resolve(conversation.key, intent.repo)
         found = await asyncio.to_thread(_pull_request, source, name, intent.number)
         day = found.merged_at.astimezone(zone(self.settings.timezone)).date().isocalendar()
-        week = await asyncio.to_thread(
-            source.merged_prs, found.repo, week_window(day.year, day.week, self.settings.timezone)
-        )
-        item = await self.digests.pr(found, language=lang, window_prs=week)
+        window = week_window(day.year, day.week, self.settings.timezone)
+        week = await asyncio.to_thread(source.merged_prs, found.repo, window)
+        history = await self.digests.earlier_records(source, found.repo, window)
+        item = await self.digests.pr(found, language=lang, window_prs=week, history=history)
         return PRReply(item, name, lang, self.settings.timezone)
 
     async def _label(self, intent: LabelIntent, conversation: Conversation, lang: Language) -> LabelReply:

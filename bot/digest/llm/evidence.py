@@ -53,8 +53,7 @@ from enum import IntEnum
 from pathlib import PurePosixPath
 
 from bot.digest.diffscan import PROSE, ChangedLine, changed_lines, syntax_for
-from bot.digest.files import FileKind, classify
-from bot.digest.llm.excerpts import is_lock_file
+from bot.digest.files import FileKind, classify, is_lock_file
 from bot.digest.llm.reply import EvidenceReply
 from bot.models import Analysis, FileChange, PullRequest, RecommendationLevel, ScoreEvidence
 
