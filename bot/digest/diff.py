@@ -41,7 +41,8 @@ MAX_NAMES = 8
 
 _DEF = re.compile(r"^\s*(?:async\s+)?(?:def|class|fn|func|function|interface|struct|enum|type)\s+([A-Za-z]\w*)")
 _FIELD = re.compile(r"^\s+([A-Za-z]\w*)\s*:\s*[A-Za-z_][\w\[\], .|\"']*?(?:=\s*(.+?))?\s*,?\s*$")
-_FLAG = re.compile(r"[\"'](--[A-Za-z][\w-]*)[\"']")
+_FLAG = re.compile(r"(?<![\w-])(--[A-Za-z][\w-]+)(?![\w-])")  # in code, a flag string keeps no quotes
+_FLAG_LINE = re.compile(r"add_argument|\boption\(|Option\(|\bargument\(|\bflag\(", re.I)
 _DEFAULT = re.compile(r"\bdefault(?:_factory)?\s*=\s*([^,)]+)")
 _CONFIG_KEY = re.compile(r"^(\s*)([A-Za-z_][\w.-]*)\s*[:=]\s*(.*?)\s*$")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -138,7 +139,8 @@ def _defined(code: str, config: bool, schema: bool) -> list[str]:
     field = _FIELD.match(code)
     if field and (schema or code.rstrip().endswith(",")):  # a field of a config class, or a parameter
         names.append(field.group(1))
-    names += _FLAG.findall(code)
+    if _FLAG_LINE.search(code):
+        names += _FLAG.findall(code)
     if config:
         m = _CONFIG_KEY.match(code)
         if m:
@@ -153,7 +155,7 @@ def _defaults(code: str, config: bool) -> dict[str, str]:
         out[field.group(1)] = _normal(field.group(2)).rstrip(",")
     given = _DEFAULT.search(code)
     if given:
-        flag = _FLAG.search(code)
+        flag = _FLAG.search(code) if _FLAG_LINE.search(code) else None
         name = flag.group(1) if flag else (field.group(1) if field else None)
         if name:
             out[name] = _normal(given.group(1))
@@ -236,7 +238,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     )
 
 
-_SPEC = r"""[=<>!~]=?=?\s*[^"',;#\s]+"""
+_SPEC = r"""(?:===|==|>=|<=|~=|!=|<|>)\s*[^"',;#\s]+"""
 _REQUIREMENT = re.compile(rf"""^\s*["']?([A-Za-z][A-Za-z0-9_.\-]*)(?:\[[^\]]*\])?\s*({_SPEC}(?:\s*,\s*{_SPEC})*)""")
 _OWN_VERSION = re.compile(r"""^\s*["']?(?:__version__|version|VERSION)["']?\s*[:=]\s*["']?v?\d+(?:\.\w+)+""")
 _ACTION = re.compile(r"\buses:\s*([\w.\-]+/[\w.\-/]+)@(\S+)")

@@ -21,7 +21,8 @@ Risks (each with the files or facts behind it)
                                module): existing configs may stop working.
     ``dependency_upgrade``     a dependency manifest changed, or the title bumps/upgrades.
     ``large_change``           >= LARGE_CHANGE_LINES reviewable lines or >= LARGE_CHANGE_FILES files.
-    ``revert``                 the PR reverts another (the number when the title names it).
+    ``revert``                 the PR reverts another (the number when the title or body names it, else
+                               the PR of the window or before it whose title the ``Revert "…"`` quotes).
     ``breaking_change``        ``[BREAKING]`` / ``type!:`` in the title or a
                                ``BREAKING CHANGE:`` line in the description.
 
@@ -46,7 +47,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -148,12 +149,30 @@ class AnalysisContext:
     Attributes:
         repo: the repository's effective configuration (core paths, generated globs).
         language: the language of the texts written.
-        hot_files: source files touched by several PRs of the window being digested.
+        hot_files: the core files beside the configured ``core_paths`` (from the repository's history, see
+            :func:`core_files`, or the window's hot files).
+        subjects: titles (:func:`title_key`) of the PRs merged in the window and before it, each to its
+            number: a ``Revert "<title>"`` is linked to the PR it reverts by them.
     """
 
     repo: RepoConfig
     language: Language = "zh"
     hot_files: frozenset[str] = field(default_factory=frozenset)
+    subjects: Mapping[str, int] = field(default_factory=dict)
+
+
+_TITLE_TAIL = re.compile(r"\s*\(#\d+\)\s*$")
+_REVERT_SUBJECT = re.compile(r"^\s*revert\b\s*:?\s*[\"“'`]?(.+?)[\"”'`]?\s*$", re.I)
+
+
+def title_key(title: str) -> str:
+    """A title as :attr:`AnalysisContext.subjects` keys it: lower case, spaces collapsed, no ``(#123)`` tail."""
+    return " ".join(_TITLE_TAIL.sub("", title).lower().split())
+
+
+def subjects(prs: Iterable[PullRequest]) -> dict[str, int]:
+    """:attr:`AnalysisContext.subjects` of ``prs`` (a later PR of the same title wins)."""
+    return {title_key(p.title): p.number for p in sorted(prs, key=lambda p: p.merged_at)}
 
 
 @dataclass(frozen=True)
@@ -242,7 +261,7 @@ class HeuristicAnalyzer:
             An :class:`Analysis` with ``status="heuristic"``; never raises on odd input
             (empty body, no files, binary files).
         """
-        facts = _facts(pr, context.repo)
+        facts = _facts(pr, context.repo, context.subjects)
         t = texts.ANALYSIS[context.language]
         risks = _risks(facts, context, t)
         kinds = {r.kind for r in risks}
@@ -265,7 +284,7 @@ class HeuristicAnalyzer:
         )
 
 
-def _facts(pr: PullRequest, repo: RepoConfig) -> _Facts:
+def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = None) -> _Facts:
     kinds = {f.path: classify(f.path, repo.generated_paths) for f in pr.files}
     description = parse_description(pr.body)
     diff = read_diff(pr, kinds)
@@ -279,6 +298,10 @@ def _facts(pr: PullRequest, repo: RepoConfig) -> _Facts:
     if change_type == "revert" and reverts is None:
         found = _REVERTED_NUMBER.findall(pr.title) or _REVERT_BODY.findall(pr.body)
         reverts = int(found[-1]) if found else None
+        subject_of = _REVERT_SUBJECT.match(_TITLE_TAIL.sub("", pr.title))
+        if reverts is None and subject_of and known:
+            target = known.get(title_key(subject_of.group(1)))
+            reverts = target if target != pr.number else None
     return _Facts(pr, kinds, description, change_type, breaking, reverts, diff)
 
 
@@ -364,7 +387,7 @@ def _dependency_risks(facts: _Facts, t: texts.AnalysisTexts) -> list[Risk]:
     pr = facts.pr
     changes = read_dependencies(pr, facts.kinds)
     manifests = facts.files(FileKind.DEPENDENCY)
-    read = all(f.patch for f in manifests) and (facts.diff.patched or not manifests)
+    read = all(f.patch for f in manifests) and (bool(manifests) or facts.diff.patched)
     by_kind: dict[str, list[str]] = {}
     for change in changes:
         by_kind.setdefault(change.kind, []).append(change.evidence)

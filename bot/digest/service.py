@@ -37,7 +37,7 @@ from redis.exceptions import RedisError
 
 from bot.config import RepoConfig, Settings
 from bot.digest import aggregate, texts
-from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, hot_files
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, hot_files, subjects
 from bot.digest.history import Lookback, read_earlier
 from bot.digest.labels import Labeler
 from bot.digest.usage import UsageMeter
@@ -124,7 +124,7 @@ def build_digest(
     config = settings.repo(repo)
     analyzer = analyzer or HeuristicAnalyzer()
     selected = _select(prs, repo, window)
-    context = AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback, history))
+    context = _context(selected, config, lang, lookback, history)
     analyses: list[Analysis | None] = []
     for done, pr in enumerate(selected, start=1):
         analyses.append(analyzer.analyze(pr, context))
@@ -170,7 +170,7 @@ async def build_digest_async(
     lang: Language = language or settings.language
     config = settings.repo(repo)
     selected = _select(prs, repo, window)
-    context = AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback, history))
+    context = _context(selected, config, lang, lookback, history)
     if analyzer is None:
         heuristic = HeuristicAnalyzer()
         name = heuristic.name
@@ -230,6 +230,13 @@ async def _analyze_all(
         if isinstance(result, BaseException):
             raise result
     return [r for r in results if not isinstance(r, BaseException)]
+
+
+def _context(selected: Sequence[PullRequest], config: RepoConfig, lang: Language, lookback: Lookback | None,
+             history: Sequence[PullRequest] | None) -> AnalysisContext:
+    records = history if history is not None else (lookback.records if lookback is not None else ())
+    return AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback, history),
+                           subjects=subjects([*records, *selected]))
 
 
 def _core(selected: Sequence[PullRequest], config: RepoConfig, lookback: Lookback | None,
@@ -323,8 +330,7 @@ def pr_context(
     config = settings.repo(pr.repo)
     neighbours = {p.number: p for p in window_prs if p.repo.lower() == pr.repo.lower()}
     neighbours[pr.number] = pr
-    return AnalysisContext(repo=config, language=language or settings.language,
-                           hot_files=_core(list(neighbours.values()), config, None, history or None))
+    return _context(list(neighbours.values()), config, language or settings.language, None, history or None)
 
 
 def _digest_pr(pr: PullRequest, context: AnalysisContext, analysis: Analysis | None) -> DigestPR:
