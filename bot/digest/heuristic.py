@@ -1,45 +1,59 @@
 """The heuristic analyzer: a deterministic, offline analysis of one PR.
 
-It reads the PR's title, description and file statistics (never the network,
-never an LLM) and writes an :class:`~bot.models.Analysis` with ``status =
-"heuristic"``. Every rule below is a product decision, kept as named constants
-and small functions so it is easy to read, to test and to change.
+It reads the PR's title, description, file statistics and — where the source has them —
+the per-file patches (:mod:`bot.digest.diff`; never the network, never an LLM) and writes an
+:class:`~bot.models.Analysis` with ``status = "heuristic"``. Every rule below is a product
+decision, kept as named constants and small functions so it is easy to read, to test and to change.
 
 Change type
-    The title's conventional type (``[mod] fix: …``, ``feat(x): …``); a
-    ``Revert "…"`` title is ``revert``; otherwise the files decide (only docs ->
-    ``doc``, only CI -> ``ci``, only tests -> ``test``) and then the title's verb.
+    A ``Revert "…"`` title is ``revert``; a PR whose files are all docs / CI / tests is
+    ``doc`` / ``ci`` / ``test`` whatever its title says; one whose changed source lines are all
+    comments, docstrings or prose strings is ``doc``; then the title's conventional type
+    (``[mod] fix: …``, ``feat(x): …``) and its verb; code changed without either is ``feat``
+    when it mostly adds (>= 3x more lines added, >= 50), else ``fix``; otherwise ``chore``.
 
 Risks (each with the files or facts behind it)
     ``missing_tests``          >= MISSING_TESTS_MIN_LINES source lines changed by a
                                feat/fix/refactor/perf and no test file touched.
-    ``core_path_change``       a non-test file under the repository's ``core_paths``
-                               or a hot file (source touched by >= HOT_FILE_MIN_PRS
-                               PRs of the window; the HOT_FILE_MAX most touched).
-    ``config_contract_change`` lines removed from, or removal/rename of, a config file
-                               users write (YAML/TOML/… outside CI, or a ``config``
-                               module): existing configs may stop working.
-    ``dependency_upgrade``     a dependency manifest changed, or the title bumps/upgrades.
+    ``core_path_change``       a non-test file under the repository's ``core_paths`` or one of its
+                               core files (``AnalysisContext.hot_files``: :func:`core_files` of the
+                               history before the window, else the window's :func:`hot_files`).
+    ``config_contract_change`` the diff removes a public name (function, class, config field,
+                               parameter, CLI flag, config key) that no added line brings back, or
+                               changes a default; or a source file is removed or renamed. Evidence
+                               ``path: name``. Without patches: a config file removed or renamed.
+    ``dependency_upgrade``     a dependency moved to another exact version, added or dropped, a base
+                               image or installed package version changed (or, without patches, a
+                               manifest changed or the title bumps/upgrades).
+    ``dependency_range``       a version range widened or narrowed, or code that branches on a
+                               dependency's version.
+    ``dependency_pin``         an exact pin or an upper bound put on (to be removed later).
+    ``ci_action_bump``         a CI action's version; ``version_bump``: the repository's own version.
     ``large_change``           >= LARGE_CHANGE_LINES reviewable lines or >= LARGE_CHANGE_FILES files.
     ``revert``                 the PR reverts another (the number when the title or body names it, else
                                the PR of the window or before it whose title the ``Revert "…"`` quotes).
     ``breaking_change``        ``[BREAKING]`` / ``type!:`` in the title or a
                                ``BREAKING CHANGE:`` line in the description.
 
-Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE when
-    no source/config/dependency file changed) + size bucket of source lines
-    (SIZE_BUCKETS) + CORE_BONUS + BREAKING_BONUS + 1 per contract/dependency risk.
-    A mechanical sweep (>= MECHANICAL_MIN_FILES files, >= MECHANICAL_SHARE of them
-    replacing as many lines as they remove, e.g. a project rename) gets no size or
-    core bonus and is at most ``skim``: its risks stay listed, but there is little to read.
+Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE when no
+    source/config/dependency file changed) + size bucket of the code lines to read (moves and
+    repeated substitutions taken out; SIZE_BUCKETS) + reasons, together at most MAX_REASON_POINTS:
+    CORE_BONUS, CONTRACT_BONUS, DEPENDENCY_BONUS (not for a CI action or own version), and 1 for a
+    fix whose description explains it (>= EXPLAINED_FIX_PROSE letters); at most MAX_WITHOUT_BREAKING,
+    then + BREAKING_BONUS. A docs-only diff is at most PROSE_ONLY_MAX_IMPORTANCE; a revert at most
+    REVERT_MAX_IMPORTANCE. A mechanical change (>= MECHANICAL_DIFF_SHARE of >= MECHANICAL_MIN_CODE_LINES
+    changed code lines only move or repeat one substitution; or, by file counts, >= MECHANICAL_MIN_FILES
+    files, >= MECHANICAL_SHARE of them replacing as many lines as they remove) gets no size or core
+    points and at most MECHANICAL_MAX_IMPORTANCE — unless it also edits the packaging metadata (a
+    project or package rename: PROJECT_RENAME_IMPORTANCE) — and is at most ``skim``.
 Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     design points, + 1 for test notes + source size (INSIGHT_SIZE_BUCKETS)
     + 1 for a new source module + 1 for a core path.
-Recommendation: ``close_read`` when importance >= CLOSE_READ_IMPORTANCE, or at the
-    key-PR bar with insight >= CLOSE_READ_INSIGHT; ``skim`` when importance >=
-    SKIM_IMPORTANCE or insight >= SKIM_INSIGHT; else ``skip``. Minutes =
-    reviewable lines / LINES_PER_MINUTE + description words / WORDS_PER_MINUTE,
-    at least 1.
+Recommendation: ``close_read`` at the key-PR bar (at most CLOSE_READ_IMPORTANCE), ``skim``
+    at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``. Minutes =
+    lines to read (not generated, lock, notebook, snapshot or vendored files) / LINES_PER_MINUTE +
+    description words / WORDS_PER_MINUTE, at least 1. Where to start: files that lose a public
+    name or change a default, then core files, then source before config, tests and docs.
 """
 
 from __future__ import annotations
@@ -107,9 +121,7 @@ PROSE_BUCKETS = ((1200, 3), (500, 2), (150, 1))  # (letters of prose at least, p
 INSIGHT_SIZE_BUCKETS = ((300, 2), (50, 1))
 
 CLOSE_READ_IMPORTANCE = 7
-CLOSE_READ_INSIGHT = 5
 SKIM_IMPORTANCE = 4
-SKIM_INSIGHT = 5
 LINES_PER_MINUTE = 50
 WORDS_PER_MINUTE = 200
 MAX_FOCUS_FILES = 5
@@ -488,10 +500,12 @@ def _recommendation(
     words = len(" ".join(facts.description.paragraphs).split())
     minutes = max(1, math.ceil(facts.reviewable_lines / LINES_PER_MINUTE + words / WORDS_PER_MINUTE))
     core = {p for r in risks if r.kind == "core_path_change" for p in r.evidence}
-    readable = [f for f in facts.pr.files if facts.kinds[f.path] is not FileKind.GENERATED]
-    ordered = sorted(
-        readable, key=lambda f: (f.path not in core, _FOCUS_ORDER.get(facts.kinds[f.path], 4), -f.changed_lines, f.path)
-    )
+    contract = {path for path, _ in _contract(facts)}
+    readable = [f for f in facts.pr.files if is_reading(f.path, facts.kinds[f.path])]
+    # where to start: files that lose a public name or change a default, then core files, then by kind and size
+    ordered = sorted(readable, key=lambda f: (f.path not in contract and f.previous_path not in contract,
+                                              f.path not in core, _FOCUS_ORDER.get(facts.kinds[f.path], 4),
+                                              -f.changed_lines, f.path))
     focus = [f.path for f in ordered[:MAX_FOCUS_FILES]]
     design = [p for p in facts.description.design_points if not p.endswith((":", "："))]
     focus += [shorten(p, 120) for p in design[:MAX_FOCUS_POINTS]]
