@@ -83,3 +83,29 @@ def test_the_command_prints_every_row_and_writes_json(bench: ModuleType, tmp_pat
     for row in ("pooled", "torchtitan-2026-W34", "verl-2026-W16 (shipped config)", "reference (none config)"):
         assert row in printed
     assert json.loads(out.read_text(encoding="utf-8"))["heuristic"]["pooled"]["prs"] == 177
+
+
+def test_with_a_model_configured_its_rows_are_printed_beside_the_heuristic(
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same harness measures the configured model (here the local fake, on the quiet week only)."""
+    import shutil
+    import uuid
+
+    from fakes.llm_server import FakeLLMServer
+
+    judged = tmp_path / "judged"
+    judged.mkdir()
+    shutil.copy(ROOT / "tests" / "data" / "judged" / "verl-2026-W08.toml", judged)
+    with FakeLLMServer() as fake:
+        monkeypatch.setenv("PRHUB_LLM_MODEL", f"openai/fake-{uuid.uuid4().hex[:8]}")
+        monkeypatch.setenv("PRHUB_LLM_API_BASE", fake.base_url)
+        monkeypatch.setenv("PRHUB_LLM_API_KEY", "test-key")
+        out = tmp_path / "figures.json"
+        assert bench.main(["--root", str(ROOT), "--judged", str(judged), "--json", str(out)]) == 0
+        assert len(fake.pr_requests()) == 10
+    printed = capsys.readouterr().out
+    assert "== heuristic" in printed
+    assert "== llm" in printed
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert figures["llm"]["pooled"]["prs"] == figures["heuristic"]["pooled"]["prs"] == 10
