@@ -1,0 +1,160 @@
+"""Benchmark: the ``prhub`` command line end to end, as a user runs it, against floors measured in the same run.
+
+Run: ``.venv/bin/python bench/bench_cli.py [--repeat N] [--redis URL]`` (default 3 repeats, Redis DB 15;
+about two minutes). Every figure is the best of N runs of a fresh process, reported as a ratio (absolute
+times on this shared machine are noisy); peak RSS is the process's own (``wait4``). Lines, with targets:
+
+- ``help``       ``prhub --help`` / a minimal typer app's ``--help`` (the floor F)           ≤ 1.5
+- ``example``    the README's digest (``examples/verl-2026-W12-W16.jsonl.gz``, W16 with week over
+                 week) / F                                                                   ≤ 3
+- ``history``    verl's whole history (``tests/data/verl-prs.jsonl.gz``, 2,883 PRs) / 2026-W16 read from
+                 the same file; peak RSS                                                     ≤ 2.5, < 300 MB
+- ``patches``    the same with the patch-bearing file; peak RSS                              < 400 MB
+- ``llm cold``   the README's digest with a model (fake server: every reply after L seconds, C in flight,
+                 empty cache) / (H + I + ⌈39/C⌉·L + L), H the heuristic digest (``example``), I the cost of
+                 ``import litellm``, at (L, C) = (0.5 s, 8) and (0.2 s, 16)                  ≤ 1.15
+- ``llm cached`` the same again, every analysis and the narrative from the Redis cache / H   ≤ 1.5
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fakes.llm_server import FakeLLMServer  # noqa: E402
+
+PYTHON = sys.executable
+PRHUB = str(Path(PYTHON).with_name("prhub"))
+REPO = "verl-project/verl"
+EXAMPLE = ["digest", "--source", "jsonl:examples/verl-2026-W12-W16.jsonl.gz", "--repo", REPO, "--week", "2026-W16"]
+HISTORY = "jsonl:tests/data/verl-prs.jsonl.gz"
+PATCHES = "jsonl:tests/data/verl-prs-with-patches.jsonl.gz"
+ALL = ["--since", "2024-10-01", "--until", "2026-08-31"]
+MINIMAL_TYPER = '''
+import typer
+
+app = typer.Typer(add_completion=False)
+
+
+@app.command()
+def hello(name: str = "world", count: int = 1) -> None:
+    """Say hello."""
+    typer.echo(f"hello {name}" * count)
+
+
+app()
+'''
+
+
+@dataclass
+class Run:
+    seconds: float
+    rss_mb: float
+
+
+def run(argv: Sequence[str], env: dict[str, str], repeat: int) -> Run:
+    """Best wall time of ``repeat`` fresh processes and the largest peak RSS among them."""
+    best, rss = math.inf, 0.0
+    for _ in range(repeat):
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{err.decode(errors='replace')}")
+        best, rss = min(best, elapsed), max(rss, usage.ru_maxrss / 1024)
+    return Run(best, rss)
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "OVER"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/15", help="Redis for the LLM cache")
+    args = parser.parse_args()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRHUB_", "SLACK_", "FEISHU_"))}
+    env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", PRHUB_CONFIG=str(ROOT / "prhub.toml"), COLUMNS="100")
+    n = args.repeat
+    minimal = Path(os.environ.get("TMPDIR", "/tmp")) / f"prhub-bench-typer-{os.getpid()}.py"
+    minimal.write_text(MINIMAL_TYPER, encoding="utf-8")
+    try:
+        floor = run([PYTHON, str(minimal), "--help"], env, n)
+    finally:
+        minimal.unlink()
+    bare = run([PYTHON, "-c", "pass"], env, n)
+    litellm = run([PYTHON, "-c", "import litellm"], env, n)
+    help_ = run([PRHUB, "--help"], env, n)
+    example = run([PRHUB, *EXAMPLE], env, n)
+    week = run([PRHUB, "digest", "--source", HISTORY, "--repo", REPO, "--week", "2026-W16"], env, n)
+    history = run([PRHUB, "digest", "--source", HISTORY, "--repo", REPO, *ALL], env, n)
+    patches = run([PRHUB, "digest", "--source", PATCHES, "--repo", REPO, *ALL], env, max(1, n - 1))
+    print(f"best of {n}; floor F = minimal typer --help {floor.seconds:.3f}s; python -c pass {bare.seconds:.3f}s")
+    print(f"help        prhub --help            {help_.seconds / floor.seconds:5.2f} x F   (≤ 1.5  {verdict(help_.seconds <= 1.5 * floor.seconds)})")
+    print(f"example     README digest           {example.seconds / floor.seconds:5.2f} x F   (≤ 3    {verdict(example.seconds <= 3 * floor.seconds)})"
+          f"  RSS {example.rss_mb:.0f} MB")
+    print(f"history     2,883 PRs / one week    {history.seconds / week.seconds:5.2f} x    (≤ 2.5  {verdict(history.seconds <= 2.5 * week.seconds)})"
+          f"  RSS {history.rss_mb:.0f} MB (< 300 {verdict(history.rss_mb < 300)}); one week {week.seconds / floor.seconds:.2f} x F")
+    print(f"patches     with patches / one week {patches.seconds / week.seconds:5.2f} x"
+          f"           RSS {patches.rss_mb:.0f} MB (< 400 {verdict(patches.rss_mb < 400)})")
+    h, i = example.seconds, max(0.0, litellm.seconds - bare.seconds)
+    print(f"H = {h:.3f}s (the example), I = {i:.3f}s (import litellm - python -c pass)")
+    for latency, concurrency in ((0.5, 8), (0.2, 16)):
+        cold, cached, requests = llm_runs(env, args.redis, latency, concurrency, n)
+        floor_llm = h + i + math.ceil(39 / concurrency) * latency + latency
+        print(f"llm cold    L={latency:g}s C={concurrency:<3d}         {cold.seconds / floor_llm:5.2f} x (H + I + ⌈39/C⌉L + L"
+              f" = {floor_llm:.2f}s)  (≤ 1.15 {verdict(cold.seconds <= 1.15 * floor_llm)}); {requests} requests a run")
+        print(f"llm cached  L={latency:g}s C={concurrency:<3d}         {cached.seconds / h:5.2f} x H"
+              f"                         (≤ 1.5  {verdict(cached.seconds <= 1.5 * h)})")
+
+
+def llm_runs(env: dict[str, str], redis_url: str, latency: float, concurrency: int, repeat: int) -> tuple[Run, Run, int]:
+    """The README's digest with the fake model: cold (a fresh cache key prefix each run), then cached."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    client.ping()  # the cached re-run is across processes: it needs the real cache
+    prefixes: list[str] = []
+    cold, requests = Run(math.inf, 0.0), 0
+    with FakeLLMServer(latency_s=latency) as fake:
+        llm_env = {**env, "PRHUB_LLM_MODEL": "openai/fake-model", "PRHUB_LLM_API_BASE": fake.base_url,
+                   "PRHUB_LLM_API_KEY": "bench", "PRHUB_LLM_CONCURRENCY": str(concurrency),
+                   "PRHUB_REDIS_URL": redis_url}
+        try:
+            for _ in range(repeat):
+                prefixes.append(f"bench-cli-{uuid.uuid4().hex[:8]}:")
+                fake.reset()
+                one = run([PRHUB, *EXAMPLE], {**llm_env, "PRHUB_REDIS_KEY_PREFIX": prefixes[-1]}, 1)
+                requests = len(fake.requests)
+                cold = Run(min(cold.seconds, one.seconds), max(cold.rss_mb, one.rss_mb))
+            fake.reset()
+            cached = run([PRHUB, *EXAMPLE], {**llm_env, "PRHUB_REDIS_KEY_PREFIX": prefixes[-1]}, repeat)
+            if fake.requests:
+                raise SystemExit(f"the cached re-run made {len(fake.requests)} model requests")
+        finally:
+            for prefix in prefixes:
+                keys = list(client.scan_iter(match=prefix + "*"))
+                if keys:
+                    client.delete(*keys)
+            client.close()
+    return cold, cached, requests
+
+
+if __name__ == "__main__":
+    main()
