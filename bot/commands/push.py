@@ -8,17 +8,16 @@ to know. Prints one line to stderr; exit code 1 on any error.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.config import Settings, load_settings
 from bot.errors import PrhubError
 
 if TYPE_CHECKING:
+    from bot.config import Settings
     from bot.scheduler.push import PushOutcome
 
 _stderr = Console(stderr=True)
@@ -39,6 +38,10 @@ def push(
 
     Example: prhub push --channel slack:C0123456789 --week 2026-W16
     """
+    import asyncio
+
+    from bot.config import load_settings
+
     try:
         settings = load_settings()
         outcome = asyncio.run(_push(settings, channel, week))
