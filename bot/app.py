@@ -40,35 +40,35 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from redis.exceptions import RedisError
-
 from bot.channels import Channels, SourceOpener
 from bot.claims import Claims
 from bot.config import Settings
-from bot.delivery import Deliverers
-from bot.delivery.media import CardMedia
-from bot.delivery.pacing import Pacer
 from bot.digest.service import Analyzer, DigestService
 from bot.errors import ConfigError
 from bot.people import People
-from bot.personal import PersonalDigests
 from bot.sources.base import open_source
-from bot.store import MemoryStore, RedisStore, Store, open_store
-from bot.subscriptions import SubscribeGuard, Subscriptions
+from bot.store import MemoryStore, RedisStore, Store, open_store, redis_errors
 
+# What a CLI digest does not use (subscriptions and their grammar, delivery, pacing, the personal
+# digests) is imported where it is first built, so `prhub digest` loads none of it.
 if TYPE_CHECKING:
     import httpx
     from slack_bolt.async_app import AsyncApp
     from starlette.routing import BaseRoute
 
+    from bot.delivery import Deliverers
     from bot.delivery.feishu import FeishuDeliverer
+    from bot.delivery.media import CardMedia
+    from bot.delivery.pacing import Pacer
     from bot.delivery.slack import SlackDeliverer
     from bot.digest.llm import LLMRuntime
     from bot.handlers.core import Core
     from bot.models import Digest
+    from bot.personal import PersonalDigests
     from bot.scheduler.alerts import AlertPoller
     from bot.scheduler.personal import PersonalDigestJob
     from bot.scheduler.push import Pusher
+    from bot.subscriptions import SubscribeGuard, Subscriptions
     from bot.web.links import PageLinks
     from bot.web.pages import DigestPages
 
@@ -107,14 +107,27 @@ class Services:
         self.store = store
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.claims = Claims(store, seen_ttl_s=settings.dedup_ttl_s)
-        self.subscriptions = Subscriptions(store, settings)
         self.people = People(store)
         self.guard = guard
         self.channels = Channels(settings, open_source=open_source or _source_opener(settings))
-        self.pacer = pacer or Pacer()
+        self._pacer = pacer
         self._analyzer = analyzer
         self._on_fallback = on_fallback
         self._http: httpx.AsyncClient | None = None
+
+    @cached_property
+    def subscriptions(self) -> Subscriptions:
+        """The subscriptions on the store and the config file's ``[[subscriptions]]``."""
+        from bot.subscriptions import Subscriptions
+
+        return Subscriptions(self.store, self.settings)
+
+    @cached_property
+    def pacer(self) -> Pacer:
+        """The per-chat rate limits of every platform (the one given, or the default ones)."""
+        from bot.delivery.pacing import Pacer
+
+        return self._pacer or Pacer()
 
     # -- the digest service and its LLM runtime --------------------------------------------------
 
@@ -158,6 +171,8 @@ class Services:
     @cached_property
     def media(self) -> CardMedia:
         """The digest cards' page links (with ``PRHUB_PUBLIC_URL`` and a secret) and charts."""
+        from bot.delivery.media import CardMedia
+
         links = self.links
         if links is None or not links.public_url:
             return CardMedia(charts=self.settings.charts)
@@ -179,6 +194,8 @@ class Services:
     @cached_property
     def personal(self) -> PersonalDigests:
         """"My area this week", for the chat core and the weekly job."""
+        from bot.personal import PersonalDigests
+
         return PersonalDigests(settings=self.settings, channels=self.channels, digests=self.digests,
                                subscriptions=self.subscriptions, people=self.people, store=self.store)
 
@@ -219,6 +236,8 @@ class Services:
     @cached_property
     def deliverers(self) -> Deliverers:
         """Every configured platform's deliverer, by channel key."""
+        from bot.delivery import Deliverers
+
         webhooks = {}
         if self.settings.feishu_webhooks:
             import httpx
@@ -300,7 +319,7 @@ async def open_services(settings: Settings, *, store: StoreMode, purpose: str = 
         redis_store = RedisStore.from_url(settings.redis_url, degrade=False, key_prefix=settings.redis_key_prefix)
         try:
             await redis_store.ping()
-        except RedisError as exc:
+        except redis_errors() as exc:
             await redis_store.close()
             raise ConfigError(f"{purpose} at PRHUB_REDIS_URL ({exc})") from exc
         made = redis_store

@@ -34,12 +34,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
 
 __all__ = ["KEY_PREFIX", "MAX_PART", "MemoryStore", "RedisStore", "Store", "cache_key", "digest_of", "open_store"]
 
@@ -230,6 +231,14 @@ class MemoryStore:
         return len(self._data) + len(self._hashes) + len(self._sets) + len(self._logs)
 
 
+def redis_errors() -> tuple[type[Exception], ...]:
+    """What a failed Redis call raises, for an ``except`` clause: ``(redis.exceptions.RedisError,)``, or
+    ``()`` when redis was never imported (then no store of the process talks to Redis, and nothing
+    raises it) — so a run on the :class:`MemoryStore` does not load redis-py just to name its error."""
+    module = sys.modules.get("redis.exceptions")
+    return (module.RedisError,) if module is not None else ()
+
+
 class RedisStore:
     """:class:`Store` on redis-py's asyncio client.
 
@@ -257,6 +266,8 @@ class RedisStore:
                  degrade: bool = True, key_prefix: str = "") -> RedisStore:
         """A store on ``url`` (``redis://host:port/db``) with short connect and socket timeouts (2 s);
         ``degrade`` and ``key_prefix`` as in the class."""
+        import redis.asyncio as aioredis  # imported here: a run on the memory store never loads redis
+
         client = aioredis.Redis.from_url(
             url, socket_connect_timeout=_CONNECT_TIMEOUT_S, socket_timeout=_CONNECT_TIMEOUT_S
         )
@@ -270,7 +281,7 @@ class RedisStore:
         """
         await self._client.ping()
 
-    def _lost(self, exc: RedisError) -> None:
+    def _lost(self, exc: Exception) -> None:
         if not self._degrade:
             raise exc
         if self.available:
@@ -284,7 +295,7 @@ class RedisStore:
             return None
         try:
             raw = await self._client.get(self.key_prefix + key)
-        except RedisError as exc:
+        except redis_errors() as exc:
             self._lost(exc)
             return None
         return None if raw is None else json.loads(raw)
@@ -295,7 +306,7 @@ class RedisStore:
             return
         try:
             await self._client.set(self.key_prefix + key, json.dumps(value, ensure_ascii=False), ex=ttl_s)
-        except RedisError as exc:
+        except redis_errors() as exc:
             self._lost(exc)
 
     async def delete(self, *keys: str) -> None:
@@ -304,7 +315,7 @@ class RedisStore:
             return
         try:
             await self._client.delete(*(self.key_prefix + k for k in keys))
-        except RedisError as exc:
+        except redis_errors() as exc:
             self._lost(exc)
 
     async def claim(self, key: str, ttl_s: int) -> bool:
@@ -398,7 +409,7 @@ async def open_store(url: str | None, *, warn: Callable[[str], None], key_prefix
     store = RedisStore.from_url(url, on_unavailable=warn, key_prefix=key_prefix)
     try:
         await store.ping()
-    except RedisError as exc:
+    except redis_errors() as exc:
         await store.close()
         warn(f"Redis at {_safe_url(url)} does not answer ({exc}); continuing without the cache")
         return MemoryStore()

@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
-from redis.exceptions import RedisError
-
 from bot.config import Settings
 from bot.digest import aggregate, texts
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, hot_files
@@ -44,6 +42,7 @@ from bot.digest.usage import UsageMeter
 from bot.digest.window import contains, last_day
 from bot.errors import LLMStopError
 from bot.models import Analysis, Digest, DigestPR, Language, LLMUsage, PullRequest, Window
+from bot.store import redis_errors
 
 if TYPE_CHECKING:
     from bot.sources.base import PRSource
@@ -472,7 +471,7 @@ class DigestService:
         if self._history is not None and wanted:
             try:
                 kept = await self._history.known(repo, wanted, language or self.settings.language)
-            except RedisError as exc:
+            except redis_errors() as exc:
                 log.warning("earlier digests of %s could not be read: %s", repo, exc)
                 kept = {}
             # a digest built before its window ended (本周周报 on a Wednesday) saw part of it only
@@ -499,7 +498,7 @@ class DigestService:
         if self._history is not None:
             try:
                 await self._history.put(digest)
-            except RedisError as exc:
+            except redis_errors() as exc:
                 log.warning("the digest of %s %s could not be kept: %s", repo, window.name, exc)
         return digest
 
