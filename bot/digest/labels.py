@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from wcmatch import glob
 
@@ -71,14 +71,15 @@ class _CompiledRule:
     tokens: tuple[tuple[str, ...], ...]
     keywords: tuple[tuple[str, ...], ...]
 
-    def matches(self, files: list[_File], title_words: list[str], min_share: float) -> bool:
+    def matches(self, files: list[_File], title_words: list[str], min_share: float, index: int) -> bool:
         """Title keyword, or path matches covering at least ``min_share`` of the PR's
         changed lines (of its files when no file has line counts): a rename touching
         100 files, or a version bump that edits five CI workflows by one line each,
-        does not make every topic named in those paths a topic of the PR."""
+        does not make every topic named in those paths a topic of the PR. ``index`` is
+        this rule's place in its :class:`_RuleSet` (what each file's ``hits`` hold)."""
         if any(_contains_run(title_words, list(k)) for k in self.keywords):
             return True
-        hits = [f for f in files if any(self._path_hit(p, w) for p, w in f.paths)]
+        hits = [f for f in files if index in f.hits]
         if not hits:
             return False
         total_lines = sum(f.lines for f in files)
@@ -95,10 +96,55 @@ class _CompiledRule:
 
 @dataclass(frozen=True)
 class _File:
-    """A changed file split into words once: its path(s) with their words, and its changed lines."""
+    """A changed file: the rules its path(s) hit (their indexes in the rule set), and its changed lines."""
 
-    paths: tuple[tuple[str, list[str]], ...]
+    hits: frozenset[int]
     lines: int
+
+
+class _RuleSet:
+    """One repository's rules, compiled once per process (:func:`_rule_set`), and per path the
+    rules whose words or globs it hits — worked out once per distinct path, since the same
+    files are changed again and again (a long window would otherwise match every rule
+    against every file of every PR anew)."""
+
+    MAX_PATHS = 200_000
+    """Paths remembered; past this the memory starts again (a bot running for months)."""
+
+    def __init__(self, rules: tuple[_CompiledRule, ...]) -> None:
+        self.rules = rules
+        self._hits: dict[str, frozenset[int]] = {}
+
+    def hits(self, path: str) -> frozenset[int]:
+        """Indexes of the rules whose tokens or globs match ``path``."""
+        found = self._hits.get(path)
+        if found is None:
+            if len(self._hits) >= self.MAX_PATHS:
+                self._hits.clear()
+            path_words = words(path)
+            found = frozenset(i for i, rule in enumerate(self.rules) if rule._path_hit(path, path_words))
+            self._hits[path] = found
+        return found
+
+
+@lru_cache(maxsize=64)
+def _rule_set(rules: tuple[LabelRule, ...], aliases: tuple[tuple[str, str], ...]) -> _RuleSet:
+    """The compiled rules of one configuration (globs compiled once per process, not per digest)."""
+    alias = dict(aliases)
+
+    def canonical(label: str) -> str:
+        key = label.strip().lower()
+        return alias.get(key, key)
+
+    return _RuleSet(tuple(
+        _CompiledRule(
+            label=canonical(rule.label),
+            matcher=glob.compile(list(rule.paths), flags=_GLOB_FLAGS) if rule.paths else None,
+            tokens=tuple(tuple(words(t)) for t in rule.tokens),
+            keywords=tuple(tuple(words(k)) for k in rule.keywords),
+        )
+        for rule in rules
+    ))
 
 
 class Labeler:
@@ -115,16 +161,8 @@ class Labeler:
         self._min_share = config.label_min_share
 
     @cached_property
-    def _compiled(self) -> tuple[_CompiledRule, ...]:
-        return tuple(self._compile(rule) for rule in self._rules)
-
-    def _compile(self, rule: LabelRule) -> _CompiledRule:
-        return _CompiledRule(
-            label=self.canonical(rule.label),
-            matcher=glob.compile(list(rule.paths), flags=_GLOB_FLAGS) if rule.paths else None,
-            tokens=tuple(tuple(words(t)) for t in rule.tokens),
-            keywords=tuple(tuple(words(k)) for k in rule.keywords),
-        )
+    def _compiled(self) -> _RuleSet:
+        return _rule_set(self._rules, tuple(sorted(self._aliases.items())))
 
     def canonical(self, label: str) -> str:
         """``label`` lower-cased, stripped and renamed through the aliases."""
@@ -136,11 +174,14 @@ class Labeler:
         duplicates; ``("other",)`` when none applies."""
         found: list[str] = [self.canonical(x) for x in (*pr.labels, *title_modules(pr.title))]
         title_words = words(_strip_prefix(pr.title))
+        rules = self._compiled
         files = [
-            _File(paths=tuple((p, words(p)) for p in (f.path, f.previous_path) if p), lines=f.changed_lines)
+            _File(hits=rules.hits(f.path) | rules.hits(f.previous_path) if f.previous_path else rules.hits(f.path),
+                  lines=f.changed_lines)
             for f in pr.files
         ]
-        found.extend(rule.label for rule in self._compiled if rule.matches(files, title_words, self._min_share))
+        found.extend(rule.label for i, rule in enumerate(rules.rules)
+                     if rule.matches(files, title_words, self._min_share, i))
         unique = [label for label in dict.fromkeys(found) if label]
         return tuple(unique) or (OTHER,)
 

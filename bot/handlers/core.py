@@ -209,7 +209,8 @@ class Core:
         digest = await self.digest(intent.repo, None, conversation, lang, compare=False)
         label = self._canonical_label(digest.repo, intent.label)
         numbers = next((g.pr_numbers for g in digest.label_view if g.label.lower() == label), ())
-        return LabelReply(digest, label, tuple(digest.pr(n) for n in numbers))
+        index = digest.by_number()
+        return LabelReply(digest, label, tuple(index[n] for n in numbers))
 
     def _canonical_label(self, repo: str, label: str) -> str:
         wanted = label.strip().lower()
