@@ -35,7 +35,7 @@ from functools import cache
 from typing import Any
 
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
-from bot.digest.llm._litellm import litellm
+from bot.digest.llm import _litellm
 from bot.digest.llm.client import LLMClient
 from bot.digest.llm.evidence import IMPORTANCE_BAND, INSIGHT_BAND, band, judge
 from bot.digest.llm.excerpts import ExcerptPlan, plan_excerpts
@@ -68,7 +68,7 @@ def analysis_key(pr: PullRequest, *, prompt_version: str, model: str, language: 
 def context_tokens(model: str, default: int) -> int:
     """The model's input context size from litellm's metadata, else ``default``."""
     try:
-        info = litellm.get_model_info(model)
+        info = _litellm.load().get_model_info(model)
     except Exception:  # litellm raises a bare Exception for models it does not know
         return default
     size = info.get("max_input_tokens") or info.get("max_tokens")
@@ -130,6 +130,7 @@ class LLMAnalyzer:
             plan = plan_excerpts(pr.files, budget_tokens=0, count=len, generated=context.repo.generated_paths)
             return self.prompt.render(**variables, excerpts=[], left_out=[]), plan
         model = self.client.model
+        litellm = _litellm.load()
 
         def count(text: str) -> int:
             return int(litellm.token_counter(model=model, text=text))
