@@ -165,6 +165,7 @@ async def build_digest_async(
     config = settings.repo(repo)
     selected = _select(prs, repo, window)
     context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(selected, config))
+    built: dict[str, Digest] | None = None
     if analyzer is None:
         heuristic = HeuristicAnalyzer()
         name = heuristic.name
@@ -173,12 +174,23 @@ async def build_digest_async(
             progress(len(selected), len(selected))
     else:
         name = analyzer.name
-        analyses = await _analyze_all(analyzer, selected, context, progress)
+        now = now or datetime.now(UTC)
+        # The earlier windows' heuristic digests (week over week) are built in a worker thread while
+        # the model is being waited for, instead of after it.
+        earlier = (asyncio.ensure_future(asyncio.to_thread(_earlier_digests, lookback, repo, settings, lang, now))
+                   if lookback is not None and lookback.prs else None)
+        try:
+            analyses = await _analyze_all(analyzer, selected, context, progress)
+        except BaseException:
+            if earlier is not None:
+                earlier.cancel()
+            raise
+        built = await earlier if earlier is not None else None
     items = _items(selected, analyses, repo, settings)
     files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
     now = now or datetime.now(UTC)
     digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, name, now)
-    digest = with_week_over_week(digest, lookback, settings=settings, known=known, now=now)
+    digest = with_week_over_week(digest, lookback, settings=settings, known=known, now=now, built=built)
     if narrator is not None:
         digest = await narrator.narrate(digest)
     return digest if meter is None else digest.model_copy(update={"usage": meter.snapshot()})
@@ -186,22 +198,34 @@ async def build_digest_async(
 
 def with_week_over_week(
     digest: Digest, lookback: Lookback | None, *, settings: Settings, known: Mapping[str, Digest] | None = None,
-    now: datetime | None = None,
+    now: datetime | None = None, built: Mapping[str, Digest] | None = None,
 ) -> Digest:
     """``digest`` with ``week_over_week`` computed from ``lookback`` (unchanged when ``None``).
 
     Earlier windows read as records get heuristic digests in ``digest.language`` (no LLM call);
-    ``known`` adds digests already built for earlier windows, by window name.
+    ``known`` adds digests already built for earlier windows, by window name; ``built`` holds
+    those heuristic digests already made (:func:`_earlier_digests`), by window name.
     """
     if lookback is None:
         return digest
     from bot.digest import weekly
 
     def build(prs: Sequence[PullRequest], window: Window) -> Digest:
+        if built is not None and window.name in built:
+            return built[window.name]
         return build_digest(prs, repo=digest.repo, window=window, settings=settings, language=digest.language,
                             now=now or digest.generated_at)
 
     return digest.model_copy(update={"week_over_week": weekly.compare(digest, lookback, build=build, known=known)})
+
+
+def _earlier_digests(lookback: Lookback, repo: str, settings: Settings, language: Language,
+                     now: datetime) -> dict[str, Digest]:
+    """The heuristic digest of every earlier window ``lookback`` holds records of, by window name
+    (what :func:`with_week_over_week` would build)."""
+    return {w.name: build_digest(lookback.prs[w.name], repo=repo, window=w, settings=settings, language=language,
+                                 now=now)
+            for w in lookback.windows if w.name in lookback.prs}
 
 
 async def _analyze_all(

@@ -29,6 +29,7 @@ Merge rules (facts come from code, words may come from the model):
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 from functools import cache
@@ -98,6 +99,7 @@ class LLMAnalyzer:
         self.prompt = prompt or load_prompt("pr_analysis")
         self.heuristic = heuristic or HeuristicAnalyzer()
         self.name = f"llm:{client.model}"
+        self._preparing = asyncio.Lock()
 
     async def analyze_async(self, pr: PullRequest, context: AnalysisContext) -> Analysis:
         """The analysis of ``pr``: cached, else asked, else the heuristic with ``fallback_reason``.
@@ -105,14 +107,18 @@ class LLMAnalyzer:
         Raises:
             LLMStopError: the provider refused the credentials or the quota is spent.
         """
-        base = self.heuristic.analyze(pr, context)
         key = analysis_key(pr, prompt_version=self.prompt.version, model=self.client.model,
                            language=context.language)
         cached = await self.store.get_json(key)
         if cached is not None:
             self.client.meter.cache_hits += 1
             return Analysis.model_validate(cached)
-        messages, plan = self._prompt(pr, context, base)
+        # One PR's facts and prompt at a time, each request sent as soon as its prompt is ready: the
+        # lock hands over to the next PR only after this one's request has had its turn on the event
+        # loop, so the first wave leaves after one prompt, not after every PR's.
+        async with self._preparing:
+            base = self.heuristic.analyze(pr, context)
+            messages, plan = self._prompt(pr, context, base)
         try:
             reply = await ask_json(self.client, messages, AnalysisReply, max_tokens=MAX_REPLY_TOKENS)
         except LLMCallError as exc:
