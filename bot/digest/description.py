@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -93,8 +93,10 @@ def _clean_inline(text: str) -> str:
     return re.sub(r"\s*\n\s*", " ", text).strip()
 
 
+@lru_cache(maxsize=4096)
 def parse_description(body: str) -> Description:
-    """Split a PR description into prose, design points and test notes.
+    """Split a PR description into prose, design points and test notes (each distinct body is parsed
+    once per process: the same PR is analysed for its week, a look back, a question, an alert).
 
     Args:
         body: the description as written (Markdown, may hold HTML; may be empty).
