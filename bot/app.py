@@ -97,12 +97,14 @@ class Services:
         pacer: the per-chat rate limits (tests pass faster ones).
         on_fallback: told when the model is unusable and the heuristic answers (the CLI's stderr).
         guard: a check before a subscription is stored (issue 14's access control), or ``None``.
+        keep_digests: keep every digest built in :attr:`pages` (``False`` for a one-shot run on the
+            memory store, where nothing could read them back).
     """
 
     def __init__(self, settings: Settings, store: Store, *, open_source: SourceOpener | None = None,
                  analyzer: Analyzer | None = None, clock: Callable[[], datetime] | None = None,
                  pacer: Pacer | None = None, on_fallback: Callable[[str], None] | None = None,
-                 guard: SubscribeGuard | None = None) -> None:
+                 guard: SubscribeGuard | None = None, keep_digests: bool = True) -> None:
         self.settings = settings
         self.store = store
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
@@ -113,6 +115,7 @@ class Services:
         self._pacer = pacer
         self._analyzer = analyzer
         self._on_fallback = on_fallback
+        self._keep_digests = keep_digests
         self._http: httpx.AsyncClient | None = None
 
     @cached_property
@@ -136,7 +139,7 @@ class Services:
         """The one LLM runtime (client, analyzer, narrator; caching in the store), or ``None``."""
         if self._analyzer is not None or not self.settings.llm_model:
             return None
-        from bot.digest.llm import llm_runtime  # imports litellm: only when a model is configured
+        from bot.digest.llm import llm_runtime  # only with a model; litellm itself loads with the first request
 
         return llm_runtime(self.settings, self.store)
 
@@ -144,7 +147,7 @@ class Services:
     def digests(self) -> DigestService:
         """The digest service every door uses (keeping every digest in :attr:`pages`)."""
         return DigestService(self.settings, llm=self.llm, analyzer=self._analyzer, on_fallback=self._on_fallback,
-                             history=self.pages)
+                             history=self.pages if self._keep_digests else None)
 
     # -- pages, links and the cards' extras ------------------------------------------------------
 
@@ -323,7 +326,7 @@ async def open_services(settings: Settings, *, store: StoreMode, purpose: str = 
             await redis_store.close()
             raise ConfigError(f"{purpose} at PRHUB_REDIS_URL ({exc})") from exc
         made = redis_store
-    services = Services(settings, made, **kwargs)
+    services = Services(settings, made, **{"keep_digests": store != "memory", **kwargs})
     try:
         if store == "redis":
             await services.subscriptions.migrate()
