@@ -196,6 +196,11 @@ async def build_digest_async(
     return digest if meter is None else digest.model_copy(update={"usage": meter.snapshot()})
 
 
+_COUNTED = HeuristicAnalyzer(descriptions=False)
+"""The analyzer of week over week's earlier windows: they are only counted (labels, hot files, risks),
+so their descriptions are left unread."""
+
+
 def with_week_over_week(
     digest: Digest, lookback: Lookback | None, *, settings: Settings, known: Mapping[str, Digest] | None = None,
     now: datetime | None = None, built: Mapping[str, Digest] | None = None,
@@ -214,7 +219,7 @@ def with_week_over_week(
         if built is not None and window.name in built:
             return built[window.name]
         return build_digest(prs, repo=digest.repo, window=window, settings=settings, language=digest.language,
-                            now=now or digest.generated_at)
+                            analyzer=_COUNTED, now=now or digest.generated_at)
 
     return digest.model_copy(update={"week_over_week": weekly.compare(digest, lookback, build=build, known=known)})
 
@@ -224,7 +229,7 @@ def _earlier_digests(lookback: Lookback, repo: str, settings: Settings, language
     """The heuristic digest of every earlier window ``lookback`` holds records of, by window name
     (what :func:`with_week_over_week` would build)."""
     return {w.name: build_digest(lookback.prs[w.name], repo=repo, window=w, settings=settings, language=language,
-                                 now=now)
+                                 analyzer=_COUNTED, now=now)
             for w in lookback.windows if w.name in lookback.prs}
 
 
