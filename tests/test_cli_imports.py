@@ -11,9 +11,9 @@ import uuid
 from typing import get_args
 
 import pytest
-import redis
 from conftest import EXAMPLE, ROOT
 from fakes.llm_server import FakeLLMServer
+from redis_support import REDIS_URL, redis_sync_client
 
 from bot.commands.common import Lang
 from bot.models import Language
@@ -79,19 +79,13 @@ def test_heuristic_digest_imports_no_platform_cache_or_model_library() -> None:
 
 
 def test_cached_llm_rerun_imports_no_litellm() -> None:
-    client = redis.Redis.from_url("redis://127.0.0.1:6379/15")
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Redis is required in CI: {exc}")
-        pytest.skip(f"Redis does not answer: {exc}")
+    client = redis_sync_client()
     prefix = f"test-imports-{uuid.uuid4().hex[:8]}:"
     args = ["digest", "--source", f"jsonl:{EXAMPLE}", "--repo", "verl-project/verl", "--week", "2026-W16"]
     try:
         with FakeLLMServer() as fake:
             env = _env(PRHUB_LLM_MODEL="openai/fake-model", PRHUB_LLM_API_BASE=fake.base_url,
-                       PRHUB_LLM_API_KEY="test-key", PRHUB_REDIS_URL="redis://127.0.0.1:6379/15",
+                       PRHUB_LLM_API_KEY="test-key", PRHUB_REDIS_URL=REDIS_URL,
                        PRHUB_REDIS_KEY_PREFIX=prefix)
             cold = _loaded(args, env)
             asked = len(fake.requests)
