@@ -22,7 +22,11 @@ Served by the standard library's threading HTTP server in a background thread
   ``image`` file part that must be a PNG): answers an ``image_key`` and keeps the bytes in
   :attr:`FakeFeishuAPI.images`; :attr:`FakeFeishuAPI.refuse_images` answers ``99991672``
   (the app lacks ``im:resource``). A card's ``img`` element must name a key uploaded here and
-  carry its ``alt`` (else ``230099``, as Feishu refuses an unknown image key).
+  carry its ``alt`` (else ``230099``, as Feishu refuses an unknown image key);
+- ``POST /open-apis/ephemeral/v1/send`` — a card only ``open_id`` sees in ``chat_id`` (checked like a
+  card message; kept in :attr:`FakeFeishuAPI.ephemerals`);
+- ``PATCH /open-apis/im/v1/messages/{id}`` — replaces a sent card's content (the card must be valid and
+  the message one the fake sent as ``interactive``; kept in :attr:`FakeFeishuAPI.patches`).
 
 Every request is kept in :attr:`FakeFeishuAPI.calls`; every message actually
 "sent" in :attr:`FakeFeishuAPI.messages`, every webhook card in
@@ -147,6 +151,8 @@ class FakeFeishuAPI:
         self.webhook_posts: list[dict[str, Any]] = []
         self.images: dict[str, bytes] = {}
         self.refuse_images = False
+        self.ephemerals: list[dict[str, Any]] = []
+        self.patches: list[tuple[str, dict[str, Any]]] = []
         self._uuids: dict[str, str] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -186,6 +192,10 @@ class FakeFeishuAPI:
                              "bot": {"open_id": BOT_OPEN_ID, "app_name": "prhub", "activate_status": 2}}
         if call.method == "POST" and path == "/open-apis/im/v1/images":
             return self._image(call)
+        if call.method == "POST" and path == "/open-apis/ephemeral/v1/send":
+            return self._ephemeral(call)
+        if call.method == "PATCH" and path.startswith("/open-apis/im/v1/messages/"):
+            return self._patch(call)
         if call.method == "POST" and path.startswith("/open-apis/im/v1/messages"):
             return self._message(call)
         return 404, {}, {"code": 404, "msg": f"no such API {call.method} {path}"}
@@ -252,6 +262,39 @@ class FakeFeishuAPI:
                                       uuid=uuid if isinstance(uuid, str) else None))
         return 200, {}, {"code": 0, "msg": "success", "data": {"message_id": message_id, "chat_id": "oc_fake"}}
 
+    def _ephemeral(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
+        body = call.body if isinstance(call.body, dict) else {}
+        if not str(body.get("chat_id", "")).startswith("oc_") or not body.get("open_id"):
+            return 400, {}, {"code": 99992402, "msg": "field validation failed"}
+        problem = card_problem(body.get("card"), dict(self.images))
+        if body.get("msg_type") != "interactive" or problem is not None:
+            return 400, {}, {"code": 230099, "msg": f"Failed to create card content, ext=ErrMsg: {problem}"}
+        with self._lock:
+            self.ephemerals.append(body)
+            message_id = f"om_ephemeral_{len(self.ephemerals):04d}"
+        return 200, {}, {"code": 0, "msg": "success", "data": {"message_id": message_id}}
+
+    def _patch(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
+        message_id = call.path.rstrip("/").rsplit("/", 1)[-1]
+        body = call.body if isinstance(call.body, dict) else {}
+        sent = next((m for m in self.messages if m.message_id == message_id), None)
+        if sent is None or sent.msg_type != "interactive":
+            return 400, {}, {"code": 230001, "msg": "message not found or not a card"}
+        try:
+            content = json.loads(str(body.get("content", "")))
+        except ValueError:
+            return 400, {}, {"code": 230099, "msg": "content is not JSON"}
+        problem = card_problem(content, dict(self.images))
+        if problem is not None:
+            return 400, {}, {"code": 230099, "msg": f"Failed to create card content, ext=ErrMsg: {problem}"}
+        with self._lock:
+            self.patches.append((message_id, content))
+            at = self.messages.index(sent)  # the chat shows the new card in the old one's place
+            self.messages[at] = Sent(message_id=sent.message_id, kind=sent.kind, target=sent.target,
+                                     msg_type=sent.msg_type, content=content, reply_in_thread=sent.reply_in_thread,
+                                     uuid=sent.uuid)
+        return 200, {}, {"code": 0, "msg": "success", "data": {}}
+
     def _webhook(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
         body = call.body if isinstance(call.body, dict) else {}
         if self.webhook_secret is not None:
@@ -304,6 +347,9 @@ class FakeFeishuAPI:
 
             def do_POST(self) -> None:
                 self._serve("POST")
+
+            def do_PATCH(self) -> None:
+                self._serve("PATCH")
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
