@@ -13,6 +13,8 @@ people, personal          :class:`~bot.people.People` (GitHub handles, DMs, week
 channels                  :class:`~bot.channels.Channels`: bindings and one opened source per spec
 digests                   :class:`~bot.digest.service.DigestService` with one LLM runtime (one client,
                           one concurrency limit) when ``PRHUB_LLM_MODEL`` is set
+jobs                      :class:`~bot.jobs.queue.JobQueue` (``prhub serve``, ``prhub push`` with a model):
+                          the digest service's analyses go to the workers while one is alive
 pacer                     :class:`~bot.delivery.pacing.Pacer`: the per-chat rate limits of every platform
 pages                     :class:`~bot.web.pages.DigestPages` on the store: every digest built (the
                           digest service's history, week over week's ``known``) and its page
@@ -48,7 +50,8 @@ from bot.config import Settings
 from bot.delivery import Deliverers
 from bot.delivery.media import CardMedia
 from bot.delivery.pacing import Pacer
-from bot.digest.service import Analyzer, DigestService
+from bot.digest.service import Analyzer, AsyncAnalyzer, DigestService, LLMParts, Narrator
+from bot.digest.usage import UsageMeter
 from bot.errors import ConfigError
 from bot.people import People
 from bot.personal import PersonalDigests
@@ -65,6 +68,7 @@ if TYPE_CHECKING:
     from bot.delivery.slack import SlackDeliverer
     from bot.digest.llm import LLMRuntime
     from bot.handlers.core import Core
+    from bot.jobs.queue import JobQueue
     from bot.models import Digest
     from bot.scheduler.alerts import AlertPoller
     from bot.scheduler.personal import PersonalDigestJob
@@ -97,12 +101,13 @@ class Services:
         pacer: the per-chat rate limits (tests pass faster ones).
         on_fallback: told when the model is unusable and the heuristic answers (the CLI's stderr).
         guard: a check before a subscription is stored (issue 14's access control), or ``None``.
+        jobs: hand LLM analyses to ``prhub worker`` processes while one is alive (needs a Redis store).
     """
 
     def __init__(self, settings: Settings, store: Store, *, open_source: SourceOpener | None = None,
                  analyzer: Analyzer | None = None, clock: Callable[[], datetime] | None = None,
                  pacer: Pacer | None = None, on_fallback: Callable[[str], None] | None = None,
-                 guard: SubscribeGuard | None = None) -> None:
+                 guard: SubscribeGuard | None = None, jobs: bool = False) -> None:
         self.settings = settings
         self.store = store
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
@@ -114,6 +119,7 @@ class Services:
         self.pacer = pacer or Pacer()
         self._analyzer = analyzer
         self._on_fallback = on_fallback
+        self._use_jobs = jobs
         self._http: httpx.AsyncClient | None = None
 
     # -- the digest service and its LLM runtime --------------------------------------------------
@@ -128,9 +134,29 @@ class Services:
         return llm_runtime(self.settings, self.store)
 
     @cached_property
+    def jobs(self) -> JobQueue | None:
+        """The analysis job queue, when this process hands analyses to workers (``jobs``, a model, Redis)."""
+        if not self._use_jobs or self.llm is None or not isinstance(self.store, RedisStore):
+            return None
+        from bot.jobs.queue import JobQueue
+
+        return JobQueue(self.settings)
+
+    @cached_property
     def digests(self) -> DigestService:
-        """The digest service every door uses (keeping every digest in :attr:`pages`)."""
-        return DigestService(self.settings, llm=self.llm, analyzer=self._analyzer, on_fallback=self._on_fallback,
+        """The digest service every door uses (keeping every digest in :attr:`pages`); with :attr:`jobs`,
+        its LLM analyses go through the queue (:class:`~bot.jobs.queue.QueueAnalyzer`)."""
+        llm: LLMParts | None = self.llm
+        if self.llm is not None and self.jobs is not None:
+            from bot.jobs.queue import QueueAnalyzer
+
+            meter = self.llm.meter
+
+            def hit() -> None:
+                meter.cache_hits += 1
+
+            llm = _QueuedLLM(self.llm, QueueAnalyzer(self.llm.analyzer, self.jobs, self.store, on_hit=hit))
+        return DigestService(self.settings, llm=llm, analyzer=self._analyzer, on_fallback=self._on_fallback,
                              history=self.pages)
 
     # -- pages, links and the cards' extras ------------------------------------------------------
@@ -271,6 +297,32 @@ class Services:
         self.channels.close()
         if self._http is not None:
             await self._http.aclose()
+        jobs = self.__dict__.get("jobs")
+        if jobs is not None:
+            jobs.close()
+
+
+class _QueuedLLM:
+    """The LLM runtime's parts with the per-PR analyzer going through the job queue."""
+
+    def __init__(self, runtime: LLMRuntime, analyzer: AsyncAnalyzer) -> None:
+        self._runtime = runtime
+        self._analyzer = analyzer
+
+    @property
+    def analyzer(self) -> AsyncAnalyzer:
+        """The queue analyzer."""
+        return self._analyzer
+
+    @property
+    def narrator(self) -> Narrator:
+        """The runtime's narrator (the digest's one narrative call stays in the process)."""
+        return self._runtime.narrator
+
+    @property
+    def meter(self) -> UsageMeter:
+        """The runtime's usage meter."""
+        return self._runtime.meter
 
 
 def build_services(settings: Settings, store: Store, **kwargs: Any) -> Services:
@@ -356,7 +408,7 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
 
     async with AsyncExitStack() as stack:
         services = await stack.enter_async_context(open_services(settings, store="redis",
-                                                                 purpose="the bot needs Redis"))
+                                                                 purpose="the bot needs Redis", jobs=True))
         await stack.enter_async_context(scheduled(services.pusher(), services.poller(), services.personal_job()))
         routes = await stack.enter_async_context(_feishu(services, feishu)) if feishu != "off" else []
         slack_app = _slack_app(services) if slack != "off" else None

@@ -59,5 +59,5 @@ async def _push(settings: Settings, channel: str, week: str) -> PushOutcome:
     from bot.app import open_services
 
     async with open_services(settings, store="redis",
-                             purpose="scheduled posts need Redis to stay exactly-once") as services:
+                             purpose="scheduled posts need Redis to stay exactly-once", jobs=True) as services:
         return await services.pusher().push(channel, week)

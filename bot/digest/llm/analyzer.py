@@ -99,6 +99,10 @@ class LLMAnalyzer:
         self.heuristic = heuristic or HeuristicAnalyzer()
         self.name = f"llm:{client.model}"
 
+    def key(self, pr: PullRequest, language: Language) -> str:
+        """The cache key of ``pr``'s analysis in ``language`` (:func:`analysis_key`; also its job id)."""
+        return analysis_key(pr, prompt_version=self.prompt.version, model=self.client.model, language=language)
+
     async def analyze_async(self, pr: PullRequest, context: AnalysisContext) -> Analysis:
         """The analysis of ``pr``: cached, else asked, else the heuristic with ``fallback_reason``.
 
@@ -106,8 +110,7 @@ class LLMAnalyzer:
             LLMStopError: the provider refused the credentials or the quota is spent.
         """
         base = self.heuristic.analyze(pr, context)
-        key = analysis_key(pr, prompt_version=self.prompt.version, model=self.client.model,
-                           language=context.language)
+        key = self.key(pr, context.language)
         cached = await self.store.get_json(key)
         if cached is not None:
             self.client.meter.cache_hits += 1
