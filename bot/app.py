@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from bot.delivery.slack import SlackDeliverer
     from bot.digest.llm import LLMRuntime
     from bot.handlers.core import Core
+    from bot.handlers.github import GitHubWebhook
     from bot.jobs.queue import JobQueue
     from bot.models import Digest
     from bot.scheduler.alerts import AlertPoller
@@ -201,6 +202,43 @@ class Services:
         from bot.web.pages import page_routes
 
         return list(page_routes(self.pages, self.links))
+
+    @cached_property
+    def webhook(self) -> GitHubWebhook | None:
+        """The GitHub webhook receiver (``GITHUB_WEBHOOK_SECRET``): merged PRs analysed and alerted as they
+        merge (:meth:`~bot.scheduler.alerts.AlertPoller.on_merged`), or ``None``."""
+        if self.settings.github_webhook_secret is None:
+            return None
+        from bot.handlers.github import GitHubWebhook
+
+        poller = self.poller()
+        return GitHubWebhook(secret=self.settings.github_webhook_secret.get_secret_value(), claims=self.claims,
+                             on_merged=poller.on_merged, max_bytes=self.settings.github_webhook_max_bytes)
+
+    def webhook_routes(self) -> list[BaseRoute]:
+        """``POST /github/webhook``, or none without ``GITHUB_WEBHOOK_SECRET``."""
+        return list(self.webhook.routes()) if self.webhook is not None else []
+
+    def health_routes(self) -> list[BaseRoute]:
+        """``GET /healthz/workers``: the analysis workers alive (their heartbeats), the jobs waiting and the
+        jobs' counts, as JSON (``{"alive": 0, …}`` without a queue)."""
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse, Response
+        from starlette.routing import Route
+
+        jobs = self.jobs
+
+        async def workers(_: Request) -> Response:
+            if jobs is None:
+                return JSONResponse({"alive": 0, "workers": [], "queued": 0, "stats": {}, "queue": None})
+            try:
+                beats, queued, stats = await asyncio.to_thread(lambda: (jobs.workers(), jobs.pending(), jobs.stats()))
+            except RedisError:
+                return JSONResponse({"error": "Redis does not answer"}, status_code=503)
+            return JSONResponse({"alive": len(beats), "workers": [b.as_json() for b in beats], "queued": queued,
+                                 "stats": stats, "queue": self.settings.jobs_queue})
+
+        return [Route("/healthz/workers", workers, methods=["GET"])]
 
     @cached_property
     def personal(self) -> PersonalDigests:
@@ -413,9 +451,13 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
         routes = await stack.enter_async_context(_feishu(services, feishu)) if feishu != "off" else []
         slack_app = _slack_app(services) if slack != "off" else None
         pages = services.page_routes()
+        hooks = services.webhook_routes()
+        if services.webhook is not None:
+            stack.push_async_callback(services.webhook.aclose)
         tasks: list[Coroutine[Any, Any, Any]] = []
-        if slack == "http" or feishu == "http" or (pages and settings.public_url):
-            tasks.append(_serve_http(slack_app if slack == "http" else None, [*routes, *pages], host, port))
+        if slack == "http" or feishu == "http" or (pages and settings.public_url) or hooks:
+            tasks.append(_serve_http(slack_app if slack == "http" else None,
+                                     [*routes, *pages, *hooks, *services.health_routes()], host, port))
         if slack == "socket":
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 

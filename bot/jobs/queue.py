@@ -93,6 +93,10 @@ class WorkerBeat:
     done: int = 0
     failed: int = 0
 
+    def as_json(self) -> dict[str, Any]:
+        """The beat as a JSON object (what :data:`WORKERS_KEY` holds)."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
     def alive(self, now: float) -> bool:
         """Whether the beat is recent (within three beat intervals)."""
         return now - self.beat_at <= 3 * BEAT_EVERY_S
@@ -174,7 +178,7 @@ class JobQueue:
 
     def beat(self, beat: WorkerBeat) -> None:
         """Write ``beat`` (a worker's heartbeat)."""
-        self.client.hset(self.key(WORKERS_KEY), beat.id, json.dumps(_beat_dict(beat)))
+        self.client.hset(self.key(WORKERS_KEY), beat.id, json.dumps(beat.as_json()))
 
     def forget(self, worker_id: str) -> None:
         """Remove a stopping worker's heartbeat."""
@@ -207,10 +211,6 @@ class JobQueue:
         """Close the broker's connections."""
         self.broker.close()
         self.client.close()
-
-
-def _beat_dict(beat: WorkerBeat) -> dict[str, Any]:
-    return {name: getattr(beat, name) for name in WorkerBeat.__slots__}
 
 
 def _text(value: bytes | str) -> str:

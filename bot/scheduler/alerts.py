@@ -64,6 +64,7 @@ from bot.config import Settings
 from bot.delivery import Deliverers, Place
 from bot.digest.labels import Labeler
 from bot.digest.service import DigestService
+from bot.digest.window import parse_week
 from bot.errors import CodeownersError, FilterError, PrhubError
 from bot.filters import Candidate, Filter, describe, match, reasons_text
 from bot.models import DigestPR, Language, PullRequest, Window
@@ -161,6 +162,51 @@ class AlertPoller:
             await self._collect(pairs[0][1].repo, pairs, report)
         for who, subs in subscriptions.items():
             await self._deliver(who, subs, report)
+        return report
+
+    async def on_merged(self, repo: str, number: int) -> PollReport:
+        """A PR merged just now (the GitHub webhook): analyse it in the language of every channel and
+        subscriber that follows ``repo`` (through the digest service, so with workers alive the jobs
+        are queued, once per language whoever asks), then queue its alerts and deliver what is due —
+        the poll's steps for this one PR, without moving the checkpoint (a later poll that reads it
+        again adds nothing twice).
+
+        Raises:
+            PrhubError: the source cannot give the PR.
+            redis.exceptions.RedisError: the store did not answer.
+        """
+        report = PollReport()
+        source = self._channels.source_for_repo(repo)
+        pr = await asyncio.to_thread(source.pull_request, repo, number)
+        repo = pr.repo
+        try:
+            week = parse_week("this", tz=self.settings.timezone, now=pr.merged_at)
+            neighbours = await asyncio.to_thread(source.merged_prs, repo, week)
+        except PrhubError as exc:  # the hot files then come from this PR alone
+            log.warning("webhook: %s: the week of #%d could not be read: %s", repo, number, exc)
+            neighbours = [pr]
+        subscriptions = await self._subscriptions.all()
+        pairs = [(who, sub) for who, subs in subscriptions.items() for sub in subs if sub.repo.lower() == repo.lower()]
+        languages = {self._language(who) for who, _ in pairs}
+        languages |= {cfg.language or self.settings.language for key, cfg in self.settings.channels.items()
+                      if (cfg.repo or self.settings.default_repo or "").lower() == repo.lower()}
+        if (self.settings.default_repo or "").lower() == repo.lower() or not languages:
+            languages.add(self.settings.language)
+        await asyncio.gather(*(self._digests.pr(pr, language=lang, window_prs=neighbours)
+                               for lang in sorted(languages)))
+        report.prs_seen = 1
+        if not pairs:
+            return report
+        now = self._clock()
+        owners = await self._codeowners(source, repo, pairs)
+        items = await self._matches(repo, [pr], pairs, owners, await self._handles(pairs), now)
+        for who, found in items.items():
+            if await self._enqueue(who, found):
+                report.queued += len(found)
+            else:
+                report.skipped += 1
+        for who in items:
+            await self._deliver(who, subscriptions[who], report)
         return report
 
     # -- collect ------------------------------------------------------------------------------------------
