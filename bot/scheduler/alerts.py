@@ -80,6 +80,9 @@ MAX_AGE = timedelta(days=3)
 """An item that could not be sent for this long (the platform keeps refusing) is dropped, with an error logged."""
 LOCK_TRIES = 5
 """Tries (0.2 s apart) for a queue's lock while adding items; then the checkpoint waits for the next poll."""
+WEBHOOK_LOCK_ROUNDS = 60
+"""Rounds of :data:`LOCK_TRIES` (about a minute) for a merged PR from the webhook: no checkpoint keeps it for a
+later poll, and a delivery holds the lock while the platform paces its messages."""
 
 
 def queue_key(who: Subscriber) -> str:
@@ -201,11 +204,15 @@ class AlertPoller:
         owners = await self._codeowners(source, repo, pairs)
         items = await self._matches(repo, [pr], pairs, owners, await self._handles(pairs), now)
         for who, found in items.items():
-            if await self._enqueue(who, found):
-                report.queued += len(found)
+            for _ in range(WEBHOOK_LOCK_ROUNDS):  # no checkpoint holds this PR back: wait longer for the lock
+                if await self._enqueue(who, found):
+                    report.queued += len(found)
+                    break
             else:
                 report.skipped += 1
-        for who in items:
+                log.warning("webhook: %s#%d: %s's alert queue stayed locked; the next poll adds it", repo, number,
+                            who.key)
+        for who in items:  # a queue locked by another delivery now is delivered by it or by the next poll
             await self._deliver(who, subscriptions[who], report)
         return report
 
