@@ -111,6 +111,9 @@ class AnalysisWorker:
         self._beat_thread.start()
         self._worker = dramatiq.Worker(self.queue.broker, worker_threads=self.concurrency,
                                        worker_timeout=self._poll_ms)
+        # Fetch no more than the threads can start: jobs a worker holds but does not run wait for it, while
+        # the other workers may be idle (Dramatiq's default is twice the threads).
+        self._worker.queue_prefetch = self.concurrency
         self._worker.start()
         log.info("worker %s: %d threads on queue %s", self.id, self.concurrency, self.settings.jobs_queue)
 
