@@ -307,7 +307,7 @@ class Services:
                     guard=self.guard, clock=self.clock)
 
     def pusher(self, **kwargs: Any) -> Pusher:
-        """The weekly push (``kwargs``: :class:`~bot.scheduler.push.Pusher`'s ``deadline_s``)."""
+        """The weekly push (``kwargs``: :class:`~bot.scheduler.push.Pusher`'s ``deadline_s``, ``refresher``)."""
         from bot.scheduler.push import Pusher
 
         return Pusher(settings=self.settings, claims=self.claims, channels=self.channels,
@@ -447,7 +447,12 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     async with AsyncExitStack() as stack:
         services = await stack.enter_async_context(open_services(settings, store="redis",
                                                                  purpose="the bot needs Redis", jobs=True))
-        await stack.enter_async_context(scheduled(services.pusher(), services.poller(), services.personal_job()))
+        from bot.scheduler.refresh import PendingRefresher
+
+        refresher = PendingRefresher(services.digests)
+        stack.push_async_callback(refresher.aclose)
+        await stack.enter_async_context(scheduled(services.pusher(refresher=refresher), services.poller(),
+                                                  services.personal_job()))
         routes = await stack.enter_async_context(_feishu(services, feishu)) if feishu != "off" else []
         slack_app = _slack_app(services) if slack != "off" else None
         pages = services.page_routes()

@@ -127,6 +127,20 @@ class Deliverer(Protocol):
         """
         ...
 
+    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message]) -> Posted:
+        """Replace the messages of an earlier post at ``place`` in place (Slack ``chat.update``; Feishu's
+        message patch, for cards sent with ``update_multi`` within 14 days): ``messages[i]`` replaces
+        ``posted.ids[i]``; messages beyond the old ones are appended in the thread of ``posted.anchor``.
+
+        Returns:
+            The ids now holding the post, and its anchor.
+
+        Raises:
+            DeliveryError: the platform refused an edit, or cannot edit at all (a webhook:
+                ``code="not_editable"``).
+        """
+        ...
+
 
 def split_channel(key: str) -> tuple[str, str]:
     """``"slack:C123"`` -> ``("slack", "C123")``.

@@ -52,6 +52,7 @@ from bot.delivery import Deliverers, Place, post_digest, split_channel
 from bot.digest.service import DigestService
 from bot.digest.window import parse_week
 from bot.errors import ConfigError, PrhubError
+from bot.scheduler.refresh import PendingRefresher
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
 
 __all__ = ["LLM_DEADLINE_S", "LOOKBACK", "RETRY_EVERY_S", "PushOutcome", "Pusher"]
@@ -93,11 +94,13 @@ class Pusher:
         digests: the digest service.
         clock: the current instant (aware).
         deadline_s: how long the LLM analyses of one push may take (:data:`LLM_DEADLINE_S`).
+        refresher: fills in a posted digest's pending analyses when they land (``prhub serve``;
+            :mod:`bot.scheduler.refresh`); ``None``: the post stays as it is.
     """
 
     def __init__(self, *, settings: Settings, claims: Claims, channels: Channels, deliverers: Deliverers,
                  digests: DigestService, clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-                 deadline_s: float = LLM_DEADLINE_S) -> None:
+                 deadline_s: float = LLM_DEADLINE_S, refresher: PendingRefresher | None = None) -> None:
         self.settings = settings
         self._claims = claims
         self._channels = channels
@@ -105,6 +108,7 @@ class Pusher:
         self._digests = digests
         self._clock = clock
         self._deadline_s = deadline_s
+        self._refresher = refresher
 
     def scheduled_channels(self) -> list[str]:
         """The channel keys with a ``push`` time, sorted."""
@@ -152,13 +156,17 @@ class Pusher:
             digest = await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
                                                 deadline_s=self._deadline_s, lookback=earlier.lookback,
                                                 known=earlier.known)
-            await post_digest(deliverer, self._claims, Place(target), digest, key=done_key)
+            posted = await post_digest(deliverer, self._claims, Place(target), digest, key=done_key)
             await self._claims.take(done_key)
         except BaseException:
             await self._claims.release(lock_key)
             raise
         log.info("pushed %s %s to %s: %d PRs, %d pending", repo, window.name, channel,
                  digest.stats.pr_count, len(digest.pending))
+        if self._refresher is not None:  # the seam of issue 17: pending cards edited when analyses land
+            self._refresher.track(deliverer, Place(target), posted, digest, lambda: self._digests.digest(
+                prs, repo=repo, window=window, language=language, now=now, deadline_s=self._deadline_s,
+                lookback=earlier.lookback, known=earlier.known), what=f"{repo} {window.name} to {channel}")
         return PushOutcome(channel, repo, window.name, "posted", digest.stats.pr_count, len(digest.pending))
 
     async def run_scheduled(self, channel: str) -> PushOutcome | None:

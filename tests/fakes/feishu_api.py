@@ -22,7 +22,10 @@ Served by the standard library's threading HTTP server in a background thread
   ``image`` file part that must be a PNG): answers an ``image_key`` and keeps the bytes in
   :attr:`FakeFeishuAPI.images`; :attr:`FakeFeishuAPI.refuse_images` answers ``99991672``
   (the app lacks ``im:resource``). A card's ``img`` element must name a key uploaded here and
-  carry its ``alt`` (else ``230099``, as Feishu refuses an unknown image key).
+  carry its ``alt`` (else ``230099``, as Feishu refuses an unknown image key);
+- ``PATCH /open-apis/im/v1/messages/{id}`` — a card replaced in place: only a card this fake
+  accepted whose ``config.update_multi`` is true (else ``230099``), checked like a new card; kept in
+  :attr:`FakeFeishuAPI.patches` and shown in :attr:`FakeFeishuAPI.messages`.
 
 Every request is kept in :attr:`FakeFeishuAPI.calls`; every message actually
 "sent" in :attr:`FakeFeishuAPI.messages`, every webhook card in
@@ -32,6 +35,7 @@ Every request is kept in :attr:`FakeFeishuAPI.calls`; every message actually
 from __future__ import annotations
 
 import base64
+import dataclasses
 import email.parser
 import email.policy
 import hashlib
@@ -144,6 +148,7 @@ class FakeFeishuAPI:
         self.webhook_secret: str | None = None
         self.calls: list[Call] = []
         self.messages: list[Sent] = []
+        self.patches: list[tuple[str, dict[str, Any]]] = []
         self.webhook_posts: list[dict[str, Any]] = []
         self.images: dict[str, bytes] = {}
         self.refuse_images = False
@@ -188,6 +193,8 @@ class FakeFeishuAPI:
             return self._image(call)
         if call.method == "POST" and path.startswith("/open-apis/im/v1/messages"):
             return self._message(call)
+        if call.method == "PATCH" and path.startswith("/open-apis/im/v1/messages/"):
+            return self._patch(call)
         return 404, {}, {"code": 404, "msg": f"no such API {call.method} {path}"}
 
     def _image(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -252,6 +259,32 @@ class FakeFeishuAPI:
                                       uuid=uuid if isinstance(uuid, str) else None))
         return 200, {}, {"code": 0, "msg": "success", "data": {"message_id": message_id, "chat_id": "oc_fake"}}
 
+    def _patch(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
+        """A card replaced in place: only a card this bot sent with ``config.update_multi``."""
+        message_id = call.path.rstrip("/").split("/")[-1]
+        body = call.body if isinstance(call.body, dict) else {}
+        raw = body.get("content")
+        with self._lock:
+            sent = next((m for m in self.messages if m.message_id == message_id), None)
+        if sent is None or sent.msg_type != "interactive":
+            return 400, {}, {"code": 230001, "msg": "message not found or not a card"}
+        if not (sent.content.get("config") or {}).get("update_multi"):
+            return 400, {}, {"code": 230099, "msg": "a card updated for everyone needs config.update_multi"}
+        try:
+            content = json.loads(raw) if isinstance(raw, str) else None
+        except ValueError:
+            content = None
+        if not isinstance(content, dict):
+            return 400, {}, {"code": 230001, "msg": "content must be a card JSON string"}
+        with self._lock:
+            problem = card_problem(content, dict(self.images))
+            if problem is not None:
+                return 400, {}, {"code": 230099, "msg": f"Failed to update card content: {problem}"}
+            self.patches.append((message_id, content))
+            index = self.messages.index(sent)
+            self.messages[index] = dataclasses.replace(sent, content=content)
+        return 200, {}, {"code": 0, "msg": "success"}
+
     def _webhook(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
         body = call.body if isinstance(call.body, dict) else {}
         if self.webhook_secret is not None:
@@ -304,6 +337,9 @@ class FakeFeishuAPI:
 
             def do_POST(self) -> None:
                 self._serve("POST")
+
+            def do_PATCH(self) -> None:
+                self._serve("PATCH")
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
