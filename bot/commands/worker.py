@@ -26,6 +26,34 @@ from bot.errors import PrhubError
 _stderr = Console(stderr=True)
 
 
+def _status() -> None:
+    import socket
+
+    from bot.jobs.queue import JobQueue
+
+    try:
+        settings = load_settings()
+        queue = JobQueue(settings)
+        try:
+            beats, queued, stats = queue.workers(), queue.pending(), queue.stats()
+        finally:
+            queue.close()
+    except (PrhubError, RedisError) as exc:
+        _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from exc
+    out = Console()
+    out.print(Text(f"queue {settings.jobs_queue}: {queued} waiting · {stats.get('stored', 0)} analysed, "
+                   f"{stats.get('cached', 0)} already cached, {stats.get('failed', 0)} failed"), highlight=False)
+    for beat in beats:
+        out.print(Text(f"  {beat.id}  {beat.concurrency} at once · {beat.done} done, {beat.failed} failed"),
+                  highlight=False)
+    if not beats:
+        out.print(Text("  no worker alive"), highlight=False)
+    here = socket.gethostname()
+    if not any(beat.host == here for beat in beats):
+        raise typer.Exit(code=1)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``worker`` to ``app``."""
     app.command("worker")(worker)
@@ -34,11 +62,16 @@ def register(app: typer.Typer) -> None:
 def worker(
     concurrency: Annotated[int | None, typer.Option(min=1, max=64, help="Jobs run at once (threads). "
                                                     "Default: PRHUB_WORKER_CONCURRENCY, else 4.")] = None,
+    status: Annotated[bool, typer.Option("--status", help="Print the workers alive (their heartbeats in Redis) "
+                                         "and exit: 0 when one of this host runs, else 1 (a health check).")] = False,
 ) -> None:
     """Run LLM analysis jobs queued by `prhub serve` and `prhub push` (Ctrl-C stops it after the jobs under way).
 
     Example: PRHUB_LLM_MODEL=openai/gpt-4o-mini prhub worker --concurrency 8
     """
+    if status:
+        _status()
+        return
     from bot.jobs.worker import AnalysisWorker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

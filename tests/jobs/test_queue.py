@@ -163,3 +163,28 @@ async def test_a_job_whose_model_fails_is_retried_then_gives_the_heuristic_with_
     finally:
         running.stop(timeout_s=10)
         await services.aclose()
+
+
+async def test_healthz_workers_reads_the_heartbeats(settings: Settings, store: RedisStore,
+                                                    worker: AnalysisWorker) -> None:
+    import httpx
+
+    from bot.handlers.server import build_server
+
+    services = build_services(settings, store, jobs=True)
+    alone = build_services(settings, store)  # no queue (prhub digest, or a bot without a model)
+    try:
+        for made, alive in ((services, 1), (alone, 0)):
+            app = build_server(routes=made.health_routes())
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bot") as client:
+                answer = await client.get("/healthz/workers")
+                assert (await client.get("/healthz")).text == "ok"
+            assert answer.status_code == 200
+            body = answer.json()
+            assert body["alive"] == alive
+            if alive:
+                assert [w["id"] for w in body["workers"]] == [worker.id]
+                assert body["queue"] == settings.jobs_queue
+    finally:
+        await services.aclose()
+        await alone.aclose()
