@@ -133,6 +133,8 @@ class AnalysisWorker:
             self._loop.call_soon_threadsafe(self._loop.stop)
             if self._loop_thread is not None:
                 self._loop_thread.join(timeout=5)
+            if not self._loop.is_running():
+                self._loop.close()
         self.queue.close()
 
     def run(self) -> None:
@@ -154,6 +156,7 @@ class AnalysisWorker:
         for task in others:  # litellm's logging worker, and anything a stopped job left
             task.cancel()
         await asyncio.gather(*others, return_exceptions=True)
+        await asyncio.get_running_loop().shutdown_default_executor()
 
     def _call(self, coro: Coroutine[Any, Any, Any]) -> Any:
         assert self._loop is not None
