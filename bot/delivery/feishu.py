@@ -189,6 +189,11 @@ class FeishuClient:
             raise FeishuAPIError(f"bot info refused: {body}", status=int(raw.status_code or 0))
         return cast("dict[str, Any]", body)
 
+    def _retrying(self) -> AsyncRetrying:
+        """Tries of one call: rate limits waited out (:func:`_rate_limit_wait`), at most :data:`MAX_RETRIES` waits."""
+        return AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
+                             retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
+
     async def send(self, target: Target, msg_type: str, content: dict[str, Any], *, uuid: str | None = None) -> str:
         """Send one message, waiting out rate limits.
 
@@ -206,8 +211,7 @@ class FeishuClient:
                 rate-limited after :data:`MAX_RETRIES` waits.
         """
         text = json.dumps(content, ensure_ascii=False)
-        retrying = AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
-                                 retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
+        retrying = self._retrying()
         try:
             async for attempt in retrying:
                 with attempt:
@@ -236,8 +240,7 @@ class FeishuClient:
             FeishuAPIError: refused (e.g. ``99991672``: the app lacks ``im:resource``), or still
                 rate-limited after :data:`MAX_RETRIES` waits.
         """
-        retrying = AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
-                                 retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
+        retrying = self._retrying()
         try:
             async for attempt in retrying:
                 with attempt:
@@ -320,8 +323,7 @@ class FeishuClient:
                 after :data:`MAX_RETRIES` waits.
         """
         text = json.dumps(card, ensure_ascii=False)
-        retrying = AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
-                                 retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
+        retrying = self._retrying()
         try:
             async for attempt in retrying:
                 with attempt:

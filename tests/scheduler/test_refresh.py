@@ -60,18 +60,19 @@ def settings_for(channel: str, fake_slack: FakeSlack, fake_feishu: FakeFeishuAPI
                                          timezone="Asia/Shanghai", push="mon 10:00")})
 
 
-async def pushed(settings: Settings, store: RedisStore, channel: str) -> tuple[Pusher, PendingRefresher, LateAnalyzer]:
+async def pushed(settings: Settings, store: RedisStore, channel: str,
+                 wait_s: float = 30) -> tuple[DigestService, PendingRefresher, LateAnalyzer]:
     services = build_services(settings, store, clock=lambda: MONDAY_W17, pacer=Pacer(FAST))
     analyzer = LateAnalyzer()
     digests = DigestService(settings, llm=Model(analyzer))
-    refresher = PendingRefresher(digests, wait_s=30)
+    refresher = PendingRefresher(digests, wait_s=wait_s)
     push = Pusher(settings=settings, claims=services.claims, channels=services.channels,
                   deliverers=services.deliverers, digests=digests, clock=lambda: MONDAY_W17, deadline_s=0.3,
                   refresher=refresher)
     outcome = await push.push(channel, "2026-W16")
     assert outcome.status == "posted"
     assert 0 < outcome.pending < outcome.prs
-    return push, refresher, analyzer
+    return digests, refresher, analyzer
 
 
 async def test_slack_the_lead_card_and_its_thread_are_edited_when_the_analyses_land(
@@ -108,14 +109,7 @@ async def test_feishu_the_card_is_patched_in_place(
 async def test_nothing_landed_leaves_the_post_as_it_is(
         fake_slack: FakeSlack, fake_feishu: FakeFeishuAPI, store: RedisStore) -> None:
     settings = settings_for("slack:C0PUSH", fake_slack, fake_feishu)
-    services = build_services(settings, store, clock=lambda: MONDAY_W17, pacer=Pacer(FAST))
-    analyzer = LateAnalyzer()
-    digests = DigestService(settings, llm=Model(analyzer))
-    refresher = PendingRefresher(digests, wait_s=0.2)
-    push = Pusher(settings=settings, claims=services.claims, channels=services.channels,
-                  deliverers=services.deliverers, digests=digests, clock=lambda: MONDAY_W17, deadline_s=0.2,
-                  refresher=refresher)
-    assert (await push.push("slack:C0PUSH", "2026-W16")).pending
+    digests, refresher, _ = await pushed(settings, store, "slack:C0PUSH", wait_s=0.2)
     assert await refresher.idle() == [False]
     assert fake_slack.of("chat.update") == []
     await digests.aclose()
