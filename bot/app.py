@@ -434,8 +434,10 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     """``prhub serve``: the weekly pushes and label alerts, the Feishu bot and the Slack bot, until cancelled.
 
     HTTP modes share one Starlette server on ``host:port`` (``/slack/events``, ``/feishu/events``,
-    ``/healthz`` and, with ``PRHUB_PAGE_SECRET``, ``/pages/{token}``); Socket Mode and the Feishu long
-    connection need no public address, but with ``PRHUB_PUBLIC_URL`` the server runs for the pages.
+    ``/healthz``, ``/healthz/workers``, with ``PRHUB_PAGE_SECRET`` ``/pages/{token}`` and with
+    ``GITHUB_WEBHOOK_SECRET`` ``/github/webhook``); Socket Mode and the Feishu long connection need no
+    public address, but with ``PRHUB_PUBLIC_URL`` (the pages) or a webhook secret the server runs too.
+    Pushes posted with pending analyses are filled in when they land (:mod:`bot.scheduler.refresh`).
 
     Raises:
         ConfigError: as :func:`check_serve`, or Redis does not answer.

@@ -16,7 +16,8 @@ replies and by the scheduler alike.
 A deliverer knows its platform's renderers (``digest_messages``, ``alert_messages``,
 ``reply_messages``, from :mod:`bot.cards`) and, where the platform tells, a person's time zone
 (``person_timezone``: Slack ``users.info``) and posts a list of messages to a :class:`Place`: a
-conversation, or under a message there (its thread). The first message goes where the place says,
+conversation, or under a message there (its thread); :meth:`Deliverer.edit` replaces what a post put
+there (a digest whose pending analyses landed). The first message goes where the place says,
 the rest continue in the first one's thread; :class:`Posted` tells the ids and the *anchor*, the
 message id that a button press on the first message reports as its thread (Slack: the thread's
 root ts; Feishu: the first card's message id). :func:`post_digest` and :func:`post_reply` post and,

@@ -31,7 +31,9 @@ without any LLM call, :meth:`~bot.digest.service.DigestService.look_back`).
 A week still being analysed (an LLM analyzer that has not finished by the deadline,
 :data:`LLM_DEADLINE_S`) is posted with what is ready; the rest show as pending
 (分析结果尚未生成). The digest comes from the process's :class:`~bot.digest.service.DigestService`,
-the same one the chat bots use.
+the same one the chat bots use (with ``prhub worker`` processes alive, its analyses are jobs on the
+queue, :mod:`bot.jobs`). In ``prhub serve`` a post with pending analyses is handed to the
+:class:`~bot.scheduler.refresh.PendingRefresher`, which edits it in place when they land.
 """
 
 from __future__ import annotations
