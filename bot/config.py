@@ -296,6 +296,9 @@ class Settings(BaseSettings):
     heuristic analysis with the reason."""
     jobs_time_limit_s: int = Field(default=600, ge=10)
     """How long one analysis job may run before the worker stops it (and retries it), seconds."""
+    jobs_maintenance_chance: int = Field(default=50_000, ge=1, le=1_000_000)
+    """Of a million queue commands, how many also move dead workers' jobs back to the queue (Dramatiq's
+    maintenance; its own default is 1,000, minutes between two looks with a few idle workers)."""
     # GitHub webhooks (POST /github/webhook in prhub serve) and the GitHub App.
     github_webhook_secret: SecretStr | None = Field(  # type: ignore[pydantic-alias]
         default=None,

@@ -29,6 +29,7 @@ def worker_env(settings: Settings, *, config: Path | None = None) -> dict[str, s
         "PRHUB_LLM_CONCURRENCY": str(settings.llm_concurrency),
         "PRHUB_JOBS_HEARTBEAT_TIMEOUT_S": str(settings.jobs_heartbeat_timeout_s),
         "PRHUB_JOBS_MAX_RETRIES": str(settings.jobs_max_retries),
+        "PRHUB_JOBS_MAINTENANCE_CHANCE": str(settings.jobs_maintenance_chance),
         "PRHUB_CONFIG": str(config or ROOT / "prhub.toml"),
     })
     return env

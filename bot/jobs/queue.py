@@ -10,7 +10,8 @@ is queued and one analysis made:
   after its worker died, costs no second call when the first one finished);
 - a job whose model call failed is retried by Dramatiq's ``Retries`` middleware (exponential backoff);
   when the retries are spent, or the model is unusable (credentials, quota), the worker writes
-  ``prhub:job:failed:{key}`` (the heuristic analysis with its reason, or the stop reason) for the
+  ``prhub:job:failed:{key}`` (the heuristic analysis with its reason, the stop reason, or — a job that
+  could not even make the heuristic — an error, and the waiter analyses in its own process) for the
   waiters, and frees the queued marker so a later ask queues again.
 
 A worker that dies holds its fetched messages in Dramatiq's per-worker ack set; once its heartbeat is
@@ -62,9 +63,6 @@ WORKERS_KEY = cache_key("workers")
 STATS_KEY = cache_key("jobs", "stats")
 BEAT_EVERY_S = 5.0
 """How often a worker writes its heartbeat, seconds; one older than three beats is not alive."""
-MAINTENANCE_CHANCE = 50_000
-"""Of a million broker commands, how many also requeue dead workers' jobs (Dramatiq's default is 1,000,
-i.e. minutes between two looks with a few idle workers; this is a few seconds)."""
 FAILED_TTL_S = 15 * 60
 """How long waiters see a job's failure (then a new ask queues it again), seconds."""
 
@@ -121,7 +119,7 @@ class JobQueue:
         self.client = client or redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=10)
         self.broker = RedisBroker(client=self.client, namespace=self.prefix + cache_key("jobs"),
                                   heartbeat_timeout=settings.jobs_heartbeat_timeout_s * 1000,
-                                  maintenance_chance=MAINTENANCE_CHANCE)  # type: ignore[no-untyped-call]
+                                  maintenance_chance=settings.jobs_maintenance_chance)  # type: ignore[no-untyped-call]
         self.broker.add_middleware(CurrentMessage())
         self._clock = clock
 
@@ -235,7 +233,8 @@ class QueueAnalyzer:
     (:meth:`JobQueue.enqueue`; one per key whoever asks) and the cache watched until the analysis
     lands (a digest's deadline, :class:`~bot.digest.service.DeadlineAnalyzer`, shows it as pending
     meanwhile); with no live worker, or when they all stop, ``inner`` analyses in this process (as
-    without a queue). A job that gave up gives the heuristic analysis with the reason; a model found
+    without a queue), and so it does when the job has not landed after ``patience_s`` (a backlog, a job
+    lost with its Redis). A job that gave up gives the heuristic analysis with the reason; a model found
     unusable raises :class:`~bot.errors.LLMStopError`, as ``inner`` would.
 
     Args:
@@ -244,16 +243,19 @@ class QueueAnalyzer:
         store: the analysis cache (the one ``inner`` and the workers write).
         poll_s: the longest wait between two looks at the cache, seconds.
         on_hit: called for an analysis found in the cache (the usage meter's cache hits).
+        patience_s: how long one analysis waits for the workers before this process makes it itself
+            (default: twice ``llm_timeout_s``).
     """
 
     def __init__(self, inner: KeyedAnalyzer, queue: JobQueue, store: Store, *, poll_s: float = 0.5,
-                 on_hit: Callable[[], None] | None = None) -> None:
+                 on_hit: Callable[[], None] | None = None, patience_s: float | None = None) -> None:
         self.name = inner.name
         self._inner = inner
         self._queue = queue
         self._store = store
         self._poll_s = poll_s
         self._on_hit = on_hit
+        self._patience_s = patience_s if patience_s is not None else 2 * queue.settings.llm_timeout_s
         self._known: tuple[float, bool] = (0.0, False)
 
     async def _workers_alive(self) -> bool:
@@ -293,6 +295,7 @@ class QueueAnalyzer:
 
     async def _wait(self, pr: PullRequest, context: AnalysisContext, key: str) -> Analysis:
         wait = 0.05
+        give_up = time.monotonic() + self._patience_s
         while True:
             await asyncio.sleep(wait)
             wait = min(self._poll_s, wait * 2)
@@ -303,7 +306,15 @@ class QueueAnalyzer:
             if failed is not None:
                 if failed.get("stop"):
                     raise LLMStopError(str(failed["stop"]))
-                return Analysis.model_validate(failed["analysis"])
+                if "analysis" in failed:
+                    return Analysis.model_validate(failed["analysis"])
+                log.warning("%s#%d: the job failed (%s): analysing it in this process", pr.repo, pr.number,
+                            failed.get("error"))
+                return await self._inner.analyze_async(pr, context)
             if not await self._workers_alive():
                 log.warning("no worker is alive any more: analysing %s#%d in this process", pr.repo, pr.number)
+                return await self._inner.analyze_async(pr, context)
+            if time.monotonic() > give_up:
+                log.warning("%s#%d: no analysis from the workers after %.0f s: analysing it in this process",
+                            pr.repo, pr.number, self._patience_s)
                 return await self._inner.analyze_async(pr, context)

@@ -35,7 +35,7 @@ import dramatiq
 from dramatiq.middleware import CurrentMessage
 
 from bot.config import Settings
-from bot.digest.heuristic import AnalysisContext
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
 from bot.errors import ConfigError, LLMStopError
 from bot.jobs.queue import ACTOR, BEAT_EVERY_S, JobQueue, WorkerBeat
 from bot.models import Language, PullRequest
@@ -194,10 +194,33 @@ class AnalysisWorker:
             self.queue.fail(key, {"stop": str(exc)})
             self._counted("failed")
             raise
+        except BaseException as exc:  # a bug, Redis, the time limit: retried; the last try tells the waiters
+            if last_try and not isinstance(exc, JobRetry):
+                self._give_up(key, pr, language, hot_files, exc)
+            raise
         if outcome != "failed":
             self.queue.count(outcome)
             self.queue.done(key)
         self._counted(outcome)
+
+    def _give_up(self, key: str, pr: dict[str, Any], language: Language, hot_files: list[str],
+                 exc: BaseException) -> None:
+        """The heuristic analysis with the reason, for the waiters of a job that failed for good."""
+        try:
+            parsed = PullRequest.model_validate(pr)
+            context = AnalysisContext(repo=self.settings.repo(parsed.repo), language=language,
+                                      hot_files=frozenset(hot_files))
+            analysis = HeuristicAnalyzer().analyze(parsed, context).model_copy(
+                update={"fallback_reason": f"analysis job failed: {type(exc).__name__}"})
+            outcome: dict[str, Any] = {"analysis": analysis.model_dump(mode="json")}
+        except Exception:  # not even the heuristic: the waiters analyse it themselves
+            log.exception("job %s: no analysis at all", key)
+            outcome = {"error": f"analysis job failed: {type(exc).__name__}"}
+        try:
+            self.queue.fail(key, outcome)
+            self._counted("failed")
+        except Exception:
+            log.exception("job %s: its failure could not be recorded", key)
 
     def _counted(self, outcome: Outcome) -> None:
         with self._lock:

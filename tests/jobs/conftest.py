@@ -39,6 +39,7 @@ def fake_llm() -> Iterator[FakeLLMServer]:
 
 @pytest.fixture
 def settings(fake_llm: FakeLLMServer, prefix: str, no_config: Path) -> Settings:
-    """The fake model, Redis DB 15 under ``prefix``, a queue of this test's own, quick heartbeats."""
+    """The fake model, Redis DB 15 under ``prefix``, a queue of this test's own, quick heartbeats, one retry."""
     return llm_settings(load_settings(), fake_llm.base_url, redis_url=REDIS_URL, redis_key_prefix=prefix,
-                        jobs_queue=f"q{uuid.uuid4().hex[:10]}", jobs_heartbeat_timeout_s=2, jobs_max_retries=1)
+                        jobs_queue=f"q{uuid.uuid4().hex[:10]}", jobs_heartbeat_timeout_s=2, jobs_max_retries=1,
+                        llm_timeout_s=15.0)  # a loaded machine must not turn a call into a retry

@@ -52,7 +52,7 @@ def fake_slack() -> Iterator[FakeSlack]:
 def cluster_settings(verl_settings: Settings, fake_llm: FakeLLMServer, fake_slack: FakeSlack, prefix: str,
                      settings: Settings) -> Settings:
     base = llm_settings(verl_settings, fake_llm.base_url, redis_url=REDIS_URL, redis_key_prefix=prefix,
-                        jobs_queue=settings.jobs_queue, jobs_heartbeat_timeout_s=2)
+                        jobs_queue=settings.jobs_queue, jobs_heartbeat_timeout_s=2, llm_timeout_s=15.0)
     return base.model_copy(update={
         "slack_bot_token": SecretStr(BOT_TOKEN), "slack_api_url": fake_slack.base_url + "/api",
         "github_webhook_secret": SecretStr(SECRET), "alerts_batch_s": 0, "charts": False,
