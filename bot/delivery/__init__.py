@@ -38,7 +38,7 @@ Errors: every failure to deliver is a :class:`~bot.errors.DeliveryError`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -128,10 +128,12 @@ class Deliverer(Protocol):
         """
         ...
 
-    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message]) -> Posted:
+    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message], *,
+                   unchanged: Collection[int] = ()) -> Posted:
         """Replace the messages of an earlier post at ``place`` in place (Slack ``chat.update``; Feishu's
         message patch, for cards sent with ``update_multi`` within 14 days): ``messages[i]`` replaces
-        ``posted.ids[i]``; messages beyond the old ones are appended in the thread of ``posted.anchor``.
+        ``posted.ids[i]`` unless ``i`` is in ``unchanged``; messages beyond the old ones are appended in
+        the thread of ``posted.anchor``.
 
         Returns:
             The ids now holding the post, and its anchor.

@@ -43,7 +43,7 @@ import hashlib
 import io
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -485,11 +485,14 @@ class FeishuDeliverer:
             images.append(CardImage(ref=key, name=chart.name, title=chart.title, alt=chart.alt))
         return tuple(images)
 
-    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message]) -> Posted:
+    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message], *,
+                   unchanged: Collection[int] = ()) -> Posted:
         """See :meth:`Deliverer.edit` (the message patch; new cards as replies in the thread of the anchor)."""
         ids = list(posted.ids)
         extra: list[Message] = []
         for index, card in enumerate(messages):
+            if index < len(ids) and index in unchanged:
+                continue
             if index < len(ids):
                 await self.client.patch_card(ids[index], dict(card))
             else:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -223,10 +223,13 @@ class SlackDeliverer:
             root = root or ids[0]
         return Posted(tuple(ids), root)
 
-    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message]) -> Posted:
+    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message], *,
+                   unchanged: Collection[int] = ()) -> Posted:
         """See :meth:`Deliverer.edit` (``chat.update``; new messages ``chat.postMessage`` in the thread)."""
         ids = list(posted.ids)
         for index, message in enumerate(messages):
+            if index < len(ids) and index in unchanged:
+                continue
             await self._pacer.wait(self.platform, place.conversation)
             if index < len(ids):
                 try:

@@ -10,8 +10,8 @@ in the background:
 2. builds the digest again (every analysis now from the cache; the narrative once more);
 3. when fewer PRs are pending than were posted, edits the post in place
    (:meth:`~bot.delivery.Deliverer.edit`: the lead card by Slack ``chat.update`` or Feishu's message
-   patch — the cards are sent with ``update_multi`` — and each follow-up in the thread edited, or
-   appended when the digest now takes more messages).
+   patch — the cards are sent with ``update_multi`` — and each follow-up in the thread that changed
+   edited, or appended when the digest now takes more messages).
 
 A Feishu custom-bot webhook cannot edit: its posts stay as they are. A failure is logged (WARNING) and
 leaves the post as it was; ``prhub push`` (one shot) does not refresh.
@@ -69,8 +69,11 @@ class PendingRefresher:
                 log.info("%s: no pending analysis landed within %.0f s (%d still running)", what, self._wait_s,
                          still)
                 return False
-            messages = deliverer.digest_messages(fresh, await deliverer.card_extras(place, fresh))
-            await deliverer.edit(place, posted, messages)
+            extras = await deliverer.card_extras(place, fresh)
+            messages = deliverer.digest_messages(fresh, extras)
+            before = deliverer.digest_messages(digest, extras)
+            same = {i for i, (old, new) in enumerate(zip(before, messages, strict=False)) if old == new}
+            await deliverer.edit(place, posted, messages, unchanged=same)
         except DeliveryError as exc:
             log.warning("%s: the posted digest could not be filled in: %s", what, exc)
             return False
