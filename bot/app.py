@@ -304,7 +304,7 @@ class Services:
 
         return Core(settings=self.settings, channels=self.channels, digests=self.digests,
                     subscriptions=self.subscriptions, people=self.people, personal=self.personal, store=self.store,
-                    guard=self.guard, clock=self.clock)
+                    guard=self.guard, clock=self.clock, llm=self.llm)
 
     def pusher(self, **kwargs: Any) -> Pusher:
         """The weekly push (``kwargs``: :class:`~bot.scheduler.push.Pusher`'s ``deadline_s``, ``refresher``)."""

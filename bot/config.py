@@ -152,6 +152,9 @@ class ChannelConfig(BaseModel):
     ``None``: the global ``admins``; empty: every member."""
     quiet_hours: str | None = None
     """This channel's quiet hours (``"22:00-08:00"``, or ``"off"``); ``None``: the global ``quiet_hours``."""
+    full_digest: bool = False
+    """A digest asked in chat posts everything at once (the card, then the full report and label view in
+    its thread); ``False``: the card alone, the rest when 完整报告 is pressed."""
 
     @field_validator("push")
     @classmethod
@@ -476,6 +479,7 @@ class Settings(BaseSettings):
             push=own.push,
             admins=own.admins if own.admins is not None else self.admins,
             quiet_hours=own.quiet_hours if own.quiet_hours is not None else self.quiet_hours,
+            full_digest=own.full_digest,
         )
 
     def bots_of(self, repo: str) -> frozenset[str]:

@@ -11,21 +11,34 @@
     GitHubLinkReply(handle, language)         "我的 GitHub 是 alice"
     PersonalDigestReply(change, language)     "每周给我发我的周报" / "不要再发我的周报"
     MyDigestReply(digests, language)          "我的周报": last week through the person's filters
-    HelpReply(language, repo)                 anything else
-    ErrorReply(message, language)             a :class:`~bot.errors.PrhubError`, in one line
+    CompareReply(comparison)                  "#6046 和 #6029 哪个更值得读": verdicts side by side, which first
+    AnswerReply(answer, phrasing, notes)      "哪些 PR 改了 rollout 的配置": the matching PRs with evidence
+    MergedReply(digest, focus, notes)         "本月合并了哪些 PR" / "谁贡献最多": a window's PRs or their authors
+    EmptyWindowReply(window, repo, …)         a window without merged PRs, naming the latest one that has some
+    ClarifyReply(text, language)              a window that could not be read: which dates did you mean?
+    HelpReply(language, repo, examples)       anything else (``examples``: the nearest to what was said)
+    ErrorReply(message, language)             a :class:`~bot.errors.PrhubError`, in one line for people
+
+``notes`` (digest, label, answer, merged, empty window) are lines above the content, in the reply's
+language and unescaped: "我把“上上周”理解为 2026-W14（04-06 – 04-12）。", "…还没有结束", the window used
+when none was named.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
+from bot.digest.ask import Answer, Phrasing
+from bot.digest.compare import Comparison
 from bot.digest.personal import PersonalDigest
-from bot.models import Digest, DigestPR, Language
+from bot.models import Digest, DigestPR, Language, Window
 from bot.subscriptions import Subscription
 
-__all__ = ["DigestReply", "ErrorReply", "GitHubLinkReply", "HelpReply", "LabelReply", "MyDigestReply",
-           "PRReply", "PersonalDigestChange", "PersonalDigestReply", "Reply", "SubscriptionChange",
+__all__ = ["AnswerReply", "ClarifyReply", "CompareReply", "DigestReply", "EmptyWindowReply", "ErrorReply",
+           "GitHubLinkReply", "HelpReply", "LabelReply", "MergedReply", "MyDigestReply", "PRReply",
+           "PersonalDigestChange", "PersonalDigestReply", "Reply", "SubscriptionChange",
            "SubscriptionReply", "SubscriptionsReply", "is_public"]
 
 SubscriptionChange = Literal["subscribed", "already_subscribed", "unsubscribed", "not_subscribed",
@@ -35,7 +48,13 @@ PersonalDigestChange = Literal["on", "already_on", "off", "not_on", "refused"]
 
 @dataclass(frozen=True, slots=True)
 class DigestReply:
+    """A digest. ``whole``: all of it at once (the card, then the full report and label view in its
+    thread: the weekly push, a channel configured so); otherwise the card alone, the rest when
+    完整报告 is pressed."""
+
     digest: Digest
+    notes: tuple[str, ...] = ()
+    whole: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +72,7 @@ class LabelReply:
     digest: Digest
     label: str
     prs: tuple[DigestPR, ...]
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +134,56 @@ class MyDigestReply:
 
 
 @dataclass(frozen=True, slots=True)
+class CompareReply:
+    comparison: Comparison
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerReply:
+    """A question about a window answered from its PRs; ``phrasing``: the model's cited claims, if any."""
+
+    answer: Answer
+    phrasing: Phrasing | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MergedReply:
+    """The PRs ``digest``'s window merged (``focus="list"``, most important first) or their authors
+    (``"authors"``, most PRs first)."""
+
+    digest: Digest
+    focus: str = "list"
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyWindowReply:
+    """``window`` of ``repo`` has no merged PR; ``latest`` is the latest week that has some (its last
+    merge at ``last_merge``), ``None`` when the source holds none."""
+
+    window: Window
+    repo: str
+    language: Language
+    latest: Window | None = None
+    last_merge: datetime | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ClarifyReply:
+    """The question back when a window could not be read (``text``: in ``language``, unescaped)."""
+
+    text: str
+    language: Language
+
+
+@dataclass(frozen=True, slots=True)
 class HelpReply:
     language: Language
     repo: str | None
+    examples: tuple[str, ...] = ()
+    """The example phrasings nearest to a message not understood (empty: the whole help)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +194,13 @@ class ErrorReply:
     language: Language
 
 
-Reply = (DigestReply | PRReply | LabelReply | SubscriptionReply | SubscriptionsReply | GitHubLinkReply
-         | PersonalDigestReply | MyDigestReply | HelpReply | ErrorReply)
+Reply = (DigestReply | PRReply | LabelReply | CompareReply | AnswerReply | MergedReply | EmptyWindowReply
+         | ClarifyReply | SubscriptionReply | SubscriptionsReply | GitHubLinkReply | PersonalDigestReply
+         | MyDigestReply | HelpReply | ErrorReply)
 
 
 def is_public(reply: Reply) -> bool:
     """Whether ``reply`` is meant for the channel (digests, PR answers, label views) rather than only for
-    the asker (subscriptions, help, errors) where the platform can tell the two apart."""
-    return isinstance(reply, DigestReply | PRReply | LabelReply)
+    the asker (subscriptions, help, questions back, errors) where the platform can tell the two apart."""
+    return isinstance(reply, DigestReply | PRReply | LabelReply | CompareReply | AnswerReply | MergedReply
+                      | EmptyWindowReply)

@@ -30,6 +30,7 @@ from bot.cards.escape import (
     md_text,
     one_line,
     safe_url,
+    slack_mrkdwn,
     slack_text,
 )
 from bot.cards.i18n import is_week, n_prs, phrases
@@ -73,8 +74,8 @@ def _folded_paragraphs(escape: Callable[[str], str]) -> Callable[[str], str]:
 
 
 SLACK = Markup(
-    text=lambda t: slack_text(one_line(t)),
-    paragraphs=_folded_paragraphs(slack_text),
+    text=lambda t: slack_mrkdwn(one_line(t), headings=False),
+    paragraphs=_folded_paragraphs(slack_mrkdwn),
     code=lambda t: f"`{slack_text(one_line(t))}`",
     bold=lambda t: f"*{t}*",
     italic=lambda t: f"_{t}_",

@@ -11,7 +11,9 @@ Pure functions from core values to each platform's shapes (the chat core picks t
 * the help for a message not understood, with the nearest examples
   (:func:`render_nearest_markdown` / ``_slack`` / ``_feishu``);
 * an empty window with a button that opens the latest window with merged PRs
-  (:func:`render_empty_window_slack` / ``_feishu``).
+  (:func:`render_empty_window_slack` / ``_feishu``);
+* the PRs a window merged, most important first, or their authors, most PRs first
+  (:func:`render_merged_markdown` / ``_slack`` / ``_feishu``).
 
 ``notes`` (every renderer of a window takes them) are lines the core adds above the
 content, already in the asker's language and unescaped: the window echo ("I read
@@ -38,10 +40,20 @@ from bot.cards import feishu, slack
 from bot.cards._outline import FEISHU, MARKDOWN, SLACK, Markup, pr_number, pr_ref
 from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_OPEN_WINDOW
 from bot.cards.escape import md_cell, md_line, one_line, split_text
-from bot.cards.i18n import answer_phrases, level_name, minutes_text, n_prs, phrases, window_text
+from bot.cards.i18n import (
+    answer_phrases,
+    ask_phrases,
+    level_name,
+    minutes_text,
+    n_prs,
+    phrases,
+    status_name,
+    window_text,
+)
+from bot.digest.aggregate import by_importance
 from bot.digest.ask import Answer, Evidence, Match, Phrasing
 from bot.digest.compare import Comparison
-from bot.models import DigestPR, Language, Window
+from bot.models import Digest, DigestPR, Language, Window
 
 __all__ = [
     "ACTION_ANALYZE_PR",
@@ -54,6 +66,9 @@ __all__ = [
     "render_comparison_slack",
     "render_empty_window_feishu",
     "render_empty_window_slack",
+    "render_merged_feishu",
+    "render_merged_markdown",
+    "render_merged_slack",
     "render_nearest_feishu",
     "render_nearest_markdown",
     "render_nearest_slack",
@@ -459,3 +474,97 @@ def render_empty_window_feishu(
         value = {"action": ACTION_OPEN_WINDOW, "repo": repo, "window": latest.name, "lang": language}
         elements.append(_feishu_button(words.open_window.format(window=latest.name), value, primary=True))
     return feishu._as_dicts([feishu._card(_title(title), elements)])[0]
+
+
+# -- a window's merged PRs, or their authors -------------------------------------------------------
+
+MERGED_LINES = 200
+"""PRs (or authors) one list shows; the rest are counted."""
+AUTHOR_PRS = 8
+"""PR numbers shown per author."""
+
+
+def _merged_title(digest: Digest, focus: str) -> str:
+    words = ask_phrases(digest.language)
+    template = words.authors_title if focus == "authors" else words.merged_title
+    return template.format(window=window_text(digest.window, digest.language))
+
+
+def _merged_context(digest: Digest, focus: str, notes: Sequence[str]) -> list[str]:
+    lang = digest.language
+    words = ask_phrases(lang)
+    lines = [note for note in notes if note.strip()]
+    if focus == "authors":
+        people = len({pr.author for pr in digest.prs})
+        lines.append(words.authors_count.format(people=people, n_prs=n_prs(len(digest.prs), lang)))
+    else:
+        lines.append(words.merged_count.format(n_prs=n_prs(len(digest.prs), lang), key=len(digest.key_prs)))
+    return lines
+
+
+def _authors(digest: Digest) -> list[tuple[str, list[DigestPR]]]:
+    """Authors, most PRs first (ties: the most important PR first, then the name), each with their PRs."""
+    by_author: dict[str, list[DigestPR]] = {}
+    for pr in by_importance(digest.prs):
+        by_author.setdefault(pr.author or "?", []).append(pr)
+    order = {pr.number: i for i, pr in enumerate(by_importance(digest.prs))}
+    return sorted(by_author.items(), key=lambda kv: (-len(kv[1]), order[kv[1][0].number], kv[0].lower()))
+
+
+def _merged_lines(digest: Digest, focus: str, m: Markup) -> tuple[list[str], int]:
+    """One line per PR (or author), and how many were left out."""
+    lang = digest.language
+    sep = phrases(lang).list_sep
+    if focus == "authors":
+        groups = _authors(digest)
+        lines = []
+        for author, prs in groups[:MERGED_LINES]:
+            refs = sep.join(pr_number(pr, m) for pr in prs[:AUTHOR_PRS]) + ("…" if len(prs) > AUTHOR_PRS else "")
+            lines.append(ask_phrases(lang).author_line.format(author=m.text(author), n_prs=n_prs(len(prs), lang),
+                                                              prs=refs))
+        return lines, max(0, len(groups) - MERGED_LINES)
+    ordered = by_importance(digest.prs)
+    lines = []
+    for pr in ordered[:MERGED_LINES]:
+        advice = level_name(pr.analysis.recommendation.level, lang) if pr.analysis else status_name("pending", lang)
+        lines.append(f"{pr_number(pr, m)} {m.text(_short(pr.title))} — {m.italic(m.text(advice))} · "
+                     f"{m.text(pr.author)}")
+    return lines, max(0, len(ordered) - MERGED_LINES)
+
+
+def render_merged_markdown(digest: Digest, focus: str = "list", *, notes: Sequence[str] = ()) -> str:
+    """The window's merged PRs (``focus="list"``) or their authors (``"authors"``) as Markdown."""
+    m = MARKDOWN
+    out = [f"## {md_line(_merged_title(digest, focus))}", "",
+           *(f"*{md_line(line)}*" for line in _merged_context(digest, focus, notes)), ""]
+    lines, hidden = _merged_lines(digest, focus, m)
+    out += [f"- {line}" for line in lines]
+    if hidden:
+        out += ["", md_line(ask_phrases(digest.language).more_prs.format(n=hidden))]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_merged_slack(digest: Digest, focus: str = "list", *,
+                        notes: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The same as Slack messages: post the first, the rest (a long list) in its thread."""
+    title = _merged_title(digest, focus)
+    head: list[slack.Block] = [slack._header(_title(title)),
+                               slack._context([SLACK.text(line) for line in _merged_context(digest, focus, notes)])]
+    lines, hidden = _merged_lines(digest, focus, SLACK)
+    blocks = slack._sections("\n".join(f"• {line}" for line in lines))
+    if hidden:
+        blocks += slack._sections(SLACK.text(ask_phrases(digest.language).more_prs.format(n=hidden)))
+    parts = slack._pack(blocks, reserved=head)
+    return [{"text": SLACK.text(title), "blocks": [*head, *part]} for part in parts if part or len(parts) == 1]
+
+
+def render_merged_feishu(digest: Digest, focus: str = "list", *,
+                         notes: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The same as Feishu cards (JSON 2.0)."""
+    context = _merged_context(digest, focus, notes)
+    elements: list[feishu.Element] = [_md("<br>".join(FEISHU.text(line) for line in context), size="notation")]
+    lines, hidden = _merged_lines(digest, focus, FEISHU)
+    elements += _md_elements("\n".join(f"- {line}" for line in lines))
+    if hidden:
+        elements.append(_md(FEISHU.text(ask_phrases(digest.language).more_prs.format(n=hidden))))
+    return _cards(_merged_title(digest, focus), elements, digest.language)

@@ -30,8 +30,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from bot.cards import slack
-from bot.cards._outline import SLACK, pr_ref
+from bot.cards import answers, slack
+from bot.cards._outline import FEISHU, SLACK, pr_ref
 from bot.cards._view import pr_badges
 from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_SUBSCRIBE_LABEL
 from bot.cards.escape import feishu_text, one_line, slack_text
@@ -54,11 +54,16 @@ from bot.cards.slack import render_slack
 from bot.filters import describe
 from bot.models import Digest, DigestPR, Language
 from bot.replies import (
+    AnswerReply,
+    ClarifyReply,
+    CompareReply,
     DigestReply,
+    EmptyWindowReply,
     ErrorReply,
     GitHubLinkReply,
     HelpReply,
     LabelReply,
+    MergedReply,
     MyDigestReply,
     PersonalDigestReply,
     PRReply,
@@ -152,12 +157,24 @@ def render_reply_slack(reply: Reply, extras: CardExtras | None = None) -> list[d
     """The Block Kit messages of ``reply`` (first = the answer, rest = its thread); a digest's card
     carries ``extras`` (its page link and charts, :mod:`bot.cards.extras`)."""
     match reply:
-        case DigestReply(digest):
-            return render_slack(digest, extras)
+        case DigestReply(digest, notes, whole):
+            messages = render_slack(digest, extras)
+            return _with_notes_slack(messages if whole else messages[:1], notes)
         case PRReply(pr, repo, language, timezone):
             return [render_pr_slack(pr, repo=repo, language=language, timezone=timezone)]
-        case LabelReply(digest, label, prs):
-            return render_label_slack(digest, label, prs)
+        case LabelReply(digest, label, prs, notes):
+            return _with_notes_slack(render_label_slack(digest, label, prs), notes)
+        case CompareReply(comparison):
+            return [answers.render_comparison_slack(comparison)]
+        case AnswerReply(answer, phrasing, notes):
+            return answers.render_answer_slack(answer, phrasing=phrasing, notes=notes)
+        case MergedReply(digest, focus, notes):
+            return answers.render_merged_slack(digest, focus, notes=notes)
+        case EmptyWindowReply(window, repo, language, latest, _, notes):
+            return [answers.render_empty_window_slack(window, repo=repo, language=language, latest=latest,
+                                                      notes=notes)]
+        case ClarifyReply(text):
+            return [render_note_slack(slack_text(text))]
         case SubscriptionReply():
             return [render_note_slack(slack_text(subscription_text(reply)))]
         case SubscriptionsReply(subs, language):
@@ -169,11 +186,27 @@ def render_reply_slack(reply: Reply, extras: CardExtras | None = None) -> list[d
             if message or not messages:
                 messages.append(render_note_slack(slack_text(message or chat_phrases(language).my_digest_empty)))
             return messages
-        case HelpReply(language, repo):
+        case HelpReply(language, repo, examples):
+            if examples:
+                return [answers.render_nearest_slack(examples, language)]
             return [render_help_slack(language, repo)]
         case ErrorReply(message, language):
             return [render_note_slack(chat_phrases(language).error.format(message=slack_text(message)))]
     raise TypeError(f"unknown reply {reply!r}")  # pragma: no cover - the match is exhaustive
+
+
+def _with_notes_slack(messages: list[dict[str, Any]], notes: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``messages`` with ``notes`` (unescaped lines: the window echo, "so far") as a context block under
+    the first message's header."""
+    lines = [n for n in notes if n.strip()]
+    if not lines or not messages:
+        return messages
+    first = dict(messages[0])
+    blocks = list(first.get("blocks") or [])
+    at = 1 if blocks and blocks[0].get("type") == "header" else 0
+    blocks.insert(at, slack._context([slack_text(line) for line in lines[:slack.CONTEXT_ELEMENTS]]))
+    first["blocks"] = blocks[: slack.MAX_BLOCKS]
+    return [first, *messages[1:]]
 
 
 def render_note_slack(text: str) -> dict[str, Any]:
@@ -249,12 +282,23 @@ def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[
     """The cards answering ``reply``: send the first as the reply, the rest in the same thread; a digest's
     first card carries ``extras`` (its page link and charts, :mod:`bot.cards.extras`)."""
     match reply:
-        case DigestReply(digest=digest):
-            return render_feishu(digest, extras)  # the first card, then the rest continue in the thread
+        case DigestReply(digest=digest, notes=notes, whole=whole):
+            cards = render_feishu(digest, extras)  # the first card, then (whole) the rest continue in the thread
+            return _with_notes_feishu(cards if whole else cards[:1], notes)
         case PRReply(pr=pr, repo=repo, language=lang, timezone=tz):
             return [render_pr_feishu(pr, repo=repo, language=lang, timezone=tz)]
-        case LabelReply(digest=digest, label=label, prs=prs):
-            return render_label_feishu(digest, label, prs)
+        case LabelReply(digest=digest, label=label, prs=prs, notes=notes):
+            return _with_notes_feishu(render_label_feishu(digest, label, prs), notes)
+        case CompareReply(comparison=comparison):
+            return [answers.render_comparison_feishu(comparison)]
+        case AnswerReply(answer=answer, phrasing=phrasing, notes=notes):
+            return answers.render_answer_feishu(answer, phrasing=phrasing, notes=notes)
+        case MergedReply(digest=digest, focus=focus, notes=notes):
+            return answers.render_merged_feishu(digest, focus, notes=notes)
+        case EmptyWindowReply(window=window, repo=repo, language=lang, latest=latest, notes=notes):
+            return [answers.render_empty_window_feishu(window, repo=repo, language=lang, latest=latest, notes=notes)]
+        case ClarifyReply(text=text):
+            return [render_note_feishu("prhub", feishu_text(text))]
         case SubscriptionReply(language=lang):
             template: Template = "red" if reply.change == "refused" else "blue"
             return [render_note_feishu(chat_phrases(lang).subscriptions_title, feishu_text(subscription_text(reply)),
@@ -271,6 +315,8 @@ def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[
             if message or not cards:
                 cards.append(render_note_feishu("prhub", feishu_text(message or chat_phrases(lang).my_digest_empty)))
             return cards
+        case HelpReply(language=lang, repo=repo, examples=examples) if examples:
+            return [answers.render_nearest_feishu(examples, lang)]
         case HelpReply(language=lang, repo=repo):
             words = chat_phrases(lang)
             body = "\n".join(f"- {feishu_text(item)}" for item in words.help_items)
@@ -281,6 +327,20 @@ def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[
             words = chat_phrases(lang)
             return [render_note_feishu("prhub", feishu_text(words.error.format(message=message)), template="red")]
     raise TypeError(f"unknown reply {reply!r}")  # pragma: no cover - the match is exhaustive
+
+
+def _with_notes_feishu(cards: list[dict[str, Any]], notes: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``cards`` with ``notes`` (unescaped lines) as a small markdown element at the top of the first card."""
+    lines = [n for n in notes if n.strip()]
+    if not lines or not cards:
+        return cards
+    first = dict(cards[0])
+    body = dict(first.get("body") or {})
+    element = Element(tag="markdown", content="<br>".join(FEISHU.text(line) for line in lines))
+    element["text_size"] = "notation"
+    body["elements"] = [element, *(body.get("elements") or [])][:MAX_ELEMENTS]
+    first["body"] = body
+    return [first, *cards[1:]]
 
 
 def render_full_report_feishu(digest: Digest) -> list[dict[str, Any]]:

@@ -5,7 +5,10 @@ them) is untrusted. Each output format gets its own escaper:
 
 * Slack ``mrkdwn`` (:func:`slack_text`): ``&``, ``<`` and ``>`` become
   ``&amp;``, ``&lt;`` and ``&gt;``, as Slack asks, so ``<!channel>``,
-  ``<@U123>`` and ``<https://x|label>`` from a PR stay inert text.
+  ``<@U123>`` and ``<https://x|label>`` from a PR stay inert text;
+  :func:`slack_mrkdwn` also writes the GitHub Markdown of PR text as Slack's own
+  (``**bold**`` → ``*bold*``, ``# Heading`` → ``*Heading*``, ``~~gone~~`` → ``~gone~``,
+  ``[label](https://…)`` → ``<https://…|label>``; code spans untouched), so no stray asterisks.
 * Feishu card ``markdown`` (:func:`feishu_text`): the JSON 2.0 rich-text
   component reads HTML-like tags (``<at>``, ``<font>``, ``<link>``, …) and
   documents HTML character references ``&#60;`` / ``&#62;`` for showing ``<``
@@ -54,6 +57,37 @@ def slack_text(text: str) -> str:
     ``&`` → ``&amp;``, ``<`` → ``&lt;``, ``>`` → ``&gt;``; nothing else.
     """
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_CODE_SPAN = re.compile(r"`[^`\n]{1,500}`")
+_MD_BOLD = re.compile(r"\*\*(?=\S)([^\n*]{1,300}?)(?<=\S)\*\*"
+                      r"|(?<![A-Za-z0-9_])__(?=\S)([^\n_]{0,300}? [^\n_]{0,300}?)(?<=\S)__(?![A-Za-z0-9_])")
+"""``**bold**``, and ``__bold words__`` with a space inside (``__init__.py`` stays a file name)."""
+_MD_STRIKE = re.compile(r"~~(?=\S)([^\n~]{1,300}?)(?<=\S)~~")
+_MD_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+([^\n]{1,300}?)[ \t#]*$")
+_MD_LINK = re.compile(r"\[([^\[\]\n|<>`]{1,200})\]\((https?://[^\s()<>]{1,2000})\)")
+_HELD = re.compile(r"\x03([0-9]{1,4})\x04")
+
+
+def slack_mrkdwn(text: str, *, headings: bool = True) -> str:
+    """PR text (GitHub Markdown) as Slack ``mrkdwn``: escaped as :func:`slack_text`, with bold,
+    strike-through, headings (unless ``headings`` is false: one line of a title or an excerpt) and
+    http(s) links written Slack's way; code spans are kept as they are."""
+    held: list[str] = []
+
+    def hold(piece: str) -> str:
+        held.append(piece)
+        return f"\x03{len(held) - 1}\x04"
+
+    text = text.replace("\x03", "").replace("\x04", "")
+    text = _CODE_SPAN.sub(lambda m: hold(slack_text(m.group(0))), text)
+    text = _MD_LINK.sub(lambda m: hold(f"<{slack_text(m.group(2))}|{slack_text(m.group(1))}>"), text)
+    text = slack_text(text)
+    if headings:
+        text = _MD_HEADING.sub(lambda m: f"*{m.group(1)}*", text)
+    text = _MD_BOLD.sub(lambda m: f"*{m.group(1) or m.group(2)}*", text)
+    text = _MD_STRIKE.sub(lambda m: f"~{m.group(1)}~", text)
+    return _HELD.sub(lambda m: held[int(m.group(1))], text)
 
 
 def feishu_text(text: str) -> str:

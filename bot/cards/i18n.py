@@ -633,17 +633,22 @@ CHAT: Mapping[Language, ChatPhrases] = {
         days=("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
         help_title="我能做什么",
         help_items=(
-            "`本周周报` / `上周周报` / `周报 2026-W16` — 周报",
-            "`PR #6046 值得读吗` / `分析一下 owner/name#6046` — 一个 PR 值不值得读、从哪里读起",
-            "`npu 标签` — 上周某个标签的 PR 和阅读建议",
+            "`本周周报` / `上上周周报` / `第16周周报` / `4月13日到19日的周报` — 周报（任意一周或一段日期）",
+            "`PR #6046 值得读吗` / `6046 这个 PR 讲了什么` / PR 链接 — 一个 PR 值不值得读、做了什么、从哪里读起",
+            "`#6046 和 #6029 哪个更值得读` / `对比 6046 6029` — 几个 PR 并排比较，先读哪个",
+            "`npu 标签` / `上周 trainer 有哪些重点 PR` / `npu 标签 W16` — 某个标签在一段时间里的 PR 和阅读建议",
+            "`本月合并了哪些 PR` / `谁贡献最多` — 一段时间合并的 PR、按 PR 数排的作者",
+            "`哪些 PR 改了 rollout 的配置？` / `W16 有没有改 megatron 的 PR` — 按标签、路径、标题、描述和改动查，"
+            "列出依据",
             "`订阅 npu rollout -ci` / `订阅 path:verl/trainer/** -author:dependabot` / `退订 npu` / `退订全部` / "
             "`我的订阅` — 合并提醒（同一会话每几分钟最多一条消息）",
             "`我的 GitHub 是 NAME` 后 `订阅 path:@me` — CODEOWNERS 里你负责的路径",
             "`每周给我发我的周报` / `我的周报` — 只看你订阅的部分，附阅读预算",
         ),
         help_commands=(
-            "斜杠命令：`/prhub digest [周]`、`/prhub pr N`、`/prhub label L`、`/prhub subscribe 条件`、"
-            "`/prhub unsubscribe 条件|all`、`/prhub subscriptions`、`/prhub help`"
+            "斜杠命令：`/prhub digest [时间]`、`/prhub pr N`、`/prhub compare N M`、`/prhub label L [时间]`、"
+            "`/prhub merged [时间]`、`/prhub ask 问题`、`/prhub subscribe 条件`、`/prhub unsubscribe 条件|all`、"
+            "`/prhub subscriptions`、`/prhub help`"
         ),
         help_repo="本频道默认仓库：{repo}（消息里写 `owner/name` 可换成别的仓库）",
         error="出错了：{message}",
@@ -694,16 +699,23 @@ CHAT: Mapping[Language, ChatPhrases] = {
         days=("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
         help_title="What I understand",
         help_items=(
-            "`digest` / `weekly report last week` / `digest 2026-W16` — the weekly digest",
-            "`is PR 6046 worth reading?` / `analyze owner/name#6046` — one PR: worth reading, where to start",
-            "`label npu` — last week's PRs of one label with reading advice",
+            "`digest` / `digest for the week before last` / `week 16 digest` / `digest April 13-19` — the digest "
+            "of any week or dates",
+            "`is PR 6046 worth reading?` / `what does PR 6046 do` / a PR link — one PR: worth reading, what it does, "
+            "where to start",
+            "`compare #6046 and #6029` / `6046 vs 6029, which first?` — PRs side by side, which to read first",
+            "`label npu` / `key trainer PRs last week` / `npu W16` — one label's PRs of a window with reading advice",
+            "`what merged this month` / `top contributors last week` — a window's PRs, its authors by PR count",
+            "`which PRs touched fully_async last week?` — searched in labels, paths, titles, descriptions and diffs, "
+            "with what matched",
             "`subscribe npu rollout -ci` / `subscribe path:src/core/** -author:dependabot` / `unsubscribe npu` / "
             "`unsubscribe all` / `my subscriptions` — merge alerts (at most one message every few minutes)",
             "`my GitHub is NAME`, then `subscribe path:@me` — the paths CODEOWNERS gives you",
             "`send me my weekly digest` / `my digest` — only what you follow, with a reading budget",
         ),
         help_commands=(
-            "Slash commands: `/prhub digest [week]`, `/prhub pr N`, `/prhub label L`, `/prhub subscribe FILTER`, "
+            "Slash commands: `/prhub digest [when]`, `/prhub pr N`, `/prhub compare N M`, `/prhub label L [when]`, "
+            "`/prhub merged [when]`, `/prhub ask QUESTION`, `/prhub subscribe FILTER`, "
             "`/prhub unsubscribe FILTER|all`, `/prhub subscriptions`, `/prhub help`"
         ),
         help_repo="This channel's repository: {repo} (name `owner/name` in a message for another one)",
@@ -833,3 +845,146 @@ PR: Mapping[Language, PRPhrases] = {"zh": PR_ZH, "en": PR_EN}
 def pr_phrases(language: Language) -> PRPhrases:
     """The one-PR phrase set of ``language``."""
     return PR[language]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorPhrases:
+    """What a person reads when a request fails: what went wrong and what to do, never a server
+    path or an exception's text (those go to the log)."""
+
+    pr_not_found: str
+    """``{number}``, ``{repo}``."""
+    unknown_repo: str
+    """``{repo}``."""
+    no_repo: str
+    window: str
+    source: str
+    """``{repo}``."""
+    rate_limited: str
+    """``{minutes}``."""
+    other: str
+
+
+ERRORS_ZH = ErrorPhrases(
+    pr_not_found="没有找到 PR #{number}：{repo} 的数据里没有这个编号的已合并 PR（可能还没合并，或属于别的仓库）。"
+                 "请检查编号，或写成 owner/name#{number} 指定仓库。",
+    unknown_repo="数据源里没有仓库 {repo}。请检查名字（owner/name），或问管理员这个频道绑定了哪个仓库。",
+    no_repo="这个频道还没有绑定仓库：在消息里写上 owner/name，或请管理员在配置里绑定（[channels]）。",
+    window="“{window}”这个时间读不懂或不存在。可以这样写：2026-W16、第16周、上周、本月、4月13日到19日。",
+    source="暂时读不到 {repo} 的数据。请稍后再试；一直这样的话请告诉管理员（详情在机器人的日志里）。",
+    rate_limited="GitHub 的请求额度暂时用完了，请 {minutes} 分钟后再试。",
+    other="没能完成这个请求。请稍后再试；一直这样的话请告诉管理员（详情在机器人的日志里）。",
+)
+
+ERRORS_EN = ErrorPhrases(
+    pr_not_found="PR #{number} not found: {repo} has no merged PR with that number in my data (it may not be merged "
+                 "yet, or belong to another repository). Check the number, or write owner/name#{number}.",
+    unknown_repo="The source holds no repository {repo}. Check the name (owner/name), or ask an admin which "
+                 "repository this channel is bound to.",
+    no_repo="No repository is bound to this channel: name one as owner/name in the message, or ask an admin to bind "
+            "one in the config ([channels]).",
+    window="I could not read the time “{window}”, or it does not exist. Try for example 2026-W16, week 16, "
+           "last week, this month, April 13-19.",
+    source="I cannot read the data of {repo} right now. Please try again later; if it persists, tell an admin "
+           "(the details are in the bot's log).",
+    rate_limited="GitHub's request quota is used up for now; try again in {minutes} minutes.",
+    other="I could not complete that request. Please try again later; if it persists, tell an admin (the details "
+          "are in the bot's log).",
+)
+
+
+def error_phrases(language: Language) -> ErrorPhrases:
+    """The error texts of ``language``."""
+    return ERRORS_EN if language == "en" else ERRORS_ZH
+
+
+def error_text(exc: Exception, language: Language, *, repo: str | None = None, number: int | None = None,
+               window: str | None = None) -> str:
+    """One line for people about ``exc`` (a :class:`~bot.errors.PrhubError`) in ``language``: what went
+    wrong and what to do. Bilingual errors (filters, CODEOWNERS) give their own message; every other
+    error a fixed text by its kind, so no server path or exception text reaches a chat.
+
+    Args:
+        exc: the error.
+        language: the reply language.
+        repo: the repository asked about (``owner/name``), when known.
+        number: the PR number asked about, when known.
+        window: the window as asked (a spec or a window's name), when known.
+    """
+    from bot import errors  # the phrase table needs the error kinds only here
+
+    words = error_phrases(language)
+    said = getattr(exc, "message", None)
+    if isinstance(exc, errors.FilterError | errors.CodeownersError) and callable(said):
+        return str(said(language))
+    name = repo or "?"
+    if isinstance(exc, errors.PRNotFoundError):
+        return words.pr_not_found.format(number=number if number is not None else "?", repo=name)
+    if isinstance(exc, errors.UnknownRepoError):
+        return words.unknown_repo.format(repo=name)
+    if isinstance(exc, errors.WindowError):
+        return words.window.format(window=window or "?")
+    if isinstance(exc, errors.RateLimitError):
+        return words.rate_limited.format(minutes=max(1, round(exc.wait_s / 60)))
+    if isinstance(exc, errors.SourceError):
+        text = str(exc)
+        if repo is None and ("no repository" in text or "several" in text or "holds" in text):
+            return words.no_repo
+        return words.source.format(repo=name)
+    return words.other
+
+
+@dataclass(frozen=True, slots=True)
+class AskPhrases:
+    """The texts of the window's questions beyond :class:`AnswerPhrases`: the merged PRs, their authors,
+    the window used when none was named, a press that was already answered."""
+
+    default_window: str
+    """``{window}``: no window was named, so the latest week with merged PRs is used."""
+    merged_title: str
+    """``{window}``."""
+    merged_count: str
+    """``{n_prs}``, ``{key}`` key PRs."""
+    authors_title: str
+    """``{window}``."""
+    authors_count: str
+    """``{people}`` authors, ``{n_prs}``."""
+    author_line: str
+    """``{author}``, ``{n_prs}``, ``{prs}``."""
+    more_prs: str
+    """``{n}`` PRs not listed."""
+    working: str
+    window_in_thread: str
+    only_you: str
+
+
+ASK_ZH = AskPhrases(
+    default_window="没有指定时间，按最近一个有合并 PR 的周 {window} 回答。",
+    merged_title="{window} 合并的 PR",
+    merged_count="共 {n_prs}，其中重点 PR {key} 个；按重要性排列。",
+    authors_title="{window} 的贡献者",
+    authors_count="{people} 位作者合并了 {n_prs}；按 PR 数排列。",
+    author_line="{author} · {n_prs}：{prs}",
+    more_prs="另有 {n} 个 PR 未列出。",
+    working="处理中…",
+    window_in_thread="这段时间的回答已经在话题里了。",
+    only_you="回答已发给你（只有你能看到）。",
+)
+
+ASK_EN = AskPhrases(
+    default_window="No time was named: answering for the latest week with merged PRs, {window}.",
+    merged_title="PRs merged in {window}",
+    merged_count="{n_prs} in all, {key} of them key PRs; most important first.",
+    authors_title="Contributors of {window}",
+    authors_count="{people} authors merged {n_prs}; most PRs first.",
+    author_line="{author} · {n_prs}: {prs}",
+    more_prs="{n} more PRs are not listed.",
+    working="Working on it…",
+    window_in_thread="The answer for that window is already in the thread.",
+    only_you="The answer went to you alone.",
+)
+
+
+def ask_phrases(language: Language) -> AskPhrases:
+    """The question texts of ``language``."""
+    return ASK_EN if language == "en" else ASK_ZH

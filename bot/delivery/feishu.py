@@ -172,22 +172,48 @@ class FeishuClient:
         return self._open_id
 
     def _bot_info(self) -> dict[str, Any]:
-        request = (
-            BaseRequest.builder().http_method(HttpMethod.GET).uri("/open-apis/bot/v3/info")
-            .token_types({AccessTokenType.TENANT}).build()
-        )
+        return self._call(HttpMethod.GET, "/open-apis/bot/v3/info", None, what="bot info")
+
+    def _call(self, method: HttpMethod, uri: str, body: dict[str, Any] | None, *, what: str) -> dict[str, Any]:
+        """One raw Open API request with the tenant token (the calls lark-oapi has no model for).
+
+        Raises:
+            FeishuAPIError: the request failed or the answer's ``code`` is not 0.
+        """
+        builder = BaseRequest.builder().http_method(method).uri(uri).token_types({AccessTokenType.TENANT})
+        if body is not None:
+            builder = builder.body(body)
         try:
-            response = self._lark.request(request)
+            response = self._lark.request(builder.build())
         except Exception as exc:  # the SDK raises bare exceptions for token and transport failures
-            raise FeishuAPIError(f"bot info failed: {exc}") from exc
+            raise FeishuAPIError(f"{what} failed: {exc}") from exc
         raw = response.raw
         try:
-            body = json.loads(bytes(raw.content or b"{}"))
+            answer = json.loads(bytes(raw.content or b"{}"))
         except ValueError as exc:
-            raise FeishuAPIError("bot info: not JSON", status=int(raw.status_code or 0)) from exc
-        if not isinstance(body, dict) or body.get("code") != 0:
-            raise FeishuAPIError(f"bot info refused: {body}", status=int(raw.status_code or 0))
-        return cast("dict[str, Any]", body)
+            raise FeishuAPIError(f"{what}: not JSON", status=int(raw.status_code or 0)) from exc
+        if not isinstance(answer, dict) or answer.get("code") != 0:
+            code = answer.get("code", -1) if isinstance(answer, dict) else -1
+            raise FeishuAPIError(f"{what} refused: {answer}", code=int(code) if isinstance(code, int) else -1,
+                                 status=int(raw.status_code or 0))
+        return cast("dict[str, Any]", answer)
+
+    async def send_ephemeral(self, chat_id: str, open_id: str, card: dict[str, Any]) -> str:
+        """A card only ``open_id`` sees in group ``chat_id`` (``POST /open-apis/ephemeral/v1/send``; not in
+        lark-oapi's models, so a raw request).
+
+        Returns:
+            The ephemeral message's id.
+
+        Raises:
+            FeishuAPIError: refused (not a group the bot is in, a p2p chat, a card Feishu rejects).
+        """
+        await self._pacer.wait("feishu", chat_id)
+        body = {"chat_id": chat_id, "open_id": open_id, "msg_type": "interactive", "card": card}
+        answer = await asyncio.to_thread(self._call, HttpMethod.POST, "/open-apis/ephemeral/v1/send", body,
+                                         what="ephemeral card")
+        data = answer.get("data") if isinstance(answer.get("data"), dict) else {}
+        return str((data or {}).get("message_id", ""))
 
     def _retrying(self) -> AsyncRetrying:
         """Tries of one call: rate limits waited out (:func:`_rate_limit_wait`), at most :data:`MAX_RETRIES` waits."""

@@ -299,6 +299,21 @@ class SlackDeliverer:
         except SlackApiError as exc:
             log.info("no ephemeral note in %s: %s", channel, exc.response.get("error"))
 
+    async def post_ephemeral(self, channel: str, user: str, messages: Sequence[Message], *,
+                             thread: str | None = None) -> bool:
+        """``messages`` shown only to ``user`` in ``channel`` (``chat.postEphemeral``, in ``thread`` when
+        given): subscription changes, the help, questions back. ``False`` when Slack refused (the bot
+        is not in the channel, …): the caller posts them normally instead."""
+        for message in messages:
+            await self._pacer.wait(self.platform, channel)
+            try:
+                await self.client.chat_postEphemeral(channel=channel, user=user, text=message["text"],
+                                                     blocks=message.get("blocks"), thread_ts=thread)
+            except SlackApiError as exc:
+                log.info("no ephemeral reply in %s: %s", channel, exc.response.get("error"))
+                return False
+        return True
+
     async def _send_all(
         self, response_url: str, messages: Sequence[Message], *, public: bool, language: Language,
     ) -> None:

@@ -22,40 +22,45 @@ service keeps CPU work off the event loop too.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from bot.cards.i18n import error_text
 from bot.channels import Channels
 from bot.codeowners import cached_codeowners
 from bot.config import Settings
 from bot.digest.service import DigestService
-from bot.digest.window import date_window, named_window, parse_week, week_window, zone
+from bot.digest.window import date_window, parse_week, week_window, zone
 from bot.errors import CodeownersError, FilterError, PrhubError, PRNotFoundError
 from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
+from bot.handlers.answers import Answers
 from bot.handlers.intents import (
+    ClarifyIntent,
+    CompareIntent,
     DigestIntent,
     HelpIntent,
     Intent,
     LabelIntent,
     LinkGitHubIntent,
     ListSubscriptionsIntent,
+    MergedIntent,
     PersonalDigestIntent,
     PRIntent,
+    QuestionIntent,
     SubscribeIntent,
     UnsubscribeIntent,
 )
-from bot.models import Digest, Language, PullRequest
+from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.people import People, Person
 from bot.personal import PersonalDigests
 from bot.push_spec import describe as describe_push
 from bot.replies import (
-    DigestReply,
     ErrorReply,
     GitHubLinkReply,
     HelpReply,
-    LabelReply,
     MyDigestReply,
     PersonalDigestReply,
     PRReply,
@@ -75,9 +80,14 @@ from bot.subscriptions import (
     label_filter,
 )
 
+if TYPE_CHECKING:
+    from bot.digest.llm import LLMRuntime
+
 __all__ = ["SLOW_INTENTS", "Conversation", "Core", "is_slow"]
 
-SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent)
+log = logging.getLogger(__name__)
+
+SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent, CompareIntent, MergedIntent, QuestionIntent)
 """Intents whose answer reads a source and analyses PRs (show "生成中…" first)."""
 
 
@@ -122,12 +132,14 @@ class Core:
         store: the cache of CODEOWNERS files (``path:@me``).
         guard: a check before a subscription is stored (issue 14's access control), or ``None``.
         clock: the current instant (aware); tests pin it.
+        llm: the LLM runtime when a model is configured: it reads messages the rules do not
+            understand and phrases question answers (``None``: rules and retrieval alone).
     """
 
     def __init__(self, *, settings: Settings, channels: Channels, digests: DigestService,
                  subscriptions: Subscriptions, people: People, personal: PersonalDigests, store: Store,
                  guard: SubscribeGuard | None = None,
-                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC), llm: LLMRuntime | None = None) -> None:
         self.settings = settings
         self.channels = channels
         self.digests = digests
@@ -137,6 +149,11 @@ class Core:
         self._store = store
         self._guard = guard
         self._clock = clock
+        self.answers = _answers(self, llm, store, settings)
+
+    def now(self) -> datetime:
+        """The current instant (aware)."""
+        return self._clock()
 
     def language(self, intent: Intent | None, conversation: Conversation) -> Language:
         """The reply language: the message's, else the channel's, else the configured default."""
@@ -154,11 +171,19 @@ class Core:
         try:
             match intent:
                 case DigestIntent():
-                    return DigestReply(await self.digest(intent.repo, intent.week, conversation, lang))
+                    return await self.answers.digest(intent, conversation, lang)
                 case PRIntent():
                     return await self._pr(intent, conversation, lang)
                 case LabelIntent():
-                    return await self._label(intent, conversation, lang)
+                    return await self.answers.label(intent, conversation, lang)
+                case CompareIntent():
+                    return await self.answers.compare(intent, conversation, lang)
+                case MergedIntent():
+                    return await self.answers.merged(intent, conversation, lang)
+                case QuestionIntent():
+                    return await self.answers.question(intent, conversation, lang)
+                case ClarifyIntent():
+                    return self.answers.clarify(intent, lang)
                 case SubscribeIntent() | UnsubscribeIntent():
                     return await self._change_subscription(intent, conversation, lang)
                 case ListSubscriptionsIntent():
@@ -168,9 +193,19 @@ class Core:
                 case PersonalDigestIntent():
                     return await self._personal_digest(intent, conversation, lang)
                 case HelpIntent():
-                    return HelpReply(lang, self.channels.binding(conversation.key).repo)
+                    return await self.answers.help(intent, conversation, lang)
         except PrhubError as exc:
-            return ErrorReply(str(exc), lang)
+            log.warning("could not answer %s in %s: %s", type(intent).__name__, conversation.key, exc)
+            return ErrorReply(self._error_text(exc, intent, conversation, lang), lang)
+        return HelpReply(lang, self.channels.binding(conversation.key).repo)  # pragma: no cover - exhaustive
+
+    def _error_text(self, exc: PrhubError, intent: Intent, conversation: Conversation, lang: Language) -> str:
+        """What the asker reads about ``exc``: in their language, naming what to do, no server path."""
+        repo = getattr(intent, "repo", None) or self.channels.binding(conversation.key).repo
+        number = intent.number if isinstance(intent, PRIntent) else \
+            intent.numbers[0] if isinstance(intent, CompareIntent) else None
+        window = getattr(intent, "said", None) or getattr(intent, "window", None)
+        return error_text(exc, lang, repo=repo, number=number, window=window if isinstance(window, str) else None)
 
     # -- digests and PRs ------------------------------------------------------------------------
 
@@ -188,28 +223,44 @@ class Core:
             PrhubError: no repository bound, unknown repository, bad week, unreadable source.
         """
         source, name = self.channels.resolve(conversation.key, repo)
-        window = named_window(week, tz=self.settings.timezone, now=self._clock())
+        window = self.answers.lay_out(week)
         prs = await asyncio.to_thread(source.merged_prs, name, window)
-        earlier = await self.digests.look_back(source, name, window, language=language) if compare else None
-        return await self.digests.digest(prs, repo=name, window=window, language=language, now=self._clock(),
+        return await self.window_digest(source, name, window, prs, language, compare=compare)
+
+    async def window_digest(self, source: PRSource, repo: str, window: Window, prs: list[PullRequest],
+                            language: Language, *, compare: bool) -> Digest:
+        """The digest of ``prs``, the PRs ``source`` merged in ``window``; with ``compare``, against the
+        windows before it (no LLM call).
+
+        Raises:
+            PrhubError: an unreadable source.
+        """
+        earlier = await self.digests.look_back(source, repo, window, language=language) if compare else None
+        return await self.digests.digest(prs, repo=repo, window=window, language=language, now=self._clock(),
                                          lookback=earlier.lookback if earlier else None,
                                          known=earlier.known if earlier else None)
 
-    async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
-        source, name = self.channels.resolve(conversation.key, intent.repo)
-        found = await asyncio.to_thread(_pull_request, source, name, intent.number)
+    async def analysed_pr(self, source: PRSource, repo: str, number: int, language: Language) -> DigestPR:
+        """PR ``number`` of ``repo`` analysed with its own week as context (the verdict of that week's digest).
+
+        Raises:
+            PRNotFoundError: no merged PR with that number.
+        """
+        found = await asyncio.to_thread(_pull_request, source, repo, number)
         day = found.merged_at.astimezone(zone(self.settings.timezone)).date().isocalendar()
         week = await asyncio.to_thread(
             source.merged_prs, found.repo, week_window(day.year, day.week, self.settings.timezone)
         )
-        item = await self.digests.pr(found, language=lang, window_prs=week)
+        return await self.digests.pr(found, language=language, window_prs=week)
+
+    async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
+        source, name = self.channels.resolve(conversation.key, intent.repo)
+        item = await self.analysed_pr(source, name, intent.number, lang)
         return PRReply(item, name, lang, self.settings.timezone)
 
-    async def _label(self, intent: LabelIntent, conversation: Conversation, lang: Language) -> LabelReply:
-        digest = await self.digest(intent.repo, None, conversation, lang, compare=False)
-        label = self._canonical_label(digest.repo, intent.label)
-        numbers = next((g.pr_numbers for g in digest.label_view if g.label.lower() == label), ())
-        return LabelReply(digest, label, tuple(digest.pr(n) for n in numbers))
+    def canonical_label(self, repo: str, label: str) -> str:
+        """``label`` as ``repo``'s label view spells it (lower case, its aliases applied)."""
+        return self._canonical_label(repo, label)
 
     def _canonical_label(self, repo: str, label: str) -> str:
         wanted = label.strip().lower()
@@ -432,6 +483,17 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
         return source.pull_request(repo, number)
     except PRNotFoundError as exc:
         raise PRNotFoundError(f"PR #{number} not found in this source ({exc})") from exc
+
+
+def _answers(core: Core, llm: LLMRuntime | None, store: Store, settings: Settings) -> Answers:
+    """The core's :class:`~bot.handlers.answers.Answers`, with the model's reader and writer when one is set."""
+    if llm is None:
+        return Answers(core)
+    from bot.digest.llm.answer import AnswerWriter
+    from bot.understand.reader import IntentReader
+
+    return Answers(core, reader=IntentReader(client=llm.client),
+                   writer=AnswerWriter(client=llm.client, store=store, ttl_s=settings.cache_ttl_s))
 
 
 def is_slow(intent: Intent) -> bool:

@@ -16,7 +16,6 @@ from bot.understand.intents import (
     HelpIntent,
     Intent,
     LabelIntent,
-    LegacyIntent,
     LinkGitHubIntent,
     ListSubscriptionsIntent,
     MergedIntent,
@@ -25,7 +24,6 @@ from bot.understand.intents import (
     QuestionIntent,
     SubscribeIntent,
     UnsubscribeIntent,
-    to_legacy,
 )
 from bot.understand.parse import MAX_CHARS, detect_language, normalize, understand, understand_command
 
@@ -38,7 +36,6 @@ __all__ = [
     "HelpIntent",
     "Intent",
     "LabelIntent",
-    "LegacyIntent",
     "LinkGitHubIntent",
     "ListSubscriptionsIntent",
     "MergedIntent",
@@ -49,7 +46,6 @@ __all__ = [
     "UnsubscribeIntent",
     "detect_language",
     "normalize",
-    "to_legacy",
     "understand",
     "understand_command",
 ]

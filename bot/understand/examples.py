@@ -54,6 +54,8 @@ EXAMPLES: tuple[Example, ...] = (
             ("对比 6046 6029", "比较两个 PR", "6046 vs 6029", "which is better")),
     Example("label", "npu 标签 W16", "label npu W16", ("npu 标签", "label npu", "npu")),
     Example("merged", "本月合并了哪些 PR", "what merged this month?", ("合并了哪些", "merged PRs", "list PRs")),
+    Example("authors", "上周谁贡献最多", "top contributors last week",
+            ("谁最活跃", "贡献者", "作者", "who merged the most", "contributors", "authors")),
     Example("question", "W16 有没有改 megatron 的 PR", "any PRs about megatron in W16?",
             ("有没有 megatron 的 PR", "anything on megatron")),
     Example("subscribe", "订阅 npu", "subscribe npu", ("提醒我 npu", "alert me npu", "notify")),

@@ -8,16 +8,7 @@ window) and the words that named it (``said``, for "I read 上上周 as …").
 Fields that only help the reply (``said``, the question as asked) are left
 out of equality, so an intent compares equal to one built by hand.
 
-The chat core of today answers only the *legacy* intents (digest, PR, label,
-subscriptions, help); :func:`to_legacy` maps every newer intent to the closest
-of those, so a door that still calls the core of today keeps working::
-
-    CompareIntent(numbers=(6046, 6029))  -> PRIntent(6046)          (the first PR)
-    MergedIntent(week)                   -> DigestIntent(week)
-    QuestionIntent(...)                  -> HelpIntent
-    ClarifyIntent(...)                   -> HelpIntent
-    PRIntent(question="what")            -> PRIntent (the field is ignored there)
-    LabelIntent(window=...)              -> LabelIntent (the window is ignored there)
+The chat core (:class:`bot.handlers.core.Core`) answers every one of them.
 """
 
 from __future__ import annotations
@@ -29,6 +20,8 @@ from bot.models import Language
 from bot.understand.windows import WindowProblem
 
 PRQuestion = Literal["worth", "what"]
+MergedFocus = Literal["list", "authors"]
+"""What is asked about a window's merged PRs: the list, or who merged them."""
 """What is asked about one PR: is it worth reading (``worth``), what does it do (``what``)."""
 
 
@@ -96,12 +89,14 @@ class LabelIntent:
 
 @dataclass(frozen=True)
 class MergedIntent:
-    """The PRs merged in a window: ``本月合并了哪些 PR``, ``what merged this month``."""
+    """The PRs merged in a window: ``本月合并了哪些 PR``, ``what merged this month``; with
+    ``focus="authors"`` who merged them, most PRs first: ``谁贡献最多``, ``top contributors last month``."""
 
     window: str | None = None
     repo: str | None = None
     language: Language | None = None
     said: str | None = field(default=None, compare=False)
+    focus: MergedFocus = "list"
 
 
 @dataclass(frozen=True)
@@ -201,6 +196,8 @@ class HelpIntent:
 
     language: Language | None = None
     said: str = field(default="", compare=False)
+    asked: bool = field(default=False, compare=False)
+    """The person asked for the help (``help``, ``帮助``) rather than saying something not understood."""
 
 
 Intent = (
@@ -209,24 +206,3 @@ Intent = (
     | HelpIntent
 )
 """Every intent the understanding gives."""
-
-LegacyIntent = (
-    DigestIntent | PRIntent | LabelIntent | SubscribeIntent | UnsubscribeIntent | ListSubscriptionsIntent
-    | LinkGitHubIntent | PersonalDigestIntent | HelpIntent
-)
-"""The intents the chat core of today (``bot.handlers.core.Core.answer``) answers."""
-
-
-def to_legacy(intent: Intent) -> LegacyIntent:
-    """The closest intent the chat core of today answers (see the module docstring)."""
-    match intent:
-        case CompareIntent(numbers=numbers, repo=repo, language=lang):
-            return PRIntent(numbers[0], repo=repo, language=lang)
-        case MergedIntent(window=window, repo=repo, language=lang, said=said):
-            return DigestIntent(week=window, repo=repo, language=lang, said=said)
-        case QuestionIntent(language=lang, text=text):
-            return HelpIntent(language=lang, said=text)
-        case ClarifyIntent(language=lang, said=said):
-            return HelpIntent(language=lang, said=said)
-        case _:
-            return intent

@@ -118,6 +118,7 @@ _LISTING = _vocabulary("listing")
 _KEY = _vocabulary("key")
 _CHANGE = _vocabulary("change")
 _OPENER = _vocabulary("opener")
+_WHO = _vocabulary("who")
 _ZH_STOP_RE = re.compile("|".join(re.escape(w) for w in sorted(_WORDS["stop"]["zh"].split(), key=len, reverse=True)),
                          re.IGNORECASE)
 _EN_STOP = frozenset(_WORDS["stop"]["en"].split())
@@ -128,7 +129,8 @@ _LABEL_EN = re.compile(rf"{_A}labels?\s?[:=]?\s?(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]
                        rf"(?P<b>[A-Za-z0-9][A-Za-z0-9_.+-]{{0,63}})\s(?:label|area|module){_Z}", re.IGNORECASE)
 _LABEL_LIKE = re.compile(r"[a-z][a-z0-9_.+-]{0,40}")
 _AREA = re.compile(rf"{_A}(?:in|for|on|about|of)\s(?:the\s)?(?P<a>[A-Za-z][A-Za-z0-9_.+-]{{0,40}}){_Z}|"
-                   r"(?P<b>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s?的?\s?(?:周报|週報|动态|動態|进展|進展|情况|情況|方面)",
+                   r"(?P<b>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s{0,12}的?\s?(?:最近|近来|近期)?\s?(?:周报|週報|动态|動態|进展|"
+                   r"進展|情况|情況|方面|怎么样|怎樣|怎样|咋样|如何|近况)",
                    re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“”'‘’`「『](?P<t>[^\"“”'‘’`「」『』\n]{1,60})[\"“”'‘’`」』]")
 _PUNCT_EDGE = ".,;:!?()[]{}<>\"'“”‘’`。，；：！？（）【】「」《》、…~～*"
@@ -340,7 +342,7 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
     if not clean:
         return HelpIntent()
     if _HELP.match(clean.strip(_PUNCT_EDGE + " ")) or _HELP.match(clean):
-        return HelpIntent(language=detect_language(clean), said=clean)
+        return HelpIntent(language=detect_language(clean), said=clean, asked=True)
     if _LIST_SUBS_MORE.search(clean):
         return ListSubscriptionsIntent(language=detect_language(clean))
     if not _is_question_shaped(clean) and (found := subscription_intent(clean, None)) is not None:
@@ -389,7 +391,11 @@ def _decide(r: _Reading) -> Intent:
     lang = detect_language(text, [label] if label else [])
     single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
-    if label is not None:
+    who = _WHO.search(rest)
+    if who is not None and not _terms(_blank(rest, [who.span()]), label):
+        # "谁贡献最多", "本月谁合并的 PR 最多", "top contributors last month"
+        intent = MergedIntent(window, repo=r.repo, language=lang, said=said, focus="authors")
+    elif label is not None:
         if change and terms:
             intent = QuestionIntent(tuple(terms), window=window, label=label, repo=r.repo, language=lang, said=said,
                                     text=text)
@@ -408,9 +414,9 @@ def _decide(r: _Reading) -> Intent:
             and _leftover(rest, stop=False) == 1:
         # "上周 npu", "npu W16": a label and a window, nothing else
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
-    elif single_label and (_DIGEST.search(rest) or _OPENER.search(rest)) and any(
+    elif single_label and (_DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest)) and any(
             (m["a"] or m["b"]).lower() == terms[0] for m in _AREA.finditer(rest)):
-        # "what's new in rollout this week", "npu 的动态"
+        # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样"
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
     elif not terms and not _DIGEST.search(rest) and (
             _MERGED.search(rest) or (about_prs and _LISTING.search(rest) and not _KEY.search(rest))):
@@ -450,7 +456,7 @@ def understand_command(args: str) -> Intent:
         found = understand(rest)
         return found if not isinstance(found, HelpIntent) else HelpIntent(found.language, said=rest)
     if command == "help":
-        return HelpIntent(language=detect_language(rest), said=rest)
+        return HelpIntent(language=detect_language(rest), said=rest, asked=True)
     reading = _Reading(rest)
     words = [w for w in rest.split() if w != reading.repo]
     lang = detect_language(rest, words[:1] if command in ("label", "subscribe", "unsubscribe") else [])

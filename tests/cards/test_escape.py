@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -15,10 +16,12 @@ from bot.cards.escape import (
     md_text,
     one_line,
     safe_url,
+    slack_mrkdwn,
     slack_text,
     split_text,
     utf16_len,
 )
+from bot.models import Digest
 
 FAMILY = "👩‍👩‍👧"  # three people joined by ZWJ: one user-perceived character, five code points
 FLAG = "🇨🇳"  # two regional indicators
@@ -158,3 +161,27 @@ def test_split_preserves_every_character_of_mixed_text() -> None:
         chunks = split_text(text, limit, measure=utf16_len)
         assert all(0 < utf16_len(c) <= limit for c in chunks)
         assert _squash("".join(chunks)) == _squash(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("**`_dump_generations` is called but never defined.** then",
+     "*`_dump_generations` is called but never defined.* then"),
+    ("## Summary", "*Summary*"),
+    ("see [the docs](https://x.org/a?b=1) now", "see <https://x.org/a?b=1|the docs> now"),
+    ("[evil](javascript:alert(1))", "[evil](javascript:alert(1))"),  # only http(s) links become links
+    ("<!channel> **hi**", "&lt;!channel&gt; *hi*"),
+    ("~~old~~ new", "~old~ new"),
+    ("`**kept**` as code", "`**kept**` as code"),
+    ("__init__.py and __main__", "__init__.py and __main__"),
+    ("a ** b ** c", "a ** b ** c"),
+])
+def test_github_markdown_becomes_slack_mrkdwn(text: str, expected: str) -> None:
+    assert slack_mrkdwn(text) == expected
+
+
+def test_no_stray_asterisks_in_the_slack_digest(w16_digest: Digest) -> None:
+    from bot.cards.slack import render_slack
+
+    shown = json.dumps(render_slack(w16_digest), ensure_ascii=False)
+    outside_code = re.sub(r"`[^`]*`", "", shown)
+    assert "**" not in outside_code

@@ -23,9 +23,11 @@ Served by the standard library's threading HTTP server in a background thread
   :attr:`FakeFeishuAPI.images`; :attr:`FakeFeishuAPI.refuse_images` answers ``99991672``
   (the app lacks ``im:resource``). A card's ``img`` element must name a key uploaded here and
   carry its ``alt`` (else ``230099``, as Feishu refuses an unknown image key);
-- ``PATCH /open-apis/im/v1/messages/{id}`` — a card replaced in place: only a card this fake
-  accepted whose ``config.update_multi`` is true (else ``230099``), checked like a new card; kept in
-  :attr:`FakeFeishuAPI.patches` and shown in :attr:`FakeFeishuAPI.messages`.
+- ``POST /open-apis/ephemeral/v1/send`` — a card only ``open_id`` sees in ``chat_id`` (checked like a
+  card message; kept in :attr:`FakeFeishuAPI.ephemerals`);
+- ``PATCH /open-apis/im/v1/messages/{id}`` — replaces a sent card's content (the card must be valid, the
+  message one the fake sent as ``interactive`` with ``config.update_multi`` — else ``230099``, as
+  Feishu does for a card shared with everyone; kept in :attr:`FakeFeishuAPI.patches`).
 
 Every request is kept in :attr:`FakeFeishuAPI.calls`; every message actually
 "sent" in :attr:`FakeFeishuAPI.messages`, every webhook card in
@@ -35,7 +37,6 @@ Every request is kept in :attr:`FakeFeishuAPI.calls`; every message actually
 from __future__ import annotations
 
 import base64
-import dataclasses
 import email.parser
 import email.policy
 import hashlib
@@ -148,10 +149,11 @@ class FakeFeishuAPI:
         self.webhook_secret: str | None = None
         self.calls: list[Call] = []
         self.messages: list[Sent] = []
-        self.patches: list[tuple[str, dict[str, Any]]] = []
         self.webhook_posts: list[dict[str, Any]] = []
         self.images: dict[str, bytes] = {}
         self.refuse_images = False
+        self.ephemerals: list[dict[str, Any]] = []
+        self.patches: list[tuple[str, dict[str, Any]]] = []
         self._uuids: dict[str, str] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -191,10 +193,12 @@ class FakeFeishuAPI:
                              "bot": {"open_id": BOT_OPEN_ID, "app_name": "prhub", "activate_status": 2}}
         if call.method == "POST" and path == "/open-apis/im/v1/images":
             return self._image(call)
-        if call.method == "POST" and path.startswith("/open-apis/im/v1/messages"):
-            return self._message(call)
+        if call.method == "POST" and path == "/open-apis/ephemeral/v1/send":
+            return self._ephemeral(call)
         if call.method == "PATCH" and path.startswith("/open-apis/im/v1/messages/"):
             return self._patch(call)
+        if call.method == "POST" and path.startswith("/open-apis/im/v1/messages"):
+            return self._message(call)
         return 404, {}, {"code": 404, "msg": f"no such API {call.method} {path}"}
 
     def _image(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -259,31 +263,40 @@ class FakeFeishuAPI:
                                       uuid=uuid if isinstance(uuid, str) else None))
         return 200, {}, {"code": 0, "msg": "success", "data": {"message_id": message_id, "chat_id": "oc_fake"}}
 
-    def _patch(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
-        """A card replaced in place: only a card this bot sent with ``config.update_multi``."""
-        message_id = call.path.rstrip("/").split("/")[-1]
+    def _ephemeral(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
         body = call.body if isinstance(call.body, dict) else {}
-        raw = body.get("content")
+        if not str(body.get("chat_id", "")).startswith("oc_") or not body.get("open_id"):
+            return 400, {}, {"code": 99992402, "msg": "field validation failed"}
+        problem = card_problem(body.get("card"), dict(self.images))
+        if body.get("msg_type") != "interactive" or problem is not None:
+            return 400, {}, {"code": 230099, "msg": f"Failed to create card content, ext=ErrMsg: {problem}"}
         with self._lock:
-            sent = next((m for m in self.messages if m.message_id == message_id), None)
+            self.ephemerals.append(body)
+            message_id = f"om_ephemeral_{len(self.ephemerals):04d}"
+        return 200, {}, {"code": 0, "msg": "success", "data": {"message_id": message_id}}
+
+    def _patch(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
+        message_id = call.path.rstrip("/").rsplit("/", 1)[-1]
+        body = call.body if isinstance(call.body, dict) else {}
+        sent = next((m for m in self.messages if m.message_id == message_id), None)
         if sent is None or sent.msg_type != "interactive":
             return 400, {}, {"code": 230001, "msg": "message not found or not a card"}
         if not (sent.content.get("config") or {}).get("update_multi"):
             return 400, {}, {"code": 230099, "msg": "a card updated for everyone needs config.update_multi"}
         try:
-            content = json.loads(raw) if isinstance(raw, str) else None
+            content = json.loads(str(body.get("content", "")))
         except ValueError:
-            content = None
-        if not isinstance(content, dict):
-            return 400, {}, {"code": 230001, "msg": "content must be a card JSON string"}
+            return 400, {}, {"code": 230099, "msg": "content is not JSON"}
+        problem = card_problem(content, dict(self.images))
+        if problem is not None:
+            return 400, {}, {"code": 230099, "msg": f"Failed to create card content, ext=ErrMsg: {problem}"}
         with self._lock:
-            problem = card_problem(content, dict(self.images))
-            if problem is not None:
-                return 400, {}, {"code": 230099, "msg": f"Failed to update card content: {problem}"}
             self.patches.append((message_id, content))
-            index = self.messages.index(sent)
-            self.messages[index] = dataclasses.replace(sent, content=content)
-        return 200, {}, {"code": 0, "msg": "success"}
+            at = self.messages.index(sent)  # the chat shows the new card in the old one's place
+            self.messages[at] = Sent(message_id=sent.message_id, kind=sent.kind, target=sent.target,
+                                     msg_type=sent.msg_type, content=content, reply_in_thread=sent.reply_in_thread,
+                                     uuid=sent.uuid)
+        return 200, {}, {"code": 0, "msg": "success", "data": {}}
 
     def _webhook(self, call: Call) -> tuple[int, dict[str, str], dict[str, Any]]:
         body = call.body if isinstance(call.body, dict) else {}

@@ -78,8 +78,8 @@ async def test_the_slash_command_reads_the_same_grammar(services: Services) -> N
     reply = await services.core.answer(parse_command("subscribe npu -ci"), CHANNEL)
     assert isinstance(reply, SubscriptionReply)
     assert reply.change == "subscribed"
-    assert reply.language == "en"
-    assert "Subscribed to verl-project/verl: npu, except ci" in subscription_text(reply)
+    assert reply.language == "zh"  # nothing but a command and labels: the channel's language
+    assert "已订阅 verl-project/verl：npu" in subscription_text(reply)
     old_form = await services.core.answer(parse_command("subscribe trainer verl-project/verl"), CHANNEL)
     assert isinstance(old_form, SubscriptionReply)
     assert old_form.subscription is not None
@@ -95,7 +95,11 @@ async def test_an_unknown_label_or_key_is_refused_naming_what_is_known(services:
     assert reply.change == "refused"
     assert "不认识的标签 rolout" in reply.message
     assert "rollout" in reply.message  # the nearest known one
-    english = await _say(services, "subscribe flavour:npu")
+    bare = await _say(services, "subscribe flavour:npu")  # no sentence: the channel's language (zh)
+    assert bare.change == "refused"
+    assert "不认识的条件 flavour:" in bare.message
+    assert "可用的条件：label" in bare.message
+    english = await _say(services, "please subscribe me to flavour:npu")
     assert english.change == "refused"
     assert "unknown filter key flavour:" in english.message
     assert "known keys: label" in english.message
@@ -140,7 +144,8 @@ async def test_with_admins_only_they_change_a_channel_and_a_dm_stays_its_persons
     assert refused.change == "refused"
     assert "只有这个频道的管理员可以修改它的订阅" in refused.message
     assert "UADMIN" in refused.message
-    english = await services.core.answer(parse_command("unsubscribe all"), Conversation("slack", "C1", "U1"))
+    english = await services.core.answer(parse_command("please unsubscribe me from everything"),
+                                         Conversation("slack", "C1", "U1"))
     assert isinstance(english, SubscriptionReply)
     assert english.change == "refused"
     assert "Only this channel's admins" in english.message
@@ -198,7 +203,7 @@ async def test_path_me_needs_a_github_handle_and_codeowners(verl_settings: Setti
     await core.answer(parse_intent("my GitHub is nobody"), Conversation("slack", "D2", "U2"))
     nobody = await _say(services, "subscribe path:@me", Conversation("slack", "D2", "U2"))
     assert nobody.change == "subscribed"
-    assert "gives @nobody no paths yet" in nobody.message
+    assert "还没有分给 @nobody 的路径" in nobody.message  # a bare command: the channel's language
 
 
 async def test_a_snapshot_has_no_codeowners_and_the_person_is_told(services: Services) -> None:

@@ -1,4 +1,7 @@
-"""The legacy intent table: what ``parse_intent`` gives the chat core of today, in Chinese and English.
+"""The doors' intent table: what ``parse_intent`` gives the chat core, in Chinese and English.
+
+Language: a message with nothing but a command, a label, a number or a name (``label npu``,
+``subscribe npu``, ``digest last``, ``help``) has no language of its own (``None``): the channel's applies.
 
 The full understanding (comparisons, questions, windows, the language rule, near-misses) is tested
 in ``tests/understand/``; this table is also read through Feishu (``tests/handlers/feishu/test_events.py``).
@@ -31,9 +34,9 @@ TABLE: list[tuple[str, Intent]] = [
     ("周报 2026w16", DigestIntent(week="2026-W16", language="zh")),
     ("2026年第16周周报", DigestIntent(week="2026-W16", language="zh")),
     ("周报", DigestIntent(week=None, language="zh")),
-    ("digest", DigestIntent(week=None, language="en")),
+    ("digest", DigestIntent(week=None)),
     ("weekly report last week", DigestIntent(week="last", language="en")),
-    ("digest 2026-W16 for verl-project/verl", DigestIntent(week="2026-W16", repo="verl-project/verl", language="en")),
+    ("digest 2026-W16 for verl-project/verl", DigestIntent(week="2026-W16", repo="verl-project/verl")),
     ("verl-project/verl 本周周报", DigestIntent(week="this", repo="verl-project/verl", language="zh")),
     # PR questions
     ("PR #6046 值得读吗", PRIntent(number=6046, language="zh")),
@@ -50,8 +53,8 @@ TABLE: list[tuple[str, Intent]] = [
     # label view
     ("npu 标签", LabelIntent(label="npu", language="zh")),
     ("标签 fully_async", LabelIntent(label="fully_async", language="zh")),
-    ("label npu", LabelIntent(label="npu", language="en")),
-    ("label NPU in verl-project/verl", LabelIntent(label="npu", repo="verl-project/verl", language="en")),
+    ("label npu", LabelIntent(label="npu")),
+    ("label NPU in verl-project/verl", LabelIntent(label="npu", repo="verl-project/verl")),
     # subscriptions
     ("订阅 npu", SubscribeIntent(text="订阅 npu", language="zh")),
     ("订阅 verl-project/verl 的 npu", SubscribeIntent(
@@ -59,15 +62,17 @@ TABLE: list[tuple[str, Intent]] = [
     ("取消订阅 npu", UnsubscribeIntent(text="取消订阅 npu", language="zh")),
     ("退订 npu", UnsubscribeIntent(text="退订 npu", language="zh")),
     ("我的订阅", ListSubscriptionsIntent(language="zh")),
-    ("subscribe npu", SubscribeIntent(text="subscribe npu", language="en")),
-    ("subscribe to npu", SubscribeIntent(text="subscribe to npu", language="en")),
+    ("subscribe npu", SubscribeIntent(text="subscribe npu")),
+    ("subscribe to npu", SubscribeIntent(text="subscribe to npu")),
     ("subscribe npu in owner/name", SubscribeIntent(
-        repo="owner/name", text="subscribe npu in owner/name", language="en")),
-    ("unsubscribe npu", UnsubscribeIntent(text="unsubscribe npu", language="en")),
+        repo="owner/name", text="subscribe npu in owner/name")),
+    ("unsubscribe npu", UnsubscribeIntent(text="unsubscribe npu")),
     ("my subscriptions", ListSubscriptionsIntent(language="en")),
     # help
-    ("help", HelpIntent(language="en")),
+    ("help", HelpIntent()),
     ("帮助", HelpIntent(language="zh")),
+    ("weekly digest for last week", DigestIntent(week="last", language="en")),
+    ("PR 6046", PRIntent(number=6046)),
     ("你好", HelpIntent(language="zh")),
     ("", HelpIntent()),
     ("what can you do", HelpIntent(language="en")),
@@ -94,17 +99,17 @@ def test_other_mentions_stay() -> None:
 COMMANDS: list[tuple[str, Intent]] = [
     ("digest", DigestIntent()),
     ("digest 2026-W16", DigestIntent(week="2026-W16")),
-    ("digest last", DigestIntent(week="last", language="en")),  # as `prhub digest --week last`
+    ("digest last", DigestIntent(week="last")),  # as `prhub digest --week last`
     ("digest last week", DigestIntent(week="last", language="en")),
     ("digest 2026-W16 verl-project/verl", DigestIntent(week="2026-W16", repo="verl-project/verl")),
     ("pr 6046", PRIntent(number=6046)),
     ("pr #6046", PRIntent(number=6046)),
     ("pr https://github.com/verl-project/verl/pull/6046", PRIntent(number=6046, repo="verl-project/verl")),
-    ("label npu", LabelIntent(label="npu", language="en")),
-    ("subscribe npu", SubscribeIntent(text="subscribe npu", language="en")),
+    ("label npu", LabelIntent(label="npu")),
+    ("subscribe npu", SubscribeIntent(text="subscribe npu")),
     ("subscribe npu verl-project/verl", SubscribeIntent(
-        repo="verl-project/verl", text="subscribe npu verl-project/verl", language="en")),
-    ("unsubscribe npu", UnsubscribeIntent(text="unsubscribe npu", language="en")),
+        repo="verl-project/verl", text="subscribe npu verl-project/verl")),
+    ("unsubscribe npu", UnsubscribeIntent(text="unsubscribe npu")),
     ("subscriptions", ListSubscriptionsIntent()),
     ("help", HelpIntent()),
     ("", HelpIntent()),

@@ -8,7 +8,7 @@ from bot.understand import understand
 from bot.understand.examples import EXAMPLES, nearest_examples
 
 KIND_OF = {"digest": "DigestIntent", "pr": "PRIntent", "what": "PRIntent", "compare": "CompareIntent",
-           "label": "LabelIntent", "merged": "MergedIntent", "question": "QuestionIntent",
+           "label": "LabelIntent", "merged": "MergedIntent", "authors": "MergedIntent", "question": "QuestionIntent",
            "subscribe": "SubscribeIntent", "unsubscribe": "UnsubscribeIntent",
            "subscriptions": "ListSubscriptionsIntent", "github": "LinkGitHubIntent",
            "mydigest": "PersonalDigestIntent"}

@@ -429,6 +429,34 @@ TABLE: list[Row] = [
     r("对比一下 #6046 #6029 #6001 #5899", C, numbers=(6046, 6029, 6001, 5899)),
     r("what did we ship in April?", M, APRIL),
     r("what went in last week", M, W16),
+    # -- who merged the most, and more questions about the week (phase 2) --------------------------
+    r("谁贡献最多", M, None, focus="authors", language="zh"),
+    r("本月谁贡献最多", M, APRIL, focus="authors"),
+    r("上周谁合并的 PR 最多", M, W16, focus="authors"),
+    r("PR数最多的人是谁", M, None, focus="authors"),
+    r("W16 谁提交的最多", M, W16, focus="authors"),
+    r("上个月的贡献者", M, MARCH, focus="authors"),
+    r("who contributed the most last month", M, MARCH, focus="authors", language="en"),
+    r("top contributors this month", M, APRIL, focus="authors"),
+    r("who merged the most PRs in W16", M, W16, focus="authors"),
+    r("谁的 PR 改了 rollout", Q, None, terms=("rollout",)),  # who changed X: the PRs that did
+    r("谁改了 rollout", Q, None, terms=("rollout",)),
+    r("上周有人修 fsdp 的 bug 吗", Q, W16, terms=("fsdp", "bug")),
+    r("哪些 PR 修了 rollout", Q, None, terms=("rollout",)),
+    r("上周一共合并了多少个 PR", M, W16),
+    r("how many PRs merged last week", M, W16, language="en"),
+    r("本周到目前为止合并了什么", M, W17),
+    r("W16的trainer PR", L, W16, label="trainer"),
+    r("看看 6046 跟 6029 哪个重要", C, numbers=(6046, 6029)),
+    r("ｐｒ ６０４６", P, number=6046, language=None),
+    r("help", H, language=None),  # one word: the channel's language
+    r("what should I read from last week?", D, W16),
+    r("最近有什么大的改动", D),
+    r("给我讲讲上周", D, W16),
+    r("上周发生了什么", D, W16),
+    r("rollout 最近怎么样", L, label="rollout"),
+    r("npu 这周怎么样", L, W17, label="npu"),
+    r("讲讲 6046", P, number=6046, question="what"),
 ]
 
 

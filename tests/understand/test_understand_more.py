@@ -24,7 +24,6 @@ from bot.understand import (
     UnsubscribeIntent,
     detect_language,
     normalize,
-    to_legacy,
     understand,
     understand_command,
 )
@@ -96,25 +95,16 @@ def test_the_language_is_the_sentence_s_and_none_for_a_bare_label_number_or_comm
         assert detect_language(text, [intent.label]) == language
 
 
-def test_a_digest_of_a_week_the_core_cannot_read_yet_stays_honest_in_the_legacy_mapping() -> None:
-    assert to_legacy(CompareIntent((6046, 6029), language="zh")) == PRIntent(6046, language="zh")
-    assert to_legacy(MergedIntent("month-0", language="zh")) == DigestIntent("month-0", language="zh")
-    question = QuestionIntent(("rollout",), text="哪些 PR 改了 rollout")
-    assert to_legacy(question) == HelpIntent()
-    assert to_legacy(question).said == "哪些 PR 改了 rollout"  # type: ignore[union-attr]
-    assert to_legacy(ClarifyIntent("第60周", "no_such_week", "digest")) == HelpIntent()
-    plain = LabelIntent("npu", window="last")
-    assert to_legacy(plain) is plain
-
-
-def test_the_doors_of_today_get_legacy_intents_with_today_s_language() -> None:
-    # The chat core of today answers these; the language rule changes with the doors (phase 2).
-    assert parse_intent("label npu") == LabelIntent("npu", language="en")
-    assert parse_intent("#6046 和 #6029 哪个更值得读") == PRIntent(6046, language="zh")
-    assert isinstance(parse_intent("哪些 PR 改了 rollout 的配置"), HelpIntent)
+def test_the_doors_get_every_intent_with_the_sentence_s_language() -> None:
+    assert parse_intent("label npu") == LabelIntent("npu")  # the channel's language applies
+    assert parse_intent("#6046 和 #6029 哪个更值得读") == CompareIntent((6046, 6029), language="zh")
+    assert parse_intent("哪些 PR 改了 rollout 的配置") == QuestionIntent(("rollout", "配置"), language="zh")
     assert parse_intent("上上周周报") == DigestIntent("week-2", language="zh")
-    assert parse_command("subscribe npu") == SubscribeIntent(text="subscribe npu", language="en")
-    assert parse_command("digest last") == DigestIntent("last", language="en")
+    assert parse_intent("本月合并了哪些 PR") == MergedIntent("month-0", language="zh")
+    assert parse_intent("谁贡献最多") == MergedIntent(language="zh", focus="authors")
+    assert parse_command("subscribe npu") == SubscribeIntent(text="subscribe npu")
+    assert parse_command("digest last") == DigestIntent("last")
+    assert parse_intent("第60周周报") == ClarifyIntent("第60周", "no_such_week", "digest", language="zh")
 
 
 @pytest.mark.parametrize(("text", "kind", "window", "fields"), TABLE[:60], ids=[row[0] for row in TABLE[:60]])

@@ -15,7 +15,11 @@ clicked card's message, in its thread) is handed back as ``follow_up``.
 
 - 完整报告 (``prhub_full_report``) — the digest's remaining cards, in the thread;
 - 订阅此标签 (``prhub_subscribe_label``) — subscribes the clicker, toast says so;
-- 分析此 PR (``prhub_analyze_pr``) — the PR's analysis card, in the thread.
+- 分析此 PR (``prhub_analyze_pr``) — the PR's analysis card, in the thread;
+- 查看 2026-W34 (``prhub_open_window``) — that window's digest card, in the thread.
+
+A second press of 完整报告, 分析此 PR or 查看 on the same card posts nothing new (claimed by
+:class:`~bot.handlers.feishu.app.FeishuBot`).
 """
 
 from __future__ import annotations
@@ -24,11 +28,11 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_SUBSCRIBE_LABEL
+from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_OPEN_WINDOW, ACTION_SUBSCRIBE_LABEL
 from bot.cards.chat import render_full_report_feishu, render_reply_feishu, subscription_text
 from bot.cards.i18n import chat_phrases
 from bot.handlers.core import Conversation, Core
-from bot.handlers.intents import PRIntent, SubscribeIntent
+from bot.handlers.intents import DigestIntent, PRIntent, SubscribeIntent
 from bot.models import Language
 from bot.replies import ErrorReply, SubscriptionReply
 
@@ -125,4 +129,12 @@ async def respond(action: CardAction, core: Core, *, language: Language) -> Acti
 
         return ActionReply(toast=Toast(type="info", content=words.toast_analyze.format(number=number)),
                            follow_up=analyse)
+    if kind == ACTION_OPEN_WINDOW and action.value.get("window"):
+        window = action.value["window"]
+
+        async def open_window(send: Send) -> None:
+            intent = DigestIntent(week=window, repo=repo, language=language)
+            await send(render_reply_feishu(await core.answer(intent, conversation)))
+
+        return ActionReply(toast=Toast(type="info", content=words.toast_full_report), follow_up=open_window)
     return ActionReply(toast=Toast(type="warning", content=words.toast_unknown))

@@ -35,21 +35,22 @@ from lark_oapi.core.json import JSON
 from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTriggerResponse
 from starlette.routing import BaseRoute
 
-from bot.cards.actions import ACTION_FULL_REPORT
+from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_OPEN_WINDOW
 from bot.cards.chat import render_note_feishu
 from bot.cards.escape import feishu_text
-from bot.cards.i18n import chat_phrases
-from bot.claims import Claims, full_report_key, seen_key
-from bot.delivery import Place, post_reply
-from bot.delivery.feishu import FeishuDeliverer
+from bot.cards.i18n import ask_phrases, chat_phrases, error_text
+from bot.claims import Claims, full_report_key, pr_answer_key, seen_key
+from bot.delivery import Place, mark_full_report, post_reply, reply_extras
+from bot.delivery.feishu import FeishuAPIError, FeishuDeliverer, Target
 from bot.errors import PrhubError
-from bot.handlers.core import Conversation, Core
+from bot.handlers.core import Conversation, Core, is_slow
 from bot.handlers.feishu.actions import ActionReply, CardAction, Send, Toast, read_action, respond
 from bot.handlers.feishu.events import IncomingMessage, MessageReceived, read_message
 from bot.handlers.feishu.http import events_route
 from bot.handlers.feishu.ws import ClientFactory, LongConnection
 from bot.handlers.intents import parse_intent
 from bot.models import Language
+from bot.replies import DigestReply, Reply, is_public
 
 __all__ = ["ACTION_TIMEOUT_S", "FeishuBot", "FeishuMode", "running"]
 
@@ -143,12 +144,58 @@ class FeishuBot:
             log.info("feishu message %s already answered", message.message_id)
             return
         intent = parse_intent(message.text)
+        direct = message.chat_type == "p2p"
         conversation = Conversation(platform="feishu", channel=message.chat_id, user=message.sender_open_id,
-                                    direct=message.chat_type == "p2p")
+                                    direct=direct)
+        working: str | None = None
+        lang = self.core.language(intent, conversation)
+        if is_slow(intent):  # a "处理中" card, patched into the answer when it is ready
+            words = ask_phrases(lang)
+            sent = await self.deliverer.client.send_cards(Target(reply_to=message.message_id, in_thread=True),
+                                                          [render_note_feishu("prhub", words.working)],
+                                                          key=f"{message.message_id}:working")
+            working = sent[0] if sent else None
         reply = await self.core.answer(intent, conversation)
-        # a digest's thread that holds every card is marked complete: 完整报告 posts nothing more
-        await post_reply(self.deliverer, self.claims, Place(message.chat_id, thread=message.message_id), reply,
-                         key=message.message_id)
+        if not direct and not is_public(reply) and await self._ephemeral(message, reply, working, lang):
+            return
+        await self._deliver(message, reply, working)
+
+    async def _ephemeral(self, message: IncomingMessage, reply: Reply, working: str | None,
+                         lang: Language) -> bool:
+        """Show ``reply`` only to the asker (subscriptions, help, questions back, errors in a group), with
+        the ephemeral card API; ``False`` when Feishu refused it (the reply then goes to the thread)."""
+        try:
+            for card in self.deliverer.reply_messages(reply):
+                await self.deliverer.client.send_ephemeral(message.chat_id, message.sender_open_id, card)
+        except FeishuAPIError as exc:
+            log.warning("no ephemeral card in %s (%s); replying in the thread", message.chat_id, exc)
+            return False
+        if working is not None:  # the "处理中" card says where the answer went
+            done = render_note_feishu("prhub", ask_phrases(lang).only_you)
+            await self._patch_or_send(working, done, message)
+        return True
+
+    async def _deliver(self, message: IncomingMessage, reply: Reply, working: str | None) -> None:
+        """Post ``reply`` in the message's thread: into the "处理中" card first when there is one."""
+        place = Place(message.chat_id, thread=message.message_id)
+        if working is None:
+            # a digest's thread that holds every card is marked complete: 完整报告 posts nothing more
+            await post_reply(self.deliverer, self.claims, place, reply, key=message.message_id)
+            return
+        cards = self.deliverer.reply_messages(reply, await reply_extras(self.deliverer, place, reply))
+        await self._patch_or_send(working, cards[0], message)
+        if len(cards) > 1:
+            await self.deliverer.post(place, cards[1:], key=f"{message.message_id}:rest")
+        if isinstance(reply, DigestReply) and len(cards) > 1:
+            await mark_full_report(self.claims, "feishu", message.chat_id, working, reply.digest.window.name)
+
+    async def _patch_or_send(self, working: str, card: dict[str, Any], message: IncomingMessage) -> None:
+        try:
+            await self.deliverer.client.patch_card(working, card)
+        except FeishuAPIError as exc:
+            log.warning("could not update the card %s (%s); sending the answer as a new one", working, exc)
+            await self.deliverer.post(Place(message.chat_id, thread=message.message_id), [card],
+                                      key=f"{message.message_id}:answer")
 
     async def handle_action(self, action: CardAction) -> dict[str, Any]:
         """The callback body for ``action``; its follow-up (cards) is scheduled, not awaited."""
@@ -158,6 +205,12 @@ class FeishuBot:
         if (action.value.get("action") == ACTION_FULL_REPORT and action.message_id
                 and not await self.claims.take(_full_report(action))):
             return {"toast": Toast(type="info", content=chat_phrases(lang).full_report_in_thread)}
+        once = _once_key(action)  # a second press of 分析此 PR or 查看 2026-W34 posts nothing new
+        if once is not None and not await self.claims.take(once):
+            kind = action.value.get("action")
+            text = chat_phrases(lang).already_in_thread if kind == ACTION_ANALYZE_PR \
+                else ask_phrases(lang).window_in_thread
+            return {"toast": Toast(type="info", content=text)}
         reply: ActionReply = await respond(action, self.core, language=lang)
         if reply.follow_up is not None and action.message_id:
             place = Place(action.chat_id, thread=action.message_id)
@@ -172,17 +225,20 @@ class FeishuBot:
     async def _follow(self, follow_up: Callable[[Send], Awaitable[None]], send: Send, action: CardAction,
                       lang: Language) -> None:
         """Run a button's follow-up; on failure give its claim back and say so in the thread."""
-        full = action.value.get("action") == ACTION_FULL_REPORT
+        claim = _full_report(action) if action.value.get("action") == ACTION_FULL_REPORT else _once_key(action)
         try:
             await follow_up(send)
         except PrhubError as exc:
-            if full:
-                await self.claims.release(_full_report(action))
-            text = feishu_text(chat_phrases(lang).error.format(message=str(exc)))
+            if claim is not None:
+                await self.claims.release(claim)
+            log.warning("a button's follow-up failed in %s: %s", action.chat_id, exc)
+            text = feishu_text(chat_phrases(lang).error.format(message=error_text(exc, lang,
+                                                                                  repo=action.value.get("repo"),
+                                                                                  window=action.value.get("window"))))
             await send([render_note_feishu("prhub", text, template="red")])
         except BaseException:
-            if full:
-                await self.claims.release(_full_report(action))
+            if claim is not None:
+                await self.claims.release(claim)
             raise
 
     # -- plumbing -----------------------------------------------------------------------------
@@ -215,6 +271,19 @@ class FeishuBot:
 def _full_report(action: CardAction) -> str:
     """The claim of "the full report is in the thread of the clicked card"."""
     return full_report_key("feishu", action.chat_id, action.message_id, action.value.get("window", ""))
+
+
+def _once_key(action: CardAction) -> str | None:
+    """The claim of a button that answers once per card thread (分析此 PR, 查看 a window), or ``None``."""
+    kind = action.value.get("action")
+    if not action.message_id:
+        return None
+    if kind == ACTION_ANALYZE_PR and action.value.get("number", "").isdigit():
+        return pr_answer_key("feishu", action.chat_id, action.message_id, action.value.get("repo", ""),
+                             int(action.value["number"]))
+    if kind == ACTION_OPEN_WINDOW and action.value.get("window"):
+        return full_report_key("feishu", action.chat_id, action.message_id, "open:" + action.value["window"])
+    return None
 
 
 def _as_dict(data: Any) -> dict[str, Any]:

@@ -6,6 +6,8 @@
   card's thread, once per thread and PR;
 - ``prhub_subscribe_label`` (a select; option value = label) — subscribes the
   conversation to the label of the card's repository; the confirmation is ephemeral;
+- ``prhub_open_window`` (value ``repo|window``) — the digest card of that window (the latest with merged
+  PRs, from an empty window's answer) in the card's thread, once per thread and window;
 - ``prhub_open_page`` — 完整报告 as a link to the digest's page: the browser opens it, Slack still
   reports the press, which is only acknowledged.
 
@@ -19,14 +21,20 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
-from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_OPEN_PAGE, ACTION_SUBSCRIBE_LABEL
+from bot.cards.actions import (
+    ACTION_ANALYZE_PR,
+    ACTION_FULL_REPORT,
+    ACTION_OPEN_PAGE,
+    ACTION_OPEN_WINDOW,
+    ACTION_SUBSCRIBE_LABEL,
+)
 from bot.cards.escape import slack_text
-from bot.cards.i18n import chat_phrases
+from bot.cards.i18n import ask_phrases, chat_phrases, error_text
 from bot.claims import full_report_key, pr_answer_key
-from bot.delivery import Place
+from bot.delivery import Place, reply_extras
 from bot.errors import PrhubError
 from bot.handlers.core import Conversation
-from bot.handlers.intents import PRIntent, SubscribeIntent
+from bot.handlers.intents import DigestIntent, PRIntent, SubscribeIntent
 from bot.handlers.slack.deps import SlackDeps
 from bot.replies import ErrorReply, PRReply
 
@@ -54,7 +62,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
                 await deliverer.note(body["response_url"], words.no_more)
             done = True
         except PrhubError as exc:
-            await deliverer.note(body["response_url"], words.error.format(message=slack_text(str(exc))))
+            text = error_text(exc, language, repo=repo or None, window=window)
+            await deliverer.note(body["response_url"], words.error.format(message=slack_text(text)))
         finally:
             if not done:  # failed: the next press may try again
                 await deps.claims.release(key)
@@ -81,6 +90,25 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             if not done:
                 await deps.claims.release(key)
 
+    async def open_window(body: dict[str, Any]) -> None:
+        conversation, root = _where(body)
+        repo, _, window = _value(body).partition("|")
+        language = deps.core.language(None, conversation)
+        key = full_report_key("slack", conversation.channel, root, "open:" + window)
+        if not await deps.claims.take(key):
+            await deliverer.note(body["response_url"], ask_phrases(language).window_in_thread)
+            return
+        done = False
+        try:
+            reply = await deps.core.answer(DigestIntent(week=window, repo=repo or None, language=language),
+                                           conversation)
+            place = Place(conversation.channel, thread=root)
+            await deliverer.post(place, deliverer.reply_messages(reply, await reply_extras(deliverer, place, reply)))
+            done = True
+        finally:
+            if not done:
+                await deps.claims.release(key)
+
     async def subscribe(body: dict[str, Any]) -> None:
         conversation, _ = _where(body)
         label = str(body["actions"][0].get("selected_option", {}).get("value", ""))
@@ -92,6 +120,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     app.action(ACTION_FULL_REPORT)(ack=_ack, lazy=[full_report])
     app.action(ACTION_ANALYZE_PR)(ack=_ack, lazy=[analyze])
     app.action(ACTION_SUBSCRIBE_LABEL)(ack=_ack, lazy=[subscribe])
+    app.action(ACTION_OPEN_WINDOW)(ack=_ack, lazy=[open_window])
     app.action(ACTION_OPEN_PAGE)(_ack)  # a URL button: the page opens in the browser, nothing else to do
 
 

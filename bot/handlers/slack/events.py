@@ -23,6 +23,7 @@ from bot.delivery import Place, post_reply
 from bot.handlers.core import Conversation, is_slow
 from bot.handlers.intents import parse_intent
 from bot.handlers.slack.deps import SlackDeps
+from bot.replies import is_public
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -67,4 +68,8 @@ async def _answer(deps: SlackDeps, body: dict[str, Any], event: dict[str, Any], 
         words = chat_phrases(deps.core.language(intent, conversation))
         await deps.deliverer.ephemeral(channel, conversation.user, words.working, thread=thread)
     reply = await deps.core.answer(intent, conversation)
+    direct = event.get("channel_type") == "im" or channel.startswith("D")
+    if not direct and not is_public(reply) and await deps.deliverer.post_ephemeral(
+            channel, conversation.user, deps.deliverer.reply_messages(reply), thread=thread):
+        return  # subscriptions, help, questions back and errors: only the asker sees them in a channel
     await post_reply(deps.deliverer, deps.claims, Place(channel, thread=thread), reply)

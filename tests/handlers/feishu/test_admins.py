@@ -50,18 +50,19 @@ async def test_a_member_who_is_not_an_admin_is_refused_and_told(http: httpx.Asyn
                                                                 fake_api: FakeFeishuAPI) -> None:
     response = await _post(http, bot, _message("订阅 npu -ci", sender="ou_alice_0001", message_id="om_a1"))
     assert response.status_code == 200
-    [reply] = fake_api.replies()
-    assert reply.target == "om_a1"
-    assert "只有这个频道的管理员可以修改它的订阅" in _card_text(reply.content)
-    assert "ou_admin_0009" in _card_text(reply.content)
-    assert reply.content["header"]["template"] == "red"
+    assert fake_api.replies() == []  # a subscription answer in a group: only the asker sees it
+    [reply] = fake_api.ephemerals
+    assert (reply["chat_id"], reply["open_id"]) == ("oc_group_0001", "ou_alice_0001")
+    assert "只有这个频道的管理员可以修改它的订阅" in _card_text(reply["card"])
+    assert "ou_admin_0009" in _card_text(reply["card"])
+    assert reply["card"]["header"]["template"] == "red"
     group = Conversation("feishu", "oc_group_0001", "ou_alice_0001")
     assert await bot.core.subscriptions(group) == ()
 
     await _post(http, bot, _message("订阅 npu -ci", sender="ou_admin_0009", message_id="om_a2"))
-    assert "已订阅 verl-project/verl：npu，排除 ci" in _card_text(fake_api.replies()[-1].content)
+    assert "已订阅 verl-project/verl：npu，排除 ci" in _card_text(fake_api.ephemerals[-1]["card"])
     await _post(http, bot, _message("退订全部", sender="ou_alice_0001", message_id="om_a3"))
-    assert "只有这个频道的管理员" in _card_text(fake_api.replies()[-1].content)
+    assert "只有这个频道的管理员" in _card_text(fake_api.ephemerals[-1]["card"])
     assert [s.filter.text() for s in await bot.core.subscriptions(group)] == ["label:npu -label:ci"]
     changes = await bot.core._subscriptions.changes()
     assert [(c.by, c.action) for c in changes] == [("ou_admin_0009", "subscribe")]
@@ -79,9 +80,9 @@ async def test_the_subscribe_button_refuses_a_non_admin_with_a_toast(http: httpx
 
 
 async def test_a_p2p_chat_is_its_person_s(http: httpx.AsyncClient, bot: FeishuBot, fake_api: FakeFeishuAPI) -> None:
-    await _post(http, bot, _message("subscribe npu", sender="ou_alice_0001", message_id="om_p1", chat_type="p2p",
-                                    chat="oc_alice_p2p"))
-    assert "Subscribed to verl-project/verl: npu" in _card_text(fake_api.replies()[-1].content)
+    await _post(http, bot, _message("subscribe me to npu", sender="ou_alice_0001", message_id="om_p1",
+                                    chat_type="p2p", chat="oc_alice_p2p"))
+    assert "Subscribed to verl-project/verl: npu" in _card_text(fake_api.replies()[-1].content)  # a DM: normal
     # a button pressed later in that p2p chat: the chat is remembered as Alice's, so no admin is needed
     payload = fixture("card_action")
     payload["header"]["event_id"] = "ev_card_p2p"

@@ -29,7 +29,7 @@ async def _post(http: httpx.AsyncClient, bot: FeishuBot, payload: dict[str, Any]
     ("name", "status", "replies", "title"),
     [
         ("group_mention_text", 200, 1, "PR #6046"),
-        ("group_post", 200, 3, "2026 第 16 周"),
+        ("group_post", 200, 1, "2026 第 16 周"),  # a digest in chat: the card alone
         ("p2p_text", 200, 1, "npu"),
         ("group_no_mention", 200, 0, None),
         ("wrong_token", 500, 0, None),
@@ -106,19 +106,23 @@ async def test_full_report_button_posts_the_rest_in_the_thread(http: httpx.Async
     assert len(fake_api.replies()) == len(expected)
 
 
-async def test_full_report_button_under_a_complete_digest_posts_nothing_more(
+async def test_a_digest_in_chat_is_one_card_and_full_report_pressed_twice_posts_the_rest_once(
     http: httpx.AsyncClient, bot: FeishuBot, fake_api: FakeFeishuAPI,
 ) -> None:
-    await _post(http, bot, fixture("group_post"))  # "周报": the digest, all 3 cards in the thread
+    await _post(http, bot, fixture("group_post"))  # "周报 2026-W16": "处理中", patched into the digest card
     await bot.drain()
-    first_card = fake_api.replies()[0].message_id
-    payload = fixture("card_action")
-    payload["header"]["event_id"] = "ev_card_0003"
-    payload["event"]["context"]["open_message_id"] = first_card
-    response = await _post(http, bot, payload)
+    [card] = fake_api.replies()
+    assert "2026 第 16 周" in card.content["header"]["title"]["content"]
+    assert [m for m, _ in fake_api.patches] == [card.message_id]
+    for n in (3, 4):  # two presses, two event ids
+        payload = fixture("card_action")
+        payload["header"]["event_id"] = f"ev_card_000{n}"
+        payload["event"]["context"]["open_message_id"] = card.message_id
+        response = await _post(http, bot, payload)
+        await bot.drain()
     assert response.json()["toast"]["content"] == "完整报告已在这条消息的话题里"
-    await bot.drain()
-    assert len(fake_api.replies()) == 3
+    digest = await bot.core.digest("verl-project/verl", "2026-W16", _conversation(), "zh")
+    assert len(fake_api.replies()) == 1 + len(render_feishu(digest)[1:])
 
 
 async def test_subscribe_button_answers_with_a_toast(http: httpx.AsyncClient, bot: FeishuBot,
@@ -146,6 +150,10 @@ async def test_analyze_button_replies_with_the_pr_card(http: httpx.AsyncClient, 
     [sent] = fake_api.replies()
     assert sent.target == "om_card_0001"
     assert "PR #6046" in sent.content["header"]["title"]["content"]
+    payload["header"]["event_id"] = "ev_card_0002b"  # pressed again: one card, a toast says where it is
+    again = await _post(http, bot, payload)
+    assert again.json()["toast"]["content"] == "完整内容已经在这条消息的话题里了。"
+    assert len(fake_api.replies()) == 1
 
 
 def _conversation() -> Any:

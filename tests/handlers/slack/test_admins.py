@@ -29,25 +29,26 @@ def _mention(text: str, *, user: str, ts: str, channel: str = "C0CHAN") -> dict[
 
 def test_a_member_who_is_not_an_admin_is_refused_and_told(start_bot: StartBot, fake_slack: FakeSlack) -> None:
     bot = start_bot()
-    post_command(bot, "subscribe npu -ci", response_url=fake_slack.response_url("c1"))  # U0ALICE in C0CHAN
+    post_command(bot, "subscribe me to npu -ci", response_url=fake_slack.response_url("c1"))  # U0ALICE in C0CHAN
     [refusal] = fake_slack.wait_for("response_url", 1)
     assert refusal.args["response_type"] == "ephemeral"
     assert "Only this channel's admins can change its subscriptions (admins: U0ADMIN)" in refusal.args["text"]
 
     post_event(bot, _mention("订阅 npu", user="U0ALICE", ts="1713500100.000100"), event_id="Ev0REFUSE")
-    [reply] = fake_slack.wait_for("chat.postMessage", 1)
-    assert reply.args["thread_ts"] == "1713500100.000100"
+    [reply] = fake_slack.wait_for("chat.postEphemeral", 1)  # only the asker sees it
+    assert (reply.args["user"], reply.args["thread_ts"]) == ("U0ALICE", "1713500100.000100")
     said = json.dumps(reply.args["blocks"], ensure_ascii=False)
     assert "只有这个频道的管理员可以修改它的订阅（管理员：U0ADMIN）" in said
 
     post_event(bot, _mention("订阅 npu", user="U0ADMIN", ts="1713500200.000100"), event_id="Ev0ADMIN")
-    posts = fake_slack.wait_for("chat.postMessage", 2)
+    posts = fake_slack.wait_for("chat.postEphemeral", 2)
     assert "已订阅 verl-project/verl：npu" in json.dumps(posts[-1].args["blocks"], ensure_ascii=False)
+    assert fake_slack.of("chat.postMessage") == []
 
     post_command(bot, "unsubscribe all", response_url=fake_slack.response_url("c2"))  # Alice again: refused
     post_command(bot, "subscriptions", response_url=fake_slack.response_url("c3"))  # but she may look
     notes = fake_slack.wait_for("response_url", 3)
-    assert "Only this channel's admins" in notes[1].args["text"]
+    assert "只有这个频道的管理员" in notes[1].args["text"]  # a bare command: the channel's language
     assert "npu（verl-project/verl）" in notes[2].args["blocks"][0]["text"]["text"]
 
 

@@ -20,22 +20,32 @@ def test_healthz(start_bot: StartBot) -> None:
     assert (answer.status_code, answer.text) == (200, "ok")
 
 
-def test_slash_digest_posts_the_card_then_the_rest_in_its_thread(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+def test_slash_digest_posts_the_card_alone_and_the_rest_when_full_report_is_pressed(
+    start_bot: StartBot, fake_slack: FakeSlack,
+) -> None:
     bot = start_bot()
     answer = post_command(bot, "digest 2026-W16", response_url=fake_slack.response_url("r1"))
     assert answer.status_code == 200
     assert "生成中" in answer.text
-    posts = fake_slack.wait_for("chat.postMessage", 4)
-    assert len(posts) == 4
-    first, *rest = posts
-    assert first.args["channel"] == "C0CHAN"
-    assert "thread_ts" not in first.args or first.args["thread_ts"] is None
-    assert first.args["blocks"][0]["text"]["text"] == "2026 第 16 周 · 04-13 至 04-19 周报"
-    root = _ts_of_first(fake_slack)
-    assert [p.args["thread_ts"] for p in rest] == [root] * 3
+    [card] = fake_slack.wait_for("response_url", 1)
+    assert card.args["response_type"] == "in_channel"
+    assert card.args["blocks"][0]["text"]["text"] == "2026 第 16 周 · 04-13 至 04-19 周报"
+    buttons = [e for b in card.args["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert any(e.get("action_id") == "prhub_full_report" for e in buttons)
     time.sleep(0.5)
-    assert fake_slack.of("response_url") == []
-    assert len(fake_slack.of("chat.postMessage")) == 4
+    assert fake_slack.of("chat.postMessage") == []  # one card, not four messages at once
+    ts = "1713500000.000150"
+    payload = {
+        "type": "block_actions", "user": {"id": "U0ALICE"}, "team": {"id": "T0TEAM"}, "api_app_id": "A0APP",
+        "channel": {"id": "C0CHAN"}, "message": {"type": "message", "ts": ts, "blocks": card.args["blocks"]},
+        "response_url": fake_slack.response_url("button"), "trigger_id": "1.2.3",
+        "container": {"type": "message", "message_ts": ts, "channel_id": "C0CHAN"},
+        "actions": [{"type": "button", "action_id": "prhub_full_report", "block_id": "b1",
+                     "value": "verl-project/verl|2026-W16", "action_ts": "1713600001.000000"}],
+    }
+    assert post_action(bot, payload).status_code == 200
+    rest = fake_slack.wait_for("chat.postMessage", 3)
+    assert [p.args["thread_ts"] for p in rest] == [ts] * 3
 
 
 def test_slow_slash_command_is_acked_within_three_seconds(start_bot: StartBot, fake_slack: FakeSlack) -> None:
@@ -108,9 +118,10 @@ def test_without_membership_the_digest_goes_through_response_url(start_bot: Star
     bot = start_bot()
     fake_slack.not_member.add("C0CLOSED")
     post_command(bot, "digest 2026-W16", response_url=fake_slack.response_url("closed"), channel="C0CLOSED")
-    replies = fake_slack.wait_for("response_url", 4)
-    assert len(replies) == 4
-    assert {r.args["response_type"] for r in replies} == {"in_channel"}
+    [reply] = fake_slack.wait_for("response_url", 1)
+    assert reply.args["response_type"] == "in_channel"
+    time.sleep(0.5)
+    assert len(fake_slack.of("response_url")) == 1
     assert fake_slack.of("chat.postMessage") == []
 
 
@@ -121,7 +132,7 @@ def test_subscribe_then_list(start_bot: StartBot, fake_slack: FakeSlack) -> None
     post_command(bot, "subscriptions", response_url=fake_slack.response_url("s2"))
     first, second = fake_slack.wait_for("response_url", 2)
     assert first.args["response_type"] == "ephemeral"
-    assert "Subscribed to verl-project/verl: npu" in first.args["text"]  # English words: English answer
+    assert "已订阅 verl-project/verl：npu" in first.args["text"]  # a bare command: the channel's language
     assert "npu（verl-project/verl）" in second.args["blocks"][0]["text"]["text"]  # no language: the channel's
 
 
