@@ -137,7 +137,7 @@ class Services:
     @cached_property
     def jobs(self) -> JobQueue | None:
         """The analysis job queue, when this process hands analyses to workers (``jobs``, a model, Redis)."""
-        if not self._use_jobs or self.llm is None or not isinstance(self.store, RedisStore):
+        if not self._use_jobs or self.llm is None or isinstance(self.store, MemoryStore):
             return None
         from bot.jobs.queue import JobQueue
 
