@@ -139,7 +139,8 @@ async def test_a_dead_workers_jobs_are_run_by_another(
     dead.close()
     running = WorkerProcess(settings)
     try:
-        await wait_for(lambda: queue.stats().get("stored") == 6)  # counted after the analysis is stored
+        await asyncio.to_thread(wait_alive, queue, {running.pid})
+        await wait_for(lambda: queue.stats().get("stored") == 6, 60)  # counted after the analysis is stored
         assert all(queue.client.exists(settings.redis_key_prefix + k) for k in keys)
         assert len(fake_llm.pr_requests()) == 6
         assert queue.stats() == {"stored": 6}
