@@ -142,6 +142,8 @@ class Section:
     style: Style = "bullets"
     level: int = 2
     prs: tuple[DigestPR, ...] = ()
+    empty: str = ""
+    """What the section says when it has no item (else the renderer's "(none)")."""
 
 
 def pr_number(pr: DigestPR, m: Markup) -> str:
@@ -162,7 +164,7 @@ def card_outline(digest: Digest, m: Markup) -> list[Section]:
         Section("headline", "", _kept((m.paragraphs(digest.headline),)), "paragraphs"),
         Section("highlights", words.highlights if is_week(digest.window) else words.highlights_range,
                 tuple(m.text(h) for h in _kept(digest.highlights))),
-        Section("risks", words.risks, risk_lines(digest, m)),
+        Section("risks", words.risks, risk_lines(digest, m), empty=m.text(words.risks_none)),
     ]
     if digest.week_over_week is not None:
         sections.append(Section("week_over_week", _weekly.title(digest), _weekly.weekly_lines(digest, m)))
@@ -198,12 +200,13 @@ def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False) -
             "paragraphs",
         ),
         Section("trends", f"3. {words.trends}", trend_lines(digest, m)),
-        Section("risks", f"4. {words.risks}", risk_lines(digest, m), "numbered"),
+        Section("risks", f"4. {words.risks}", risk_lines(digest, m), "numbered", empty=m.text(words.risks_none)),
         Section(
             "key_pr_table",
             f"5. {words.key_pr_table}",
             tuple(_key_pr_line(pr, digest, m) for pr in key),
             prs=tuple(key),
+            empty=m.text(words.no_key_prs.format(bar=digest.stats.key_pr_bar)),
         ),
         Section(
             "suggestions",

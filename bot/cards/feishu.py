@@ -220,7 +220,7 @@ def _section_elements(section: Section, digest: Digest) -> list[Element]:
         body = "\n".join(f"- {item}" for item in section.items)
     if not section.title:
         return _markdowns(body)
-    return _markdowns(f"{FEISHU.bold(section.title)}\n\n{body or words.nothing}")
+    return _markdowns(f"{FEISHU.bold(section.title)}\n\n{body or section.empty or words.nothing}")
 
 
 def _pack(elements: list[Element], *, reserved: list[Element]) -> list[list[Element]]:

@@ -223,5 +223,6 @@ def _view_model(digest: Digest, charts: Sequence[Chart]) -> dict[str, Any]:
         "executive_summary": [p for p in digest.executive_summary.split("\n\n") if p.strip()],
         "key_changes": list(digest.key_changes), "trends": trends,
         "key_prs": [prs[n] for n in digest.key_prs if n in prs], "suggestions": list(digest.suggestions),
+        "no_key_prs": words.no_key_prs.format(bar=digest.stats.key_pr_bar),
         "groups": groups, "pending": [prs[n] for n in digest.pending if n in prs], "notes": notes,
     }

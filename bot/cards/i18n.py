@@ -61,6 +61,10 @@ class Phrases:
     empty_report: str
     nothing: str
     """Body of a section that has no item."""
+    risks_none: str
+    """The risk observations when no PR carries a risk."""
+    no_key_prs: str
+    """The key-PR table when no PR reached the bar: ``{bar}``."""
     continued: str
     """Suffix of a continuation message or card: ``{part}``, ``{total}``."""
     table_header: tuple[str, str, str, str]
@@ -124,6 +128,8 @@ ZH = Phrases(
     group_title="{label}（{count}）",
     empty_report="本周期内没有合并的 PR。",
     nothing="（无）",
+    risks_none="本期没有 PR 带有需要关注的风险。",
+    no_key_prs="没有 PR 达到重点线（重要性 ≥ {bar}）。",
     continued="（续 {part}/{total}）",
     table_header=("PR", "标题", "关键点", "风险"),
     meta="仓库：{repo} 周期：{first} 至 {last} 来源 PR：{prs} · 重点 PR：{key_prs} · 生成于 {generated}",
@@ -171,6 +177,8 @@ EN = Phrases(
     group_title="{label} ({count})",
     empty_report="No pull requests were merged in this period.",
     nothing="(none)",
+    risks_none="No PR carries a risk worth flagging.",
+    no_key_prs="No PR reached the key bar (importance ≥ {bar}).",
     continued=" (continued {part}/{total})",
     table_header=("PR", "Title", "Key points", "Risks"),
     meta="Repo: {repo} Period: {first} to {last} PRs: {prs} · key PRs: {key_prs} · generated {generated}",

@@ -55,9 +55,9 @@ def render_markdown(digest: Digest) -> str:
         level = 1 if section in top else section.level
         parts.append(f"{_HEADING[level]} {section.title}")
         if section.key == "key_pr_table":
-            parts.append(_key_pr_table(digest))
+            parts.append(_key_pr_table(digest) or section.empty)
         elif section.items or section.level > 1:
-            parts.append(_body(section) or words.nothing)
+            parts.append(_body(section) or section.empty or words.nothing)
     return "\n\n".join(parts) + "\n"
 
 
@@ -70,11 +70,11 @@ def _body(section: Section) -> str:
 
 
 def _key_pr_table(digest: Digest) -> str:
-    """All key PRs by importance: PR (linked) | title | key points | risks."""
+    """All key PRs by importance: PR (linked) | title | key points | risks; ``""`` when there is none."""
     words = phrases(digest.language)
     prs = _view.key_prs(digest)
     if not prs:
-        return words.nothing
+        return ""
     rows = ["| " + " | ".join(words.table_header) + " |", "|---|---|---|---|"]
     for pr in prs:
         cells = (

@@ -201,7 +201,7 @@ def _section_blocks(section: Section, digest: Digest) -> list[Block]:
         body = "\n".join(f"• {item}" for item in section.items)
     if not section.title:
         return _sections(body)
-    return _sections(f"{SLACK.bold(section.title)}\n{body or words.nothing}")
+    return _sections(f"{SLACK.bold(section.title)}\n{body or section.empty or words.nothing}")
 
 
 def _button(text: str, action_id: str, value: str, *, primary: bool = False) -> Element:

@@ -8,12 +8,13 @@ summaries), so that a reader learns something without an LLM.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from bot.digest import texts
-from bot.digest.description import shorten
-from bot.digest.labels import subject
+from bot.digest.description import repeats_title, shorten
+from bot.digest.labels import OTHER, subject
 from bot.models import DigestPR, DigestStats, HotFile, LabelGroup, LabelTrend, RiskRollup
 
 MAX_HIGHLIGHTS = 6
@@ -22,6 +23,15 @@ MAX_TREND_LABELS = 8
 MAX_HOT_FILES = 3
 MIN_RELATED_PRS = 2
 HIGHLIGHT_SUMMARY_CHARS = 140
+MIN_NAMED_PRS = 2
+"""Highlights name at least this many PRs: a quiet week with fewer key PRs names its most important ones."""
+MIN_SERIES_PRS = 3
+"""PRs of one author opening with the same words make a series from this many; a series this long
+is a highlight even when none of its parts is key."""
+MAX_SERIES_REFS = 4
+MAX_GROUP_LINES = 2
+"""Highlights keep places for this many series / fixes-of-one-problem lines before single PRs."""
+_SOURCE_SUFFIXES = (".py", ".cc", ".cu", ".cpp", ".h", ".hpp", ".rs", ".go", ".ts", ".js", ".java", ".kt", ".scala")
 
 # Order in which risk kinds are shown when their counts tie: the ones a reviewer can act on first.
 RISK_ORDER = ("breaking_change", "revert", "missing_tests", "core_path_change", "config_contract_change",
@@ -128,33 +138,294 @@ def _title(pr: DigestPR) -> str:
     return shorten(subject(pr.title), 80)
 
 
-def headline(s: DigestStats, trend: Sequence[LabelTrend], period: str, t: texts.DigestTexts) -> str:
-    """One line: counts and the busiest labels."""
-    labels = t.list_sep.join(t.label_count.format(label=x.label, count=x.count) for x in trend[:3])
-    return t.headline.format(count=s.pr_count, key=s.key_pr_count, labels=labels, period=period)
+def headline(
+    s: DigestStats, trend: Sequence[LabelTrend], period: str, t: texts.DigestTexts,
+    prs: Sequence[DigestPR] = (), repo: str = "",
+) -> str:
+    """One line: counts and the busiest labels (``other`` is not an area), then the window's
+    releases and the reverts whose reverted PR is in the window too."""
+    named = [x for x in trend if x.label != OTHER][:3]
+    labels = t.headline_labels.format(
+        labels=t.list_sep.join(t.label_count.format(label=x.label, count=x.count) for x in named)) if named else ""
+    template = t.headline if s.key_pr_count else t.headline_no_key
+    out = template.format(prs=t.prs(s.pr_count), key=s.key_pr_count, labels=labels, period=period)
+    releases = [p for p in by_importance(prs) if is_release(p.title, repo)]
+    if releases:
+        out += t.headline_release.format(prs=t.list_sep.join(
+            t.pr_ref.format(number=p.number, title=_title(p)) for p in releases[:3]))
+    for revert, target in revert_pairs(prs)[:2]:
+        out += t.headline_revert.format(revert=f"#{revert.number}",
+                                        target=t.pr_ref.format(number=target.number, title=_title(target)))
+    return out
+
+
+_RELEASE = (
+    re.compile(r"^\s*(?:release|releasing|cut|prepare|preparing|publish)\b[^\n]{0,20}?\bv?\d+\.\d+", re.IGNORECASE),
+    re.compile(r"\brelease\s*[:：]?\s*v?\d+\.\d+", re.IGNORECASE),
+    re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\S*\s+release\b", re.IGNORECASE),
+    re.compile(r"^\s*v?\d+\.\d+(?:\.\d+)?(?:[.-]?(?:rc|post|dev|a|b)\d*)?\s*$", re.IGNORECASE),
+)
+_VERSION_BUMP = re.compile(
+    r"\b(?:bump(?:s|ed)?|update[sd]?|set|change[sd]?)\s+(?:up\s+)?(?:the\s+)?(?:(?P<what>[\w.-]+)\s+)?version"
+    r"(?:\s+(?:number|string))?\s+(?:to|as)\s+v?\d+\.\d+|\bversion\s+bump(?:ed)?\s+(?:to\s+)?v?\d+\.\d+",
+    re.IGNORECASE,
+)
+_OWN_VERSION_WORDS = frozenset({"package", "project", "release", "library", "lib", "our"})
+
+
+def is_release(title: str, repo: str = "") -> bool:
+    """The PR releases the repository: ``Release: v0.28``, ``Bump version to 0.2.0``,
+    ``[release] chore: bump version to v0.4``, ``Bump torchtitan version to v0.2.1`` (with
+    ``repo`` ``pytorch/torchtitan``); not ``Bump python version to 3.12`` nor ``Add a
+    release workflow``."""
+    text = subject(title)
+    if any(r.search(text) for r in _RELEASE):
+        return True
+    bump = _VERSION_BUMP.search(text)
+    if bump is None:
+        return False
+    what = (bump.group("what") or "").lower()
+    own = {part.lower() for part in repo.split("/")[-1:] if part}
+    return not what or what in _OWN_VERSION_WORDS or what in own
+
+
+_REVERT_TITLE = re.compile(r'^\s*(?:\[[^\]]*\]\s*)*revert\w*\s*[:：]?\s*["“]?(?P<inner>.+?)["”]?\s*$', re.IGNORECASE)
+
+
+def revert_pairs(prs: Sequence[DigestPR]) -> list[tuple[DigestPR, DigestPR]]:
+    """(revert, reverted PR) for each revert whose reverted PR is among ``prs``: by the number the
+    analysis found (``Analysis.reverts``), else by the quoted title (``Revert "x"`` reverts the PR titled
+    ``x``). Newest revert first."""
+    by_number = {p.number: p for p in prs}
+    by_title = {_plain(p.title): p for p in prs if not _REVERT_TITLE.match(p.title)}
+    out: list[tuple[DigestPR, DigestPR]] = []
+    for pr in sorted(prs, key=lambda p: (-p.merged_at.timestamp(), p.number)):
+        found = _REVERT_TITLE.match(pr.title)
+        number = pr.analysis.reverts if pr.analysis is not None else None
+        target = by_number.get(number) if number is not None else None
+        if target is None and found is not None:
+            target = by_title.get(_plain(found["inner"]))
+        if target is not None and target.number != pr.number:
+            out.append((pr, target))
+    return out
+
+
+def _plain(title: str) -> str:
+    return " ".join(re.sub(r"\(#\d+\)\s*$", "", title).lower().split())
+
+
+def summary_of(pr: DigestPR, limit: int = HIGHLIGHT_SUMMARY_CHARS) -> str:
+    """What the PR's summary adds to its title, shortened to ``limit``: a summary that opens
+    by repeating the title loses that sentence, one that only repeats it gives ``""``."""
+    if pr.analysis is None:
+        return ""
+    text = pr.analysis.summary.strip()
+    head = subject(pr.title).rstrip(". ").lower()
+    if head and text.lower().startswith(head):
+        text = text[len(head):].lstrip(" .。:：;；,，")
+    if not text or repeats_title(text, pr.title):
+        return ""
+    return shorten(text, limit)
+
+
+def _pr_line(pr: DigestPR, t: texts.DigestTexts) -> str:
+    summary = summary_of(pr)
+    line = t.highlight_pr.format(number=pr.number, title=_title(pr), summary=summary)
+    return line if summary else line.rstrip(":： ")
 
 
 def highlights(
     prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], trend: Sequence[LabelTrend], bar: int,
     t: texts.DigestTexts,
 ) -> tuple[str, ...]:
-    """The busiest label with its top PRs, the most important PRs with what they change,
-    and PRs that change the same file (to be read together)."""
+    """The busiest area holding a key PR (else the busiest; never ``other``) with its top PRs; the
+    most important PRs with what they add to their titles — a series (:func:`series`) or fixes of one
+    problem (:func:`same_fixes`) told once, in one of up to :data:`MAX_GROUP_LINES` places kept for
+    them; series of three or more PRs even when none is key; then PRs that change the same file. A
+    quiet week (fewer than :data:`MIN_NAMED_PRS` key PRs) still names its most important PRs."""
     out: list[str] = []
-    if trend:
-        top = trend[0]
+    areas = [x for x in trend if x.label != OTHER and x.count >= 2]
+    key = {p.number for p in prs if _importance(p) >= bar}
+    top = next((x for x in areas if key & set(x.pr_numbers)), areas[0] if areas else None)
+    if top is not None:
         named = [p for p in by_importance(prs) if p.number in top.pr_numbers][:3]
         refs = t.list_sep.join(t.pr_ref.format(number=p.number, title=_title(p)) for p in named)
-        out.append(t.highlight_label.format(label=top.label, count=top.count, prs=refs))
+        out.append(t.highlight_label.format(label=top.label, prs_count=t.prs(top.count), prs=refs))
+    groups: dict[int, str] = {}
+    for members, line in [*_series_lines(prs, t), *_same_fix_lines(prs, files, t)]:
+        for pr in members:
+            groups.setdefault(pr.number, line)
+    ranked = [p for p in by_importance(prs) if p.analysis is not None]
+    picked = [p for p in ranked if _importance(p) >= bar]
+    if len(picked) < MIN_NAMED_PRS:
+        picked += [p for p in ranked if p not in picked][: MIN_NAMED_PRS - len(picked)]
     related = _related(prs, files)
-    for pr in [p for p in by_importance(prs) if _importance(p) >= bar][: MAX_HIGHLIGHTS - 1 - min(1, len(related))]:
-        assert pr.analysis is not None
-        out.append(t.highlight_pr.format(number=pr.number, title=_title(pr),
-                                         summary=shorten(pr.analysis.summary, HIGHLIGHT_SUMMARY_CHARS)))
-    if related:
-        path, group = related[0]
+    room = MAX_HIGHLIGHTS - len(out) - min(1, len(related))
+    rank: dict[str, int] = {}
+    for pr in [*picked, *(p for p in ranked if p.number in groups and p not in picked)]:
+        line = groups.get(pr.number) or _pr_line(pr, t)
+        if pr in picked or _importance(pr) >= bar:
+            rank[line] = max(_importance(pr), rank.get(line, 0))
+    for line in dict.fromkeys(groups.values()):  # a long series is news even when no part is key
+        if line not in rank and sum(v == line for v in groups.values()) >= MIN_SERIES_PRS:
+            rank[line] = 0
+    told_together = set(groups.values())
+    # series and fixes of one problem are told before single PRs of the same rank, and get at least
+    # MAX_GROUP_LINES of the places
+    order = sorted(rank, key=lambda line: (-rank[line], line not in told_together))
+    chosen = [line for line in order if line in told_together][: min(MAX_GROUP_LINES, room)]
+    chosen += [line for line in order if line not in chosen][: max(0, room - len(chosen))]
+    out += sorted(chosen, key=order.index)
+    told = {n for n, line in groups.items() if line in out}
+    fresh = [(path, group) for path, group in related if not {p.number for p in group} <= told]
+    if fresh:
+        path, group = fresh[0]
         out.append(t.highlight_related.format(prs=_numbers(group, t), path=path))
     return tuple(out)
+
+
+_COUNTER = re.compile(r"[\[(]\s*(?:part\s*)?(\d+)\s*/\s*(?:\d+|n)\s*[\])]|\b(?:part|pt\.?)\s*(\d+)\b|"
+                      r"\bPR\s*(\d+)\s*/\s*(?:\d+|n)\b|\b(\d+)\s*/\s*(?:\d+|n)\b", re.IGNORECASE)
+_TITLE_WORD = re.compile(r"[\w.+-]+", re.UNICODE)
+_STOP = frozenset((
+    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with", "by", "from", "into", "via", "at",
+    "as", "is", "be", "when", "if", "not", "no"
+))
+_GENERIC = _STOP | frozenset((
+    "fix", "fixes", "fixed", "bug", "bugs", "issue", "issues", "error", "errors", "problem", "add", "adds",
+    "update", "support", "use", "make", "handle", "remove", "move", "refactor", "minor", "small"
+))
+
+
+def series(prs: Sequence[DigestPR]) -> list[tuple[str, list[DigestPR], list[int]]]:
+    """PRs that are parts of one series, as (name, members oldest first, part numbers):
+
+    - a counter in the title (``[7/N]``, ``(3/12)``, ``part 4``, ``PR2/N``): the members share
+      the title's text before the counter (``Refactor CLI [7/N]: …``), or, when the counter
+      opens the title, its author;
+    - no counter: at least :data:`MIN_SERIES_PRS` PRs of one author whose titles open with the same
+      three words (``Remove the legacy …``).
+    """
+    found: dict[tuple[str, str], list[tuple[DigestPR, int | None]]] = defaultdict(list)
+    for pr in prs:
+        text = subject(pr.title)
+        counter = _COUNTER.search(pr.title)
+        if counter is not None:
+            part = int(next(g for g in counter.groups() if g))
+            before = pr.title[: counter.start()]
+            key = ("n", _words_key(subject(before).strip(" -–—:[]()")) or f"@{pr.author}")
+            found[key].append((pr, part))
+        else:
+            words = [w.lower() for w in _TITLE_WORD.findall(text)]
+            if len(words) >= 4:
+                found[("p", f"{pr.author} " + " ".join(words[:3]))].append((pr, None))
+    out: list[tuple[str, list[DigestPR], list[int]]] = []
+    for (kind, _key), members in found.items():
+        if len(members) < (2 if kind == "n" else MIN_SERIES_PRS):
+            continue
+        members.sort(key=lambda m: (m[1] if m[1] is not None else 0, m[0].merged_at, m[0].number))
+        parts = sorted({m[1] for m in members if m[1] is not None})
+        out.append((_series_name([m[0] for m in members], kind), [m[0] for m in members], parts))
+    return out
+
+
+def _words_key(text: str) -> str:
+    return " ".join(w.lower() for w in _TITLE_WORD.findall(text))
+
+
+def _series_name(members: list[DigestPR], kind: str) -> str:
+    """The words the members' titles share at their start (``Refactor CLI``), else the first
+    member's module or subject."""
+    titles = [subject(_COUNTER.sub(" ", m.title)) for m in members]
+    split = [_TITLE_WORD.findall(x) for x in titles]
+    common: list[str] = []
+    for column in zip(*split, strict=False):
+        if len({w.lower() for w in column}) != 1:
+            break
+        common.append(column[0])
+    if kind == "n":
+        before = members[0].title[: _COUNTER.search(members[0].title).start()]  # type: ignore[union-attr]
+        name = before.strip(" -–—:[]()")
+        if name and not name.startswith("["):
+            return name
+    return " ".join(common).strip(" -–—:") or shorten(titles[0], 40)
+
+
+def _series_lines(prs: Sequence[DigestPR], t: texts.DigestTexts) -> list[tuple[list[DigestPR], str]]:
+    out = []
+    for name, members, parts in series(prs):
+        count = t.prs(len(members))
+        span = (t.series_parts.format(first=parts[0], last=parts[-1], count=count) if len(parts) >= 2
+                else t.series_no_parts.format(count=count))
+        shown = by_importance(members)[:MAX_SERIES_REFS]
+        refs = [t.pr_ref.format(number=p.number, title=_rest(p, name)) for p in sorted(shown, key=members.index)]
+        if len(members) > len(shown):
+            refs.append(t.more.format(n=len(members) - len(shown)))
+        out.append((members, t.highlight_series.format(name=name, span=span, prs=t.list_sep.join(refs))))
+    return out
+
+
+def _rest(pr: DigestPR, name: str) -> str:
+    """The member's title without the series name and counter, for listing it under the name."""
+    text = _COUNTER.sub(" ", pr.title)
+    text = subject(text)
+    if name and text.lower().startswith(name.lower()):
+        text = text[len(name):]
+    return shorten(" ".join(text.strip(" -–—:").split()) or _title(pr), 60)
+
+
+def same_fixes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> list[tuple[str, str, list[DigestPR]]]:
+    """Fixes of one problem, as (source file, topic, PRs oldest first): fix PRs that change the same
+    source file and whose titles share a run of two or more words that say what is fixed
+    (``… routed_experts on partial rollout resume``), or three such words anywhere."""
+    fixes = [p for p in prs if p.analysis is not None and p.analysis.change_type == "fix"]
+    out: list[tuple[str, str, list[DigestPR]]] = []
+    used: set[int] = set()
+    for i, a in enumerate(fixes):
+        if a.number in used:
+            continue
+        group, topic, where = [a], "", ""
+        for b in fixes[i + 1:]:
+            if b.number in used:
+                continue
+            shared = [f for f in files.get(a.number, ()) if f in files.get(b.number, ()) and _is_source(f)]
+            found = _shared_topic(subject(a.title), subject(b.title))
+            if shared and found:
+                group.append(b)
+                topic, where = topic or found, where or shared[0]
+        if len(group) >= 2:
+            used |= {p.number for p in group}
+            out.append((where, topic, sorted(group, key=lambda p: (p.merged_at, p.number))))
+    return out
+
+
+def _shared_topic(a: str, b: str) -> str:
+    wa, wb = _TITLE_WORD.findall(a), _TITLE_WORD.findall(b)
+    la, lb = [w.lower() for w in wa], [w.lower() for w in wb]
+    best = (0, 0, 0)  # length, start in a, meaningful words
+    for i in range(len(la)):
+        for j in range(len(lb)):
+            n = 0
+            while i + n < len(la) and j + n < len(lb) and la[i + n] == lb[j + n]:
+                n += 1
+            meaning = sum(w not in _GENERIC for w in la[i:i + n])
+            if meaning > best[2] or (meaning == best[2] and n > best[0]):
+                best = (n, i, meaning)
+    n, i, meaning = best
+    if meaning >= 2:
+        return " ".join(wa[i:i + n]).strip()
+    shared = [w for w in dict.fromkeys(la) if w in lb and w not in _GENERIC]
+    return " ".join(shared) if len(shared) >= 3 else ""
+
+
+def _same_fix_lines(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]],
+                    t: texts.DigestTexts) -> list[tuple[list[DigestPR], str]]:
+    return [(group, t.highlight_same_fix.format(prs=t.join([f"#{p.number}" for p in group]), path=path, topic=topic))
+            for path, topic, group in same_fixes(prs, files)]
+
+
+def _is_source(path: str) -> bool:
+    return path.endswith(_SOURCE_SUFFIXES)
 
 
 def _related(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> list[tuple[str, list[DigestPR]]]:
@@ -164,7 +435,7 @@ def _related(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> list
         if pr.analysis is None or pr.analysis.importance < 5:
             continue
         for path in files.get(pr.number, ()):
-            if path.endswith((".py", ".cc", ".cu", ".cpp", ".rs", ".go", ".ts")):
+            if _is_source(path):
                 touching[path].append(pr)
     pairs = [(path, group) for path, group in touching.items() if len(group) >= MIN_RELATED_PRS]
     return sorted(pairs, key=lambda kv: (-len(kv[1]), -sum(_importance(p) for p in kv[1]), kv[0]))
@@ -181,29 +452,47 @@ def executive_summary(
     risk_text = t.risk_note.format(risks=t.list_sep.join(
         t.label_count.format(label=r.title, count=r.count) for r in risks[:3])) if risks else ""
     return t.summary.format(
-        count=s.pr_count, key=s.key_pr_count, bar=s.key_pr_bar, period=period,
+        count=s.pr_count, prs=t.prs(s.pr_count), key=s.key_pr_count, bar=s.key_pr_bar, period=period,
         avg_importance=f"{s.avg_importance:.2f}" if s.avg_importance is not None else "-",
         avg_insight=f"{s.avg_insight:.2f}" if s.avg_insight is not None else "-",
         types=type_text or "-", labels=labels or "-", risks=risk_text,
     ).strip()
 
 
-def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts) -> tuple[str, ...]:
-    """The most important PRs, each with its labels, importance and summary."""
-    out = []
-    for pr in [p for p in by_importance(prs) if _importance(p) >= bar][:MAX_KEY_CHANGES]:
+def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts, period: str = "") -> tuple[str, ...]:
+    """The most important PRs, each with its labels, importance and what its summary adds to the
+    title, a series (:func:`series`) once in the place of its most important part; when none
+    reaches ``bar``, a line saying so and the :data:`MIN_NAMED_PRS` + 1 most important ones."""
+    ranked = [p for p in by_importance(prs) if p.analysis is not None]
+    in_series = {pr.number: line for members, line in _series_lines(prs, t) for pr in members}
+    key = [p for p in ranked if _importance(p) >= bar]
+    out = [] if key else [t.key_change_quiet.format(bar=bar, period=period or t.period_other).strip()]
+    for pr in key or ranked[: MIN_NAMED_PRS + 1]:
         assert pr.analysis is not None
-        out.append(t.key_change.format(number=pr.number, title=_title(pr), labels=", ".join(pr.labels[:3]),
-                                       importance=pr.analysis.importance,
-                                       summary=shorten(pr.analysis.summary, 240)))
-    return tuple(out)
+        line = in_series.get(pr.number) or t.key_change.format(
+            number=pr.number, title=_title(pr), labels=", ".join(pr.labels[:3]),
+            importance=pr.analysis.importance, summary=summary_of(pr, 240)).rstrip(":： ")
+        if line not in out:
+            out.append(line)
+    return tuple(out[: MAX_KEY_CHANGES + (0 if key else 1)]) if ranked else ()
 
 
-def suggestions(risks: Sequence[RiskRollup], pending: Sequence[int], t: texts.DigestTexts) -> tuple[str, ...]:
-    """Follow-up advice: one line per risk kind present, naming its most important PRs,
-    plus the pending PRs."""
-    out = [t.suggestions[r.kind].format(prs=t.list_sep.join(f"#{n}" for n in r.pr_numbers[:4]))
-           for r in risks if r.kind in t.suggestions]
+def suggestions(
+    risks: Sequence[RiskRollup], pending: Sequence[int], t: texts.DigestTexts, prs: Sequence[DigestPR] = (),
+) -> tuple[str, ...]:
+    """Follow-up advice: one line per risk kind present, naming its most important PRs, plus the
+    pending PRs. A revert whose reverted PR is in the window too is told as that pair."""
+    pairs = revert_pairs(prs)
+    paired = {revert.number for revert, _ in pairs}
+    out = []
+    for r in risks:
+        if r.kind not in t.suggestions:
+            continue
+        numbers = [n for n in r.pr_numbers if not (r.kind == "revert" and n in paired)]
+        if r.kind == "revert":
+            out += [t.suggestion_revert_pair.format(revert=f"#{a.number}", target=f"#{b.number}") for a, b in pairs]
+        if numbers:
+            out.append(t.suggestions[r.kind].format(prs=t.list_sep.join(f"#{n}" for n in numbers[:4])))
     if pending:
         out.append(t.pending_note.format(count=len(pending), prs=t.list_sep.join(f"#{n}" for n in pending)))
     return tuple(out) or (t.suggestion_default,)

@@ -6,11 +6,22 @@ checklists, images, HTML comments). The description is parsed as CommonMark
 with markdown-it-py; template parts are recognised by their shape, not by one
 repository's wording:
 
-- headings are section names, never content;
+- headings are section names, never content, and so is a paragraph that is one
+  bold phrase (``**Motivation**``);
 - block quotes are template hints; check-list items (``- [x] …``) are chores;
-- code blocks, HTML blocks and images carry no prose;
+- code blocks, HTML blocks and images carry no prose; HTML tags (``<img …/>``
+  across lines too) and ``<details>`` blocks are removed;
+- what tools add is removed before anything is read (:func:`strip_boilerplate`):
+  ghstack's "Stack from ghstack (oldest at bottom)" and its PR list, commit
+  trailers (``Co-authored-by:``, ``Signed-off-by:``, ``Differential Revision:`` …),
+  "Generated with …" lines;
+- ``Summary:`` opening a paragraph is a label, not content; ``Test Plan:`` opens
+  the test notes;
 - a paragraph counts as prose when it has at least ``MIN_PROSE_CHARS``
-  letters and is not a placeholder (``As title``, ``N/A``, ``TBD``).
+  letters and is not a placeholder (``As title``, ``N/A``, ``TBD``) nor only
+  issue references (``Fixes #12``, ``Closes https://…/issues/3``);
+- with the PR's title at hand, a paragraph that only repeats it is not a summary
+  (:func:`repeats_title`).
 """
 
 from __future__ import annotations
@@ -21,6 +32,8 @@ from functools import cache
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+
+from bot.sources.links import strip_trailers
 
 MIN_PROSE_CHARS = 12
 """Fewer letters than this make a paragraph a placeholder, not a summary."""
@@ -38,6 +51,34 @@ _CHORE_HEADING = re.compile(r"checklist|check list|before submitting|contribut|t
 _CHECKBOX = re.compile(r"^\s*\[[ xX]\]")
 _IMAGE_ONLY = re.compile(r"^\s*(?:!\[[^\]]*\]\([^)]*\)\s*)+$")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+_GENERATED_LINE = re.compile(r"^[^\n\w]*generated (?:with|by) \[?[\w .-]+\]?(?:\([^)]*\))?[^\n]*$",
+                             re.IGNORECASE | re.MULTILINE)
+_GHSTACK = re.compile(r"^[ \t]*stack from \[?ghstack\]?(?:\([^)]*\))?[^\n]*(?:\n[^\n*-][^\n]*)?:?[ \t]*$"
+                      r"(?:\n[ \t]*[*-][ \t]+[^\n]*#\d+[^\n]*$)*", re.IGNORECASE | re.MULTILINE)
+_DETAILS = re.compile(r"<details\b(?:(?!<details\b).)*?</details\s*>", re.IGNORECASE | re.DOTALL)
+_DETAILS_OPEN = re.compile(r"<details\b.*", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>", re.DOTALL)
+_REFERENCES_ONLY = re.compile(
+    r"^(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?:\s+to)?|see(?:\s+also)?|refs?|part\s+of|"
+    r"follow[- ]?up(?:\s+(?:to|of|on))?|issue|cc)\b\s*:?\s*)?"
+    r"(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+|@[\w-]+)(?:[\s,;&]+(?:and\s+)?(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+|@[\w-]+))*"
+    r"[\s.]*$",
+    re.IGNORECASE,
+)
+_SUMMARY_LABEL = re.compile(
+    r"^\s*(?:(?:\*\*|__)(?:summary|description|motivation|tl;?dr)\s*[:：]?\s*(?:\*\*|__)\s*[:：]?|"
+    r"(?:summary|description|motivation|tl;?dr)\s*[:：])\s*|^\s*as\s+(?:the\s+)?titled?(?:\s+says)?\s*[,，:]\s*",
+    re.IGNORECASE,
+)
+_BOLD_HEADING = re.compile(r"^\s*(\*\*|__)(?P<name>[^*_\n]{1,60}?)\s*[:：]?\s*\1\s*[:：]?\s*$")
+_TEST_LABEL = re.compile(r"^\s*(?:\*\*)?(?:test plan|testing|tests?|test results?)(?:\*\*)?\s*[:：]", re.IGNORECASE)
+_TITLE_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_FILLER = frozenset((
+    "a", "an", "the", "this", "that", "these", "pr", "prs", "patch", "commit", "change", "changes", "diff",
+    "it", "its", "we", "i", "our", "to", "of", "in", "on", "for", "and", "or", "as", "is", "are", "be", "by",
+    "with", "from", "into", "title", "titled", "above", "per", "which", "what", "so", "also", "just",
+    "simply", "here"
+))
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\u4e00-\u9fff])|(?<=[。！？])")
 
 
@@ -81,6 +122,8 @@ def _is_prose(text: str) -> bool:
     stripped = text.strip()
     if not stripped or _PLACEHOLDER.match(stripped) or _IMAGE_ONLY.match(stripped):
         return False
+    if _REFERENCES_ONLY.match(stripped):
+        return False
     if _CHECKBOX.match(stripped):
         return False
     return _letters(stripped) >= MIN_PROSE_CHARS
@@ -89,22 +132,60 @@ def _is_prose(text: str) -> bool:
 def _clean_inline(text: str) -> str:
     text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)  # images
     text = re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)
-    text = re.sub(r"<[^>\n]+>", "", text)  # inline HTML tags such as <img …/>
+    text = _HTML_TAG.sub("", text)  # HTML tags such as <img …/>, also across lines
+    text = _SUMMARY_LABEL.sub("", text)
     return re.sub(r"\s*\n\s*", " ", text).strip()
 
 
-def parse_description(body: str) -> Description:
+def strip_boilerplate(body: str) -> str:
+    """``body`` without what tools add to a description: HTML comments, ``<details>`` blocks,
+    ghstack's stack list, commit trailers (``Co-authored-by:``, ``Signed-off-by:``,
+    ``Differential Revision:`` …) and "Generated with …" lines. Used by the sources that
+    read commit messages (git) and before a description is read."""
+    text = re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL)
+    while True:  # innermost first: <details> nest
+        text, n = _DETAILS.subn("", text)
+        if not n:
+            break
+    text = _DETAILS_OPEN.sub("", text)  # one left open runs to the end
+    text = _GHSTACK.sub("", text)
+    text = strip_trailers(text)
+    text = _GENERATED_LINE.sub("", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _title_words(text: str) -> list[str]:
+    return [w for w in _TITLE_WORD.findall(text.lower()) if w not in _FILLER]
+
+
+def repeats_title(text: str, title: str) -> bool:
+    """``text`` says no more than ``title``: nearly all of its words (past filler such as
+    "this PR", "as titled") are words of the title. ``"As titled, this pr adds support for
+    simplefsdp+ep."`` repeats ``"add support for simplefsdp+ep"``."""
+    said = _title_words(text)
+    if not said:
+        return True
+    known = set(_title_words(title))
+    known |= {w[:-1] for w in known if w.endswith("s")} | {w + "s" for w in known} | {w + "d" for w in known}
+    new = [w for w in said if w not in known and w.rstrip("sd") not in known]
+    return len(new) <= max(1, len(said) // 6)
+
+
+def parse_description(body: str, title: str = "") -> Description:
     """Split a PR description into prose, design points and test notes.
 
     Args:
         body: the description as written (Markdown, may hold HTML; may be empty).
+        title: the PR's title; when given, paragraphs that only repeat it are not prose.
 
     Returns:
         A :class:`Description`; empty fields when the body is empty or all template.
     """
     if not body.strip():
         return Description()
-    blocks, sections, has_test_notes = _blocks(re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL))
+    blocks, sections, has_test_notes = _blocks(strip_boilerplate(body))
+    if title:
+        blocks = [b for b in blocks if not repeats_title(b[2], title)]
     paragraphs: list[str] = []
     design: list[str] = []
     for index, (heading, is_item, text) in enumerate(blocks):
@@ -170,6 +251,14 @@ def _blocks(body: str) -> tuple[list[tuple[str, bool, str]], list[str], bool]:
             has_test_notes = True
         elif tok.type == "paragraph_open" and quote_depth == 0 and not _CHORE_HEADING.search(heading):
             raw = _inline_text(tokens, i)
+            bold = _BOLD_HEADING.match(raw)
+            if bold and list_depth == 0:  # a paragraph that is one bold phrase ("**Motivation**") is a heading
+                heading = bold["name"].strip()
+                sections.append(heading)
+                continue
+            if _TEST_LABEL.match(raw) and list_depth == 0:
+                heading = "Test Plan"  # Phabricator style: "Test Plan:" opens the test notes
+                sections.append(heading)
             text = _clean_inline(raw)
             if _TEST_HEADING.search(heading) and (_is_prose(text) or "![" in raw or "<img" in raw):
                 has_test_notes = True

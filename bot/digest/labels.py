@@ -1,17 +1,30 @@
 """Labels: which topics a PR belongs to.
 
-A PR's labels are the union of three sources, each renamed through the
+A PR's labels are the union of four sources, each renamed through the
 repository's aliases and lower-cased:
 
 1. the labels its source gave (GitHub labels);
 2. the modules of its title — verl style ``[trainer, rollout] fix: …`` (several
-   bracket groups allowed; ``[BREAKING]`` and counters such as ``[5/n]`` are not
-   modules) and conventional-commit scopes ``feat(api): …``;
+   bracket groups allowed) and conventional-commit scopes ``feat(api): …``,
+   spelled as labels (``[Qwen3.5]`` -> ``qwen3_5``, ``[GraphTrainer]`` ->
+   ``graph_trainer``);
 3. the label rules (:class:`bot.config.LabelRule`): file globs, words of file
-   paths, words of the title.
+   paths, words of the title (title words are matched whole and without
+   camel-case splitting, so ``vLLM`` is the word ``vllm``). Tokens do not look
+   at example and script files, whose names say what they run on
+   (``run_qwen_megatron_npu.sh``);
+4. when neither the source nor the title names a module: the components the
+   changed source files belong to (:func:`component`): folders (or a file stem)
+   under the repository's top-level package, past container folders such as
+   ``components/`` or ``experimental/``
+   (``torchtitan/components/checkpointer/dcp.py`` -> ``checkpointer``). So a
+   repository nobody configured gets labels from its own layout.
 
-A PR that matches nothing gets ``other``. Rules live in
-``bot/defaults/labels.toml`` and the repository's section of ``prhub.toml``.
+Change-type words (``[fix]``, ``[minor]``, ``[feat]``, ``[BREAKING]``, counters such
+as ``[5/n]`` …) are never labels. A PR that changes only tests gets ``test``; one
+that matches nothing gets ``other``. Rules
+live in ``bot/defaults/labels.toml`` and the repository's section of
+``prhub.toml``; they are compiled once per process for each distinct rule set.
 """
 
 from __future__ import annotations
@@ -19,7 +32,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import lru_cache
+from pathlib import PurePosixPath
 
 from wcmatch import glob
 
@@ -28,40 +42,155 @@ from bot.models import PullRequest
 
 OTHER = "other"
 
+MAX_COMPONENTS = 2
+"""At most this many component labels per PR (the ones with the most changed lines)."""
+
+CHANGE_TYPES = frozenset({
+    "fix", "fixes", "fixed", "bug", "bugs", "bugfix", "hotfix", "feat", "feature", "features", "new feature",
+    "chore", "chores", "refactor", "refactoring", "minor", "small change", "small", "trivial", "nit", "nits",
+    "typo", "cleanup", "clean up", "enhancement", "improvement", "improve", "update",
+    "style", "revert", "reland", "wip", "draft", "rfc", "breaking", "breaking change", "do not merge", "dnm",
+    "skip ci", "ready", "hack", "temp", "followup", "follow up",
+})
+"""Words that say what kind of change a PR is, not what it is about: never labels
+(``perf``, ``doc``, ``ci`` and ``test`` are topics as well, and stay labels)."""
+
+CONTAINERS = frozenset({
+    "src", "lib", "libs", "components", "component", "experiments", "experimental", "contrib", "modules",
+    "packages", "plugins", "ext", "extensions", "impl", "internal", "_internal", "common", "core",
+})
+"""Folders that hold components rather than being one: a component is looked for below them."""
+
+NOT_SOURCE = frozenset({
+    "tests", "test", "testing", "docs", "doc", "examples", "example", "scripts", "script", "benchmarks",
+    "benchmark", "bench", "tools", "tool", "docker", "dockerfile", "ci", "recipe", "recipes", "third_party",
+    "vendor", "assets", "requirements", "data", "notebooks", "tutorials",
+})
+"""Top-level folders that are not the repository's package (their files get labels from the rules)."""
+
+_NOT_A_COMPONENT = frozenset({
+    "__init__", "__main__", "main", "setup", "conftest", "version", "_version", "init", "py", "readme",
+    "base", "utils", "util", "helpers", "types", "typing", "constants", "protocols", "api",
+})
+"""File stems too generic to name a component (as folders they do: ``pkg/utils/`` is ``utils``)."""
+
 _GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.BRACE
 _BRACKETS = re.compile(r"^\s*((?:\[[^\]]*\]\s*)+)")
 _CONVENTIONAL = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*[A-Za-z]+\(([^)]*)\)!?:")
-_NOT_A_MODULE = re.compile(r"^(?:breaking|wip|draft|rfc|\d+\s*/\s*(?:\d+|n))$", re.IGNORECASE)
+_COUNTER = re.compile(r"^\d+\s*/\s*(?:\d+|n)$", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL_WORD = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 _WORD_SPLIT = re.compile(r"[^0-9a-z]+")
+_LABEL_SEPARATORS = re.compile(r"[\s.\-/:]+")
 
 
 def words(text: str) -> list[str]:
-    """Lower-case words of ``text``, split on anything but letters and digits and on
+    """Lower-case words of a path, split on anything but letters and digits and on
     lower-to-upper case changes (``fully_async_rollouter.py`` -> fully, async, rollouter, py)."""
     return [w for w in _WORD_SPLIT.split(_CAMEL.sub(" ", text).lower()) if w]
 
 
+def title_words(text: str) -> list[str]:
+    """Lower-case words of a title, split on anything but letters and digits; case
+    changes do not split (``"vLLM 0.8"`` -> vllm, 0, 8)."""
+    return [w for w in _WORD_SPLIT.split(text.lower()) if w]
+
+
+def label_name(text: str) -> str:
+    """A module name spelled as a label: lower-case, separators as ``_``, a camel-case
+    word split (``"Qwen3.5"`` -> ``qwen3_5``, ``"GraphTrainer"`` -> ``graph_trainer``,
+    ``"GPT-OSS"`` -> ``gpt_oss``; ``"MoE"`` and ``"vLLM"`` stay one word)."""
+    spaced = _CAMEL_WORD.sub("_", text.strip())
+    return _LABEL_SEPARATORS.sub("_", spaced).strip("_").lower()
+
+
+def is_change_type(word: str) -> bool:
+    """``word`` says what kind of change a PR is (``fix``, ``minor``, ``[5/n]``), not a topic."""
+    key = " ".join(title_words(word))
+    return not key or key in CHANGE_TYPES or bool(_COUNTER.match(word.strip()))
+
+
 def title_modules(title: str) -> list[str]:
-    """Modules named by a title, in order, lower-cased, not yet aliased.
+    """Modules named by a title, in order, spelled as labels, not yet aliased.
 
     ``"[5/n][trainer, Rollout] feat: x"`` -> ``["trainer", "rollout"]``;
-    ``"feat(api,cli): x"`` -> ``["api", "cli"]``; no prefix -> ``[]``.
+    ``"feat(api,cli): x"`` -> ``["api", "cli"]``; ``"[Bug][Qwen3.5] x"`` -> ``["qwen3_5"]``;
+    no prefix -> ``[]``.
     """
     found: list[str] = []
     bracket = _BRACKETS.match(title)
     if bracket:
         for group in re.findall(r"\[([^\]]*)\]", bracket.group(1)):
-            found.extend(part.strip().lower() for part in re.split(r"[,，]", group))
+            found.extend(re.split(r"[,，]", group))
     conventional = _CONVENTIONAL.match(title)
     if conventional:
-        found.extend(part.strip().lower() for part in conventional.group(1).split(","))
-    return [m for m in dict.fromkeys(found) if m and not _NOT_A_MODULE.match(m)]
+        found.extend(conventional.group(1).split(","))
+    return [label_name(m) for m in dict.fromkeys(m.strip() for m in found) if m and not is_change_type(m)]
 
 
-def _contains_run(haystack: list[str], needle: list[str]) -> bool:
+def component(path: str) -> str | None:
+    """The component a source file belongs to, or ``None`` (a top-level file, docs,
+    tests, examples, CI).
+
+    The first path segment is the repository's package (``src/<package>`` too); below it,
+    past container folders (:data:`CONTAINERS`), the component is the second folder when
+    the file sits that deep, else the first folder, else the file's stem: a folder that
+    holds sub-folders is an area of them, not one topic (``openrlhf/trainer/ray/vllm_engine.py``
+    -> ``ray``, ``openrlhf/trainer/ppo_trainer.py`` -> ``trainer``).
+    ``torchtitan/components/checkpointer/dcp.py`` -> ``checkpointer``,
+    ``torchtitan/experiments/graph_trainer/passes.py`` -> ``graph_trainer``,
+    ``torchtitan/trainer.py`` -> ``trainer``, ``tests/test_x.py`` -> ``None``.
+    """
+    parts = PurePosixPath(path).parts
+    if parts and parts[0] == "src":
+        parts = parts[1:]
+    if len(parts) < 2 or parts[0].startswith(".") or parts[0].lower() in NOT_SOURCE:
+        return None
+    rest = parts[1:]
+    found: str | None = None
+    for index, part in enumerate(rest):
+        last = index == len(rest) - 1
+        name = label_name(PurePosixPath(part).stem if last else part)
+        if not last and name in CONTAINERS:
+            continue
+        if last and found is not None:
+            return found
+        if (last and name in _NOT_A_COMPONENT) or name in NOT_SOURCE or name == label_name(parts[0]) or len(name) < 2:
+            return found
+        if found is not None or last:
+            return name
+        found = name
+    return found
+
+
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*$|_test\.[a-z]+$|\.(?:test|spec)\.[a-z]+$")
+
+
+_EXAMPLE_PATH = re.compile(r"^(?:examples?|scripts?|recipes?)/")
+
+
+def is_example_path(path: str) -> bool:
+    """``path`` is an example or a script: its name says what it runs on (``run_qwen_megatron_npu.sh``),
+    which is not what a change to it is about, so rule tokens do not look at it (globs and components do)."""
+    return bool(_EXAMPLE_PATH.match(path.lower()))
+
+
+def is_test_path(path: str) -> bool:
+    """``path`` is a test file (under ``tests/``, ``test_*.py``, ``*_test.go``, ``*.test.ts``)."""
+    return bool(_TEST_PATH.search(path.lower()))
+
+
+def _contains_run(haystack: list[str], needle: tuple[str, ...]) -> bool:
     n = len(needle)
-    return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+    return n > 0 and any(tuple(haystack[i : i + n]) == needle for i in range(len(haystack) - n + 1))
+
+
+@dataclass(frozen=True)
+class _File:
+    """A changed file split into words once: its path(s) with their words, and its changed lines."""
+
+    paths: tuple[tuple[str, list[str]], ...]
+    lines: int
 
 
 @dataclass(frozen=True)
@@ -71,34 +200,43 @@ class _CompiledRule:
     tokens: tuple[tuple[str, ...], ...]
     keywords: tuple[tuple[str, ...], ...]
 
-    def matches(self, files: list[_File], title_words: list[str], min_share: float) -> bool:
+    def matches(self, files: list[_File], words_of_title: list[str], min_share: float) -> bool:
         """Title keyword, or path matches covering at least ``min_share`` of the PR's
         changed lines (of its files when no file has line counts): a rename touching
         100 files, or a version bump that edits five CI workflows by one line each,
         does not make every topic named in those paths a topic of the PR."""
-        if any(_contains_run(title_words, list(k)) for k in self.keywords):
+        if any(_contains_run(words_of_title, k) for k in self.keywords):
             return True
-        hits = [f for f in files if any(self._path_hit(p, w) for p, w in f.paths)]
-        if not hits:
-            return False
-        total_lines = sum(f.lines for f in files)
-        hit_lines = sum(f.lines for f in hits)
-        if total_lines > 0:
-            return hit_lines >= min_share * total_lines
-        return len(hits) >= min_share * len(files)
+        return _covers([f for f in files if any(self._path_hit(p, w) for p, w in f.paths)], files, min_share)
 
     def _path_hit(self, path: str, path_words: list[str]) -> bool:
-        if any(_contains_run(path_words, list(t)) for t in self.tokens):
+        if not is_example_path(path) and any(_contains_run(path_words, t) for t in self.tokens):
             return True
         return self.matcher is not None and bool(self.matcher.match(path))
 
 
-@dataclass(frozen=True)
-class _File:
-    """A changed file split into words once: its path(s) with their words, and its changed lines."""
+def _covers(hits: list[_File], files: list[_File], min_share: float) -> bool:
+    if not hits:
+        return False
+    total_lines = sum(f.lines for f in files)
+    if total_lines > 0:
+        return sum(f.lines for f in hits) >= min_share * total_lines
+    return len(hits) >= min_share * len(files)
 
-    paths: tuple[tuple[str, list[str]], ...]
-    lines: int
+
+@lru_cache(maxsize=64)
+def _compiled(rules: tuple[LabelRule, ...], aliases: tuple[tuple[str, str], ...]) -> tuple[_CompiledRule, ...]:
+    """The rules compiled, once per process for each distinct rule set and aliases."""
+    alias = dict(aliases)
+    return tuple(
+        _CompiledRule(
+            label=alias.get(rule.label.strip().lower(), rule.label.strip().lower()),
+            matcher=glob.compile(list(rule.paths), flags=_GLOB_FLAGS) if rule.paths else None,
+            tokens=tuple(tuple(words(t)) for t in rule.tokens),
+            keywords=tuple(tuple(title_words(k)) for k in rule.keywords),
+        )
+        for rule in rules
+    )
 
 
 class Labeler:
@@ -111,20 +249,8 @@ class Labeler:
 
     def __init__(self, config: RepoConfig) -> None:
         self._aliases = {k.lower(): v.lower() for k, v in config.aliases.items()}
-        self._rules = config.label_rules
+        self._rules = _compiled(config.label_rules, tuple(sorted(self._aliases.items())))
         self._min_share = config.label_min_share
-
-    @cached_property
-    def _compiled(self) -> tuple[_CompiledRule, ...]:
-        return tuple(self._compile(rule) for rule in self._rules)
-
-    def _compile(self, rule: LabelRule) -> _CompiledRule:
-        return _CompiledRule(
-            label=self.canonical(rule.label),
-            matcher=glob.compile(list(rule.paths), flags=_GLOB_FLAGS) if rule.paths else None,
-            tokens=tuple(tuple(words(t)) for t in rule.tokens),
-            keywords=tuple(tuple(words(k)) for k in rule.keywords),
-        )
 
     def canonical(self, label: str) -> str:
         """``label`` lower-cased, stripped and renamed through the aliases."""
@@ -132,17 +258,41 @@ class Labeler:
         return self._aliases.get(key, key)
 
     def labels(self, pr: PullRequest) -> tuple[str, ...]:
-        """The PR's labels: source labels, then title modules, then rule labels, without
-        duplicates; ``("other",)`` when none applies."""
-        found: list[str] = [self.canonical(x) for x in (*pr.labels, *title_modules(pr.title))]
-        title_words = words(_strip_prefix(pr.title))
+        """The PR's labels: source labels, then title modules, then rule labels, then
+        (when neither source nor title named a module) components, without duplicates
+        and without change-type words; ``("test",)`` for a tests-only PR with none of
+        these, else ``("other",)`` when none applies."""
+        found: list[str] = [self.canonical(x) for x in pr.labels if not is_change_type(x)]
+        found += [self.canonical(x) for x in title_modules(pr.title)]
+        explicit = bool(found)
+        words_of_title = title_words(_strip_prefix(pr.title))
         files = [
             _File(paths=tuple((p, words(p)) for p in (f.path, f.previous_path) if p), lines=f.changed_lines)
             for f in pr.files
         ]
-        found.extend(rule.label for rule in self._compiled if rule.matches(files, title_words, self._min_share))
-        unique = [label for label in dict.fromkeys(found) if label]
+        found.extend(rule.label for rule in self._rules if rule.matches(files, words_of_title, self._min_share))
+        if not explicit:
+            found.extend(c for c in map(self.canonical, self._components(pr, files)) if not _named_by(c, found))
+        unique = [label for label in dict.fromkeys(found) if label and not is_change_type(label)]
+        if not unique and pr.files and all(is_test_path(f.path) for f in pr.files):
+            unique = [self.canonical("test")]
         return tuple(unique) or (OTHER,)
+
+    def _components(self, pr: PullRequest, files: list[_File]) -> list[str]:
+        """The components that hold at least ``label_min_share`` of the PR's changed lines,
+        most lines first (at most :data:`MAX_COMPONENTS`)."""
+        members: dict[str, list[_File]] = {}
+        for change, file in zip(pr.files, files, strict=True):
+            name = component(change.path)
+            if name is not None:
+                members.setdefault(name, []).append(file)
+        ranked = sorted(members.items(), key=lambda kv: (-sum(f.lines for f in kv[1]), kv[0]))
+        return [name for name, hits in ranked if _covers(hits, files, self._min_share)][:MAX_COMPONENTS]
+
+
+def _named_by(name: str, labels: list[str]) -> bool:
+    """A component already named by a label (``fully_async_policy`` by ``fully_async``)."""
+    return any(name == x or name.startswith(x + "_") or x.startswith(name + "_") for x in labels)
 
 
 _SUBJECT_PREFIX = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*(?:[A-Za-z]+\s*(?:\([^)]*\))?!?\s*:)?\s*")

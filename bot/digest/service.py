@@ -338,13 +338,13 @@ def _assemble(
         repo=repo, window=window, language=lang, generated_at=now, analyzer=analyzer_name, stats=s,
         prs=tuple(items), pending=pending,
         key_prs=tuple(p.number for p in aggregate.by_importance(items) if p.analysis and p.analysis.importance >= bar),
-        headline=aggregate.headline(s, trend, period, t),
+        headline=aggregate.headline(s, trend, period, t, items, repo),
         executive_summary=aggregate.executive_summary(items, s, trend, risks, period, t),
         highlights=aggregate.highlights(items, files, trend, bar, t),
-        key_changes=aggregate.key_changes(items, bar, t),
+        key_changes=aggregate.key_changes(items, bar, t, period),
         trends=trend,
         risk_rollup=risks,
-        suggestions=aggregate.suggestions(risks, pending, t),
+        suggestions=aggregate.suggestions(risks, pending, t, items),
         label_view=aggregate.label_view(items),
     )
 

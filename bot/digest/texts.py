@@ -100,17 +100,31 @@ class DigestTexts:
 
     empty_headline: str
     empty_summary: str
+    pr_count: tuple[str, str]
+    """``{n}`` PRs: (one, many)."""
     headline: str
+    headline_no_key: str
+    headline_labels: str
+    headline_release: str
+    headline_revert: str
     label_count: str
     list_sep: str
+    list_and: str
+    """Joins the last two items of a list: ``#1、#2 和 #3``, ``#1, #2 and #3``."""
     pr_ref: str
     highlight_label: str
     highlight_pr: str
     highlight_related: str
+    highlight_series: str
+    series_parts: str
+    series_no_parts: str
+    more: str
+    highlight_same_fix: str
     summary: str
     change_types: str
     type_names: dict[str, str]
     key_change: str
+    key_change_quiet: str
     trend_note: str
     trend_mixed: str
     risk_note: str
@@ -119,20 +133,43 @@ class DigestTexts:
     period_other: str
     suggestions: dict[str, str]
     suggestion_default: str
+    suggestion_revert_pair: str
     pending_note: str
+
+    def join(self, items: list[str]) -> str:
+        """``items`` as running text: ``a``, ``a and b``, ``a, b and c`` (``a、b 和 c``)."""
+        if len(items) <= 1:
+            return "".join(items)
+        return self.list_sep.join(items[:-1]) + self.list_and + items[-1]
+
+    def prs(self, n: int) -> str:
+        """``n`` PRs in words: ``1 PR``, ``3 PRs``, ``3 个 PR``."""
+        one, many = self.pr_count
+        return (one if n == 1 else many).format(n=n)
 
 
 DIGEST: dict[Language, DigestTexts] = {
     "zh": DigestTexts(
         empty_headline="本周期没有合并的 PR。",
         empty_summary="{repo} 在 {start} 至 {end} 之间没有合并任何 PR。",
-        headline="{period}合并 {count} 个 PR，重点 PR {key} 个；活动集中在 {labels}。",
+        pr_count=("{n} 个 PR", "{n} 个 PR"),
+        headline="{period}合并 {prs}，重点 PR {key} 个{labels}。",
+        headline_no_key="{period}合并 {prs}，没有重点 PR{labels}。",
+        headline_labels="；活动集中在 {labels}",
+        headline_release="发布：{prs}。",
+        headline_revert="{revert} 回滚了同期合并的 {target}。",
         label_count="{label}（{count}）",
         list_sep="、",
+        list_and=" 和 ",
         pr_ref="#{number}（{title}）",
-        highlight_label="{label} 模块最活跃：{count} 个 PR，重点包括 {prs}。",
+        highlight_label="{label} 模块最活跃：{prs_count}，重点包括 {prs}。",
         highlight_pr="#{number} {title}：{summary}",
         highlight_related="{prs} 都修改了 {path}，建议放在一起阅读。",
+        highlight_series="{name}{span}：{prs}。",
+        series_parts="（第 {first}–{last} 部分，{count}）",
+        series_no_parts="…（同一系列，{count}）",
+        more="另 {n} 个",
+        highlight_same_fix="{prs} 修的是 {path} 里的同一个问题（{topic}），建议一起阅读。",
         summary=(
             "{period}仓库共合并 {count} 个 PR，其中 {key} 个为重点 PR（重要性 ≥ {bar}），"
             "平均重要性 {avg_importance}，平均洞察度 {avg_insight}。"
@@ -142,6 +179,7 @@ DIGEST: dict[Language, DigestTexts] = {
         type_names={"feat": "新功能", "fix": "修复", "refactor": "重构", "perf": "性能", "doc": "文档",
                     "ci": "CI", "chore": "杂项", "test": "测试", "revert": "回滚"},
         key_change="#{number} {title}（{labels}，重要性 {importance}/10）：{summary}",
+        key_change_quiet="{period}没有 PR 达到重点线（重要性 ≥ {bar}），最重要的几个如下。",
         trend_note="以{main_type}为主（{main_count}/{count}）",
         trend_mixed="改动类型分散（{count} 个 PR）",
         risk_note="主要风险：{risks}。",
@@ -158,20 +196,33 @@ DIGEST: dict[Language, DigestTexts] = {
             "breaking_change": "{prs} 含破坏性变更，发布说明中需写明迁移方式。",
         },
         suggestion_default="本周期没有突出的风险，保持常规审阅即可。",
+        suggestion_revert_pair=("{revert} 回滚了同期合并的 {target}，两者相抵；"
+                                "确认 {target} 的改动是否会修正后重新提交。"),
         pending_note="{count} 个 PR 的分析结果尚未生成：{prs}。",
     ),
     "en": DigestTexts(
         empty_headline="No PRs were merged in this window.",
         empty_summary="{repo} merged no pull requests between {start} and {end}.",
-        headline="{count} PRs merged {period}, {key} of them key PRs; most activity in {labels}.",
+        pr_count=("{n} PR", "{n} PRs"),
+        headline="{prs} merged {period}, {key} of them key{labels}.",
+        headline_no_key="{prs} merged {period}, none of them key{labels}.",
+        headline_labels="; most activity in {labels}",
+        headline_release=" Release: {prs}.",
+        headline_revert=" {revert} reverts {target}, merged in the same window.",
         label_count="{label} ({count})",
         list_sep=", ",
+        list_and=" and ",
         pr_ref="#{number} ({title})",
-        highlight_label="{label} was the busiest area: {count} PRs, notably {prs}.",
+        highlight_label="{label} was the busiest area: {prs_count}, notably {prs}.",
         highlight_pr="#{number} {title}: {summary}",
         highlight_related="{prs} change the same file {path}; read them together.",
+        highlight_series="{name}{span}: {prs}.",
+        series_parts=", parts {first}–{last} ({count})",
+        series_no_parts=" … (a series of {count})",
+        more="{n} more",
+        highlight_same_fix="{prs} fix the same problem in {path} ({topic}); read them together.",
         summary=(
-            "{count} PRs were merged {period}, {key} of them key PRs (importance ≥ {bar}); "
+            "Merged {period}: {prs}, {key} of them key (importance ≥ {bar}); "
             "average importance {avg_importance}, average insight {avg_insight}. "
             "Change types: {types}. Busiest labels: {labels}. {risks}"
         ),
@@ -179,6 +230,7 @@ DIGEST: dict[Language, DigestTexts] = {
         type_names={"feat": "feature", "fix": "fix", "refactor": "refactor", "perf": "performance",
                      "doc": "docs", "ci": "CI", "chore": "chore", "test": "test", "revert": "revert"},
         key_change="#{number} {title} ({labels}, importance {importance}/10): {summary}",
+        key_change_quiet="No PR reached the key bar (importance ≥ {bar}) {period}; the most important ones follow.",
         trend_note="mostly {main_type} ({main_count}/{count})",
         trend_mixed="mixed change types ({count} PRs)",
         risk_note="Main risks: {risks}.",
@@ -190,11 +242,13 @@ DIGEST: dict[Language, DigestTexts] = {
             "core_path_change": "Run regression checks on the core paths touched by {prs}.",
             "config_contract_change": "Check the config fields removed or renamed by {prs}; update examples and docs.",
             "dependency_upgrade": "Verify the dependency upgrades of {prs} in CI and on the target hardware.",
-            "large_change": "{prs} are large; review them module by module and watch for follow-up fixes.",
+            "large_change": "Large changes in {prs}: review them module by module and watch for follow-up fixes.",
             "revert": "Decide when and how the work reverted by {prs} comes back.",
             "breaking_change": "{prs} break compatibility; document the migration in the release notes.",
         },
         suggestion_default="No notable risks in this window; the usual review is enough.",
-        pending_note="{count} PRs have no analysis yet: {prs}.",
+        suggestion_revert_pair=("{revert} reverts {target}, merged in the same window, so the two cancel out; "
+                                "check whether the work of {target} comes back in a fixed form."),
+        pending_note="No analysis yet for {count} of the PRs: {prs}.",
     ),
 }

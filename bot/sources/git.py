@@ -8,7 +8,8 @@ i.e. the default branch of a fresh or bare clone), read once with ``git log
 --first-parent``:
 
 - a *squash* commit whose subject ends in ``(#N)`` is PR ``N``; its title is the
-  subject without that suffix and its description is the commit body;
+  subject without that suffix and its description is the commit body, without
+  trailers (``Co-authored-by:``, ``Signed-off-by:`` …, :func:`~bot.sources.links.strip_trailers`);
 - a *merge* commit whose subject is ``Merge pull request #N from owner/branch``
   is PR ``N``; GitHub writes the PR title as the first line of the body and the
   description after it; the author is ``owner`` of the head branch;
@@ -40,7 +41,7 @@ from pathlib import Path
 
 from bot.errors import PRNotFoundError, SourceError, UnknownRepoError
 from bot.models import FileChange, FileStatus, PullRequest, Window
-from bot.sources.links import merge_pr_number, reverted_pr, split_squash_subject
+from bot.sources.links import merge_pr_number, reverted_pr, split_squash_subject, strip_trailers
 
 __all__ = ["GitSource", "repo_from_remote"]
 
@@ -106,6 +107,7 @@ def _pr_of(sha: str, parents: str, author: str, authored: str, committed: str, m
         title, number = squash
     else:
         return None
+    body = strip_trailers(body)
     try:
         return _Commit(sha, number, title, body, author, datetime.fromisoformat(authored),
                        datetime.fromisoformat(committed))

@@ -1,5 +1,5 @@
 """What a PR's title and description say about other PRs: the PR number of a commit subject,
-and the PR a revert undoes.
+and the PR a revert undoes; and the trailers git and review tools append to a message.
 
 Shared by the git and GitHub sources so that both link reverts the same way.
 Only *structured* places count — a subject's final ``(#N)``, GitHub's
@@ -12,13 +12,29 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["merge_pr_number", "reverted_pr", "split_squash_subject"]
+__all__ = ["merge_pr_number", "reverted_pr", "split_squash_subject", "strip_trailers"]
 
 _SQUASH = re.compile(r"^(?P<title>.*?)\s*\(#(?P<number>[0-9]+)\)\s*$")
 _MERGE = re.compile(r"^Merge pull request #(?P<number>[0-9]+) from (?P<head>\S+)")
 _REVERT_TITLE = re.compile(r'^\s*Revert\s+"(?P<inner>.*)"\s*$', re.S)
 # GitHub's revert button writes "Reverts owner/name#123" as the description's first line.
 _REVERTS_LINE = re.compile(r"^\s*Reverts\s+(?:[\w.-]+/[\w.-]+)?#(?P<number>[0-9]+)\s*$", re.M)
+
+
+_TRAILER = re.compile(
+    r"^[ \t]*(?:co-authored-by|signed-off-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|helped-by|"
+    r"cc|change-id|differential revision|pull request resolved|ghstack-source-id|approved by|reviewed by|"
+    r"reviewers|subscribers)[ \t]*:[^\n]*(?:\n|$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def strip_trailers(message: str) -> str:
+    """``message`` without trailer lines — ``Co-authored-by:``, ``Signed-off-by:``,
+    ``Reviewed-by:``, ``Change-Id:``, ``Differential Revision:``, ``Pull Request resolved:``,
+    ``ghstack-source-id:`` … — wherever they stand (a squash commit repeats them for every
+    squashed commit), and without the blank lines they leave at the end."""
+    return _TRAILER.sub("", message).rstrip()
 
 
 def split_squash_subject(subject: str) -> tuple[str, int] | None:

@@ -39,7 +39,7 @@ def test_w16_charts(verl_settings: Settings) -> None:
     assert "W16 39" in by_name["weekly"].alt
     assert "W15 27" in by_name["weekly"].alt
     assert "W11 无数据" in by_name["weekly"].alt
-    assert "npu 本周 14，平均 8.8" in by_name["labels"].alt
+    assert "npu 本周 13，平均 8" in by_name["labels"].alt
     assert by_name["labels"].title == "标签：本周与前 4 周平均"
     for chart in charts:
         image = Image.open(io.BytesIO(chart.png)).convert("RGB")

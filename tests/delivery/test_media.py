@@ -70,7 +70,7 @@ async def test_slack_uploads_the_charts_waits_until_shared_and_the_card_shows_th
     files = fake_slack.uploaded()
     assert [f.filename for f in files] == ["labels.png", "weekly.png"]
     assert all(f.data.startswith(PNG) and f.channel == "C0DIGEST" and f.thread_ts is None for f in files)
-    assert "npu 本周 14，平均 8.8" in files[0].alt_txt
+    assert "npu 本周 13，平均 8" in files[0].alt_txt
     assert files[1].title == "每周合并的 PR（最近 12 周）"
     # Slack shares an upload asynchronously: the bot asked files.info until each file was shared
     assert all(f.checks >= fake_slack.share_after + 1 for f in files)

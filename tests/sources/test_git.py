@@ -110,3 +110,15 @@ def test_not_a_repository(tmp_path: Path) -> None:
 )
 def test_repo_from_remote(url: str, name: str | None) -> None:
     assert repo_from_remote(url) == name
+
+
+def test_trailers_are_not_part_of_the_description(tmp_path: Path) -> None:
+    """A squash commit repeats its commits' trailers; the PR's description is the author's words only."""
+    repo = RepoBuilder(tmp_path)
+    repo.write("a.py", "one\n")
+    repo.commit("Initial commit", T0 - timedelta(days=1))
+    repo.write("a.py", "two\n")
+    repo.commit("Fix the loader (#7)\n\nThe loader restarted on resume.\n\n* first try\n\nSigned-off-by: A <a@x>\n"
+                "\nCo-authored-by: B <b@x>\nCo-authored-by: C <c@x>\nReviewed-by: D", T0)
+    pr = GitSource(repo.path, repo="acme/widgets").pull_request("acme/widgets", 7)
+    assert pr.body == "The loader restarted on resume.\n\n* first try"
