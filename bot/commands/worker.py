@@ -94,7 +94,7 @@ def worker(
     _stderr.print(Text(f"prhub worker {runner.id}: {runner.concurrency} at once on queue {settings.jobs_queue} · "
                        f"model {settings.llm_model} · config {settings_source()}"), highlight=False)
     try:
-        runner.run()
+        runner.wait()
     except KeyboardInterrupt:
         pass
     finally:

@@ -100,7 +100,10 @@ class AnalysisWorker:
 
         Raises:
             redis.exceptions.RedisError: Redis does not answer.
+            RuntimeError: already started.
         """
+        if self._loop is not None:
+            raise RuntimeError("this worker was started already")
         self.queue.client.ping()
         self._loop = asyncio.new_event_loop()
         self._loop_thread = threading.Thread(target=self._loop.run_forever, name="prhub-worker-loop", daemon=True)
@@ -137,9 +140,8 @@ class AnalysisWorker:
                 self._loop.close()
         self.queue.close()
 
-    def run(self) -> None:
-        """Start, then wait until :meth:`stop` is called from elsewhere (a signal handler)."""
-        self.start()
+    def wait(self) -> None:
+        """Block until :meth:`stop` is called from elsewhere (after :meth:`start`)."""
         self._stopping.wait()
 
     async def _open(self) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import httpx
 import pytest
@@ -51,13 +52,13 @@ def worker(settings: Settings, queue: JobQueue) -> Iterator[WorkerProcess]:
         running.stop()
 
 
-async def wait_for(check: Callable[[], bool], timeout_s: float = 30.0) -> None:
+async def wait_for(check: Callable[[], bool], timeout_s: float = 30.0, what: Callable[[], object] = str) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if await asyncio.to_thread(check):
             return
         await asyncio.sleep(0.1)
-    raise AssertionError("timed out")
+    raise AssertionError(f"timed out: {what()}")
 
 
 async def test_a_digest_with_a_worker_alive_is_analysed_by_the_worker(
@@ -120,7 +121,7 @@ async def test_a_pr_asked_by_many_is_one_job_and_one_call(
 
 async def test_a_dead_workers_jobs_are_run_by_another(
         settings: Settings, store: RedisStore, queue: JobQueue, fake_llm: FakeLLMServer,
-        prs: list[PullRequest]) -> None:
+        prs: list[PullRequest], tmp_path: Path) -> None:
     settings = settings.model_copy(update={"jobs_maintenance_chance": 500_000})
     services = build_services(settings, store, jobs=True)
     assert services.llm is not None
@@ -137,10 +138,13 @@ async def test_a_dead_workers_jobs_are_run_by_another(
     assert taken
     assert queue.pending() == 0
     dead.close()
-    running = WorkerProcess(settings)
+    running = WorkerProcess(settings, log=tmp_path / "worker.log")
     try:
         await asyncio.to_thread(wait_alive, queue, {running.pid})
-        await wait_for(lambda: queue.stats().get("stored") == 6, 60)  # counted after the analysis is stored
+        # counted after the analysis is stored
+        await wait_for(lambda: queue.stats().get("stored") == 6, 120, what=lambda: (
+            queue.stats(), queue.pending(), len(fake_llm.pr_requests()),
+            (tmp_path / "worker.log").read_text()[-3000:]))
         assert all(queue.client.exists(settings.redis_key_prefix + k) for k in keys)
         assert len(fake_llm.pr_requests()) == 6
         assert queue.stats() == {"stored": 6}
