@@ -19,9 +19,10 @@ FROM python:3.11-slim
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
-# Chromium prints `prhub digest --format pdf`; the CJK font draws the Chinese of the charts.
+# Chromium prints `prhub digest --format pdf`; the CJK font draws the Chinese of the charts;
+# git reads `--source git:PATH` clones (and keeps them fresh).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends chromium fonts-noto-cjk fontconfig \
+    && apt-get install -y --no-install-recommends chromium fonts-noto-cjk fontconfig git ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 RUN useradd --create-home --uid 10001 --user-group prhub
 COPY --from=builder /opt/venv /opt/venv
@@ -31,6 +32,8 @@ WORKDIR /app
 COPY examples ./examples
 COPY prhub.toml ./
 USER prhub
-# `prhub serve` (the chat bot) becomes the default command once it exists.
+# `prhub serve` answers GET /healthz on --port (200 with {"status": "ok" | "degraded", "redis": …}).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python3", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:3000/healthz', timeout=4).status == 200 else 1)"]
 ENTRYPOINT ["prhub"]
 CMD ["digest", "--source", "jsonl:examples/verl-2026-W12-W16.jsonl.gz", "--repo", "verl-project/verl", "--week", "2026-W16"]

@@ -35,6 +35,7 @@ platforms' events and, with ``PRHUB_PAGE_SECRET``, the digest pages ``GET /pages
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from redis.exceptions import RedisError
 
+from bot.access import AccessGuard
 from bot.channels import Channels, SourceOpener
 from bot.claims import Claims
 from bot.config import Settings
@@ -52,11 +54,11 @@ from bot.delivery.media import CardMedia
 from bot.delivery.pacing import Pacer
 from bot.digest.service import Analyzer, AsyncAnalyzer, DigestService, LLMParts, Narrator
 from bot.digest.usage import UsageMeter
-from bot.errors import ConfigError
+from bot.errors import ConfigError, StoreUnavailableError
 from bot.people import People
 from bot.personal import PersonalDigests
 from bot.sources.base import open_source
-from bot.store import MemoryStore, RedisStore, Store, open_store
+from bot.store import MemoryStore, RedisStore, ResilientStore, Store, open_store
 from bot.subscriptions import SubscribeGuard, Subscriptions
 
 if TYPE_CHECKING:
@@ -77,15 +79,17 @@ if TYPE_CHECKING:
     from bot.web.links import PageLinks
     from bot.web.pages import DigestPages
 
-__all__ = ["FeishuMode", "Services", "SlackMode", "StoreMode", "build_services", "check_serve", "open_services",
-           "serve"]
+__all__ = ["FeishuMode", "Services", "SlackMode", "StoreMode", "build_services", "check_serve",
+           "configure_logging", "open_services", "serve"]
 
 log = logging.getLogger(__name__)
 
 StoreMode = Literal["memory", "cache", "redis"]
 """``memory``: a dict (a CLI digest without a model); ``cache``: Redis when it answers, else memory
-with one warning (a CLI run with a model: the analysis cache); ``redis``: Redis or a
-:class:`~bot.errors.ConfigError` (the bot, pushes, alerts: exactly-once state)."""
+with one warning (a CLI run with a model: the analysis cache); ``redis``: the
+:class:`~bot.store.ResilientStore` on Redis (the bot, pushes, alerts: exactly-once state) — a
+:class:`~bot.errors.ConfigError` when Redis does not answer at start, unless ``degraded_start``
+(``prhub serve``)."""
 SlackMode = Literal["socket", "http", "off"]
 FeishuMode = Literal["ws", "http", "off"]
 
@@ -101,7 +105,7 @@ class Services:
         clock: the current instant for the core, the push and the alerts (tests pin it).
         pacer: the per-chat rate limits (tests pass faster ones).
         on_fallback: told when the model is unusable and the heuristic answers (the CLI's stderr).
-        guard: a check before a subscription is stored (issue 14's access control), or ``None``.
+        guard: the check before a subscription is stored (default :class:`~bot.access.AccessGuard`).
         jobs: hand LLM analyses to ``prhub worker`` processes while one is alive (needs a Redis store).
     """
 
@@ -115,13 +119,14 @@ class Services:
         self.claims = Claims(store, seen_ttl_s=settings.dedup_ttl_s)
         self.subscriptions = Subscriptions(store, settings)
         self.people = People(store)
-        self.guard = guard
         self.channels = Channels(settings, open_source=open_source or _source_opener(settings))
+        self.guard: SubscribeGuard = guard or AccessGuard(settings, self.channels, self.subscriptions)
         self.pacer = pacer or Pacer()
         self._analyzer = analyzer
         self._on_fallback = on_fallback
         self._use_jobs = jobs
         self._http: httpx.AsyncClient | None = None
+        self.health_parts: dict[str, Callable[[], str]] = {}
 
     # -- the digest service and its LLM runtime --------------------------------------------------
 
@@ -256,11 +261,12 @@ class Services:
         from slack_sdk.web.async_client import AsyncWebClient
         from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-        from bot.delivery.slack import SlackDeliverer, rate_limited_retries
+        from bot.delivery.slack import SlackDeliverer, rate_limited_retries, server_error_retries
 
         client = AsyncWebClient(token=self.settings.slack_bot_token.get_secret_value(),
                                 base_url=self.settings.slack_api_url.rstrip("/") + "/")  # slack_sdk joins url+method
         client.retry_handlers.extend(rate_limited_retries())
+        client.retry_handlers.extend(server_error_retries())
 
         def response_url_client(url: str) -> AsyncWebhookClient:
             return AsyncWebhookClient(url, retry_handlers=rate_limited_retries())
@@ -328,6 +334,30 @@ class Services:
         return PersonalDigestJob(settings=self.settings, claims=self.claims, people=self.people,
                                  personal=self.personal, deliverers=self.deliverers, clock=self.clock)
 
+    async def health(self) -> dict[str, Any]:
+        """What ``/healthz`` reports: ``status`` (``ok``, or ``degraded`` while Redis is down), ``redis``
+        (``ok``, ``down`` or ``memory``) with the reason when down, ``workers`` (the analysis workers alive,
+        when this process hands analyses to them; ``/healthz/workers`` lists them) and the parts
+        ``prhub serve`` adds (``scheduler``, ``slack``, ``feishu``)."""
+        store = self.store
+        redis: str = "memory"
+        report: dict[str, Any] = {}
+        if isinstance(store, ResilientStore):
+            redis = await store.check()
+            if redis == "down":
+                report["redis_error"] = store.reason
+        elif isinstance(store, RedisStore):
+            redis = "ok" if store.available else "down"
+        jobs = self.__dict__.get("jobs")
+        if jobs is not None and redis != "down":  # the workers' heartbeats (prhub worker), when they matter
+            try:
+                report["workers"] = len(await asyncio.to_thread(jobs.workers))
+            except RedisError:
+                report["workers"] = "unknown"
+        degraded = redis == "down" or any(part() == "stopped" for part in self.health_parts.values())
+        return {"status": "degraded" if degraded else "ok", "redis": redis, **report,
+                **{name: part() for name, part in self.health_parts.items()}}
+
     async def aclose(self) -> None:
         """Stop background analyses, release the sources and the HTTP clients (not the store: its owner's)."""
         if "digests" in self.__dict__:
@@ -370,16 +400,20 @@ def build_services(settings: Settings, store: Store, **kwargs: Any) -> Services:
 
 @asynccontextmanager
 async def open_services(settings: Settings, *, store: StoreMode, purpose: str = "prhub needs Redis",
-                        warn: Callable[[str], None] | None = None, **kwargs: Any) -> AsyncIterator[Services]:
+                        warn: Callable[[str], None] | None = None, degraded_start: bool = False,
+                        **kwargs: Any) -> AsyncIterator[Services]:
     """The services of a process, with the store ``store`` says (see :data:`StoreMode`), closed on exit.
 
     Args:
         purpose: the start of the error when ``store="redis"`` and Redis does not answer.
         warn: shows one line when ``store="cache"`` and Redis does not answer (now or later).
+        degraded_start: with ``store="redis"``, start even when Redis does not answer (``prhub serve``:
+            the :class:`~bot.store.ResilientStore` answers degraded and tries Redis again), instead of
+            refusing.
         **kwargs: as :class:`Services`.
 
     Raises:
-        ConfigError: ``store="redis"`` and Redis does not answer at ``PRHUB_REDIS_URL``.
+        ConfigError: ``store="redis"``, Redis does not answer at ``PRHUB_REDIS_URL`` and not ``degraded_start``.
     """
     made: Store
     if store == "memory":
@@ -387,21 +421,59 @@ async def open_services(settings: Settings, *, store: StoreMode, purpose: str = 
     elif store == "cache":
         made = await open_store(settings.redis_url, warn=warn or log.warning, key_prefix=settings.redis_key_prefix)
     else:
-        redis_store = RedisStore.from_url(settings.redis_url, degrade=False, key_prefix=settings.redis_key_prefix)
+        redis_store = RedisStore.from_url(settings.redis_url, degrade=False, key_prefix=settings.redis_key_prefix,
+                                          max_connections=settings.redis_max_connections,
+                                          pool_timeout_s=settings.redis_pool_timeout_s,
+                                          socket_timeout_s=settings.redis_timeout_s)
         try:
             await redis_store.ping()
         except RedisError as exc:
-            await redis_store.close()
-            raise ConfigError(f"{purpose} at PRHUB_REDIS_URL ({exc})") from exc
-        made = redis_store
+            if not degraded_start:
+                await redis_store.close()
+                raise ConfigError(f"{purpose} at PRHUB_REDIS_URL ({exc})") from exc
+            log.warning("Redis at PRHUB_REDIS_URL does not answer (%s): starting degraded; answers still go out, "
+                        "subscriptions cannot be saved until it is back (GET /healthz tells)", exc)
+        made = ResilientStore(redis_store)
+        if degraded_start:
+            await made.check()  # records the fault, if any, for /healthz
     services = Services(settings, made, **kwargs)
     try:
         if store == "redis":
-            await services.subscriptions.migrate()
+            try:
+                await services.subscriptions.migrate()
+            except StoreUnavailableError as exc:
+                if not degraded_start:
+                    raise
+                log.warning("subscription layouts not migrated (%s); the next start does it", exc)
         yield services
     finally:
         await services.aclose()
         await made.close()
+
+
+def configure_logging(settings: Settings) -> None:
+    """The bot's log on stderr: ``log_level``, ``log_format`` (``text`` lines or ``json`` objects). Lines
+    name the event or message they are about; secrets are never logged (the Redis URL is shown without
+    its password)."""
+    import json as _json
+    import sys
+
+    class JsonFormatter(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            entry = {"at": self.formatTime(record), "level": record.levelname, "logger": record.name,
+                     "message": record.getMessage()}
+            if record.exc_info:
+                entry["error"] = self.formatException(record.exc_info)
+            return _json.dumps(entry, ensure_ascii=False)
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if settings.log_format == "json" else
+                         logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.log_level.upper())
+    for noisy in ("httpx", "httpcore", "LiteLLM", "litellm"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
 
 
 def check_serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode) -> None:
@@ -409,7 +481,8 @@ def check_serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode) -> 
 
     Raises:
         ConfigError: no platform, Slack without its token, signing secret or (Socket Mode) app token,
-            Feishu without its app id or secret, ``PRHUB_PUBLIC_URL`` without ``PRHUB_PAGE_SECRET``
+            Feishu without its app id or secret, Feishu HTTP mode without a verification token or encrypt key
+            (unless ``feishu_allow_unverified``), ``PRHUB_PUBLIC_URL`` without ``PRHUB_PAGE_SECRET``
             (or one too short to sign with).
     """
     if settings.public_url and settings.page_secret is None:
@@ -428,6 +501,11 @@ def check_serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode) -> 
         raise ConfigError("Socket Mode needs SLACK_APP_TOKEN (xapp-…); or use --slack http")
     if feishu != "off" and (not settings.feishu_app_id or settings.feishu_app_secret is None):
         raise ConfigError("Feishu needs FEISHU_APP_ID and FEISHU_APP_SECRET (or --feishu off)")
+    if (feishu == "http" and settings.feishu_verification_token is None and settings.feishu_encrypt_key is None
+            and not settings.feishu_allow_unverified):
+        raise ConfigError("Feishu HTTP mode needs FEISHU_VERIFICATION_TOKEN or FEISHU_ENCRYPT_KEY: without them "
+                          "anyone can forge events (PRHUB_FEISHU_ALLOW_UNVERIFIED=true runs it open, on a closed "
+                          "network only)")
 
 
 async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, host: str, port: int) -> None:
@@ -439,22 +517,29 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     public address, but with ``PRHUB_PUBLIC_URL`` (the pages) or a webhook secret the server runs too.
     Pushes posted with pending analyses are filled in when they land (:mod:`bot.scheduler.refresh`).
 
+    Redis that does not answer (at start or later) makes the bot degraded, not stopped: see
+    :class:`~bot.store.ResilientStore`; ``/healthz`` says so.
+
     Raises:
-        ConfigError: as :func:`check_serve`, or Redis does not answer.
+        ConfigError: as :func:`check_serve`.
         FeishuAPIError: the Feishu bot-info call failed (wrong credentials, API unreachable).
     """
     check_serve(settings, slack=slack, feishu=feishu)
+    configure_logging(settings)
     from bot.scheduler.jobs import scheduled
 
     async with AsyncExitStack() as stack:
-        services = await stack.enter_async_context(open_services(settings, store="redis",
-                                                                 purpose="the bot needs Redis", jobs=True))
+        services = await stack.enter_async_context(open_services(settings, store="redis", degraded_start=True,
+                                                                 jobs=True))
         from bot.scheduler.refresh import PendingRefresher
 
         refresher = PendingRefresher(services.digests)
         stack.push_async_callback(refresher.aclose)
-        await stack.enter_async_context(scheduled(services.pusher(refresher=refresher), services.poller(),
-                                                  services.personal_job()))
+        scheduler = await stack.enter_async_context(
+            scheduled(services.pusher(refresher=refresher), services.poller(), services.personal_job()))
+        services.health_parts["scheduler"] = lambda: "running" if scheduler.running else "stopped"
+        services.health_parts["slack"] = lambda: slack
+        services.health_parts["feishu"] = lambda: feishu
         routes = await stack.enter_async_context(_feishu(services, feishu)) if feishu != "off" else []
         slack_app = _slack_app(services) if slack != "off" else None
         pages = services.page_routes()
@@ -462,9 +547,10 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
         if services.webhook is not None:
             stack.push_async_callback(services.webhook.aclose)
         tasks: list[Coroutine[Any, Any, Any]] = []
-        if slack == "http" or feishu == "http" or (pages and settings.public_url) or hooks:
+        if slack == "http" or feishu == "http" or (pages and settings.public_url) or settings.serve_health or hooks:
             tasks.append(_serve_http(slack_app if slack == "http" else None,
-                                     [*routes, *pages, *hooks, *services.health_routes()], host, port))
+                                     [*routes, *pages, *hooks, *services.health_routes()], host, port,
+                                     health=services.health, max_body_bytes=settings.max_body_bytes))
         if slack == "socket":
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
@@ -472,10 +558,31 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
             assert slack_app is not None
             handler = AsyncSocketModeHandler(slack_app, settings.slack_app_token.get_secret_value())
             tasks.append(handler.start_async())  # type: ignore[no-untyped-call]
-        if tasks:
-            await asyncio.gather(*tasks)
-        else:  # the Feishu long connection alone: it runs in its own thread until Ctrl-C
-            await asyncio.Event().wait()
+        await _until_stopped(tasks)  # then the exit stack: the scheduler stops after the pushes in flight
+
+
+async def _until_stopped(tasks: list[Coroutine[Any, Any, Any]]) -> None:
+    """Run ``tasks`` until one ends or SIGTERM / SIGINT comes (uvicorn takes them while it serves, and ends),
+    then cancel the rest. With no task (the Feishu long connection alone, in its own thread) only a signal ends it."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests), or no signals
+            loop.add_signal_handler(sig, stop.set)
+    running = [asyncio.ensure_future(task) for task in tasks]
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        done, _ = await asyncio.wait([*running, stopper], return_when=asyncio.FIRST_COMPLETED)
+        log.info("prhub serve stopping (%s)", "signal" if stopper in done else "a server ended")
+    finally:
+        for task in [*running, stopper]:
+            task.cancel()
+        await asyncio.gather(*running, stopper, return_exceptions=True)
+    for task in running:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
 
 
 def _feishu(services: Services, mode: FeishuMode) -> Any:
@@ -507,14 +614,16 @@ def _slack_app(services: Services) -> AsyncApp:
     return build_slack_app(deps, signing_secret=services.settings.slack_signing_secret.get_secret_value())
 
 
-async def _serve_http(slack_app: AsyncApp | None, routes: list[BaseRoute], host: str, port: int) -> None:
+async def _serve_http(slack_app: AsyncApp | None, routes: list[BaseRoute], host: str, port: int, *,
+                      health: Callable[[], Coroutine[Any, Any, dict[str, Any]]], max_body_bytes: int) -> None:
     """One Starlette server for every HTTP platform and the pages: /slack/events, /feishu/events, /healthz,
     /pages/{token}."""
     import uvicorn
 
     from bot.handlers.server import build_server
 
-    config = uvicorn.Config(build_server(slack_app=slack_app, routes=routes), host=host, port=port, lifespan="off")
+    app = build_server(slack_app=slack_app, routes=routes, health=health, max_body_bytes=max_body_bytes)
+    config = uvicorn.Config(app, host=host, port=port, lifespan="off", log_config=None)
     await uvicorn.Server(config).serve()
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.config import ChannelConfig, Settings
-from bot.errors import SourceError
+from bot.errors import AccessError, SourceError
 from bot.sources.base import PRSource, canonical_repo, close_source
 
 __all__ = ["Channels", "SourceOpener"]
@@ -69,6 +69,44 @@ class Channels:
             held = []
         return source, canonical_repo(wanted, held)
 
+    def visible(self, key: str, source: PRSource | None = None) -> list[str]:
+        """The repositories channel ``key`` may see (:meth:`bot.config.Settings.visible_repos`); when the
+        config names none (no binding, no ``default_repo``, no ``allowed_repos``), those the channel's
+        source lists (a snapshot's or a clone's; the GitHub source lists none)."""
+        named = self.settings.visible_repos(key)
+        if named:
+            return named
+        try:
+            return list((source or self.source(self.binding(key).source or self.settings.default_source)).repos())
+        except SourceError:
+            return []
+
+    def resolve_visible(self, key: str, repo: str | None = None) -> tuple[PRSource, str]:
+        """:meth:`resolve`, refused unless the repository is one channel ``key`` may see (:meth:`visible`);
+        a name without an owner is matched against those alone.
+
+        Raises:
+            AccessError: another repository (the message names the visible ones, and no other).
+            SourceError: as :meth:`resolve`.
+        """
+        binding = self.binding(key)
+        source = self.source(binding.source or self.settings.default_source)
+        allowed = self.visible(key, source)
+        wanted = (repo or binding.repo or "").strip()
+        if wanted and "/" not in wanted:
+            match = [name for name in allowed if name.lower().rsplit("/", 1)[-1] == wanted.lower()]
+            wanted = match[0] if len(match) == 1 else wanted
+        if not wanted and len(allowed) == 1:
+            wanted = allowed[0]
+        if not wanted and len(allowed) > 1:
+            raise _refusal(allowed)  # several to choose from: the person names one
+        if wanted and "/" in wanted and wanted.lower() in {a.lower() for a in allowed}:
+            name = next(a for a in allowed if a.lower() == wanted.lower())
+            return source, name
+        if not wanted:
+            return self.resolve(key, None)
+        raise _refusal(allowed)
+
     def source_for_repo(self, repo: str) -> PRSource:
         """The source of a channel bound to ``repo`` (the first in key order), else ``default_source``."""
         spec = next((cfg.source for _, cfg in sorted(self.settings.channels.items())
@@ -84,3 +122,12 @@ class Channels:
         for source in self._sources.values():
             close_source(source)
         self._sources.clear()
+
+
+def _refusal(allowed: list[str]) -> AccessError:
+    if not allowed:
+        return AccessError("No repository is set up for this conversation; ask an admin to bind one.",
+                           zh="这个会话还没有绑定仓库，请管理员在配置里绑定一个。")
+    names = ", ".join(allowed)
+    return AccessError(f"This conversation can only see {names}. Name one of them to switch.",
+                       zh=f"这个会话只能查看 {names}，可以在其中指定一个。")

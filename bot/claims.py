@@ -7,17 +7,26 @@ Three kinds, each with its lifetime:
 =============  =====================================================  =================================
 kind           what it says                                           lives
 =============  =====================================================  =================================
-seen           this delivery of a chat event was handled (Slack       ``dedup_ttl_s`` (12 h by default:
-               event id, Slack channel + message ts, Feishu message   Slack retries within minutes,
-               id, Feishu event id)                                   Feishu's last retry comes ~6 h on)
+seen           this delivery of a chat event is being answered        :data:`HANDLING_TTL_S` while the
+               (Slack event id, Slack channel + message ts, Feishu    answer is made, then
+               message id, Feishu event id) — two steps: taken when   ``dedup_ttl_s`` (12 h by default:
+               the answer starts, marked answered when it was         Slack retries within minutes,
+               delivered, released when it failed (so the platform's  Feishu's last retry comes ~6 h on)
+               retry is served)
 done           a piece of once-only work is finished: a week pushed   :data:`DONE_TTL_S` (400 days)
                to a channel, a person's weekly digest sent, the full
                report posted in a thread, a PR's analysis posted in a
                thread (and, before alerts were batched, an alert sent)
 lock           a piece of once-only work is under way (the push, a    as long as that work may take
-               subscriber's alert queue, a personal digest);          (:data:`PUSH_LOCK_TTL_S`,
-               released when it fails, so the next try runs           :data:`ALERT_LOCK_TTL_S`)
+               subscriber's alert queue, a personal digest);          (:data:`ALERT_LOCK_TTL_S`); the
+               released when it fails, so the next try runs           push's is a lease of
+                                                                      ``push_lock_ttl_s`` (60 s) renewed
+                                                                      while it runs (:meth:`Claims.hold`)
 =============  =====================================================  =================================
+
+While Redis is down (:class:`bot.store.ResilientStore`) the "seen" claims are taken in this process
+(answering beats losing a message) and written back when Redis returns; "done" claims and locks
+raise :class:`~bot.errors.StoreUnavailableError` (better no push now than two).
 
 Keys (the README's "Redis keys" table): ``prhub:seen:{platform}:{kind}:{id}``,
 ``prhub:done:full-report:{platform}:{conversation}:{thread}:{window}``,
@@ -31,17 +40,27 @@ and (read only: the per-PR markers of the alerts before batching)
 
 from __future__ import annotations
 
-from bot.store import Store, cache_key
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
 
-__all__ = ["ALERT_LOCK_TTL_S", "DONE_TTL_S", "PUSH_LOCK_TTL_S", "SEEN_TTL_S", "Claims", "alert_keys",
-           "alert_queue_lock_key", "full_report_key", "personal_digest_keys", "pr_answer_key", "push_keys",
-           "seen_key"]
+from bot.store import Lease, Store, cache_key
+
+__all__ = ["ALERT_LOCK_TTL_S", "DONE_TTL_S", "HANDLING_TTL_S", "PUSH_LOCK_TTL_S", "SEEN_TTL_S", "Claims", "Held",
+           "alert_keys", "alert_queue_lock_key", "full_report_key", "personal_digest_keys", "pr_answer_key",
+           "push_keys", "seen_key"]
+
+log = logging.getLogger(__name__)
 
 SEEN_TTL_S = 12 * 3600
 """Default lifetime of a "seen" claim (``dedup_ttl_s``), seconds."""
 DONE_TTL_S = 400 * 24 * 3600
 """Lifetime of a "done" claim, seconds: over a year, so a week pushed or a thread completed stays so."""
-PUSH_LOCK_TTL_S = 30 * 60
+HANDLING_TTL_S = 5 * 60
+"""Lifetime of a "seen" claim while its answer is made (a process killed meanwhile frees it this soon)."""
+PUSH_LOCK_TTL_S = 60
+"""Default lifetime of the push's lease (``push_lock_ttl_s``), renewed every third of it while the push runs."""
 ALERT_LOCK_TTL_S = 10 * 60
 
 
@@ -95,15 +114,52 @@ class Claims:
 
     def __init__(self, store: Store, *, seen_ttl_s: int = SEEN_TTL_S) -> None:
         self._store = store
+        self.store = store
         self.seen_ttl_s = seen_ttl_s
 
     async def first_delivery(self, *keys: str) -> bool:
-        """Claim every "seen" key of one delivery (:func:`seen_key`); ``True`` only when none was taken,
-        i.e. this delivery is the first of its event and of its message."""
+        """Claim every "seen" key of one delivery (:func:`seen_key`) for :data:`HANDLING_TTL_S`; ``True``
+        only when none was taken, i.e. this delivery is the first of its event and of its message. The
+        caller then marks them :meth:`answered`, or :meth:`release` s them when the answer failed.
+        While Redis is down the claims are this process's (see the module docstring)."""
         fresh = True
+        taken: list[str] = []
         for key in keys:
-            fresh = await self._store.claim(key, self.seen_ttl_s) and fresh
+            mine = await self._store.claim(key, min(HANDLING_TTL_S, self.seen_ttl_s), local_ok=True)
+            if mine:
+                taken.append(key)
+            fresh = mine and fresh
+        if not fresh and taken:  # a redelivery under another key: give back what this one took
+            await self._store.delete(*taken)
         return fresh
+
+    async def answered(self, *keys: str) -> None:
+        """The answer of the delivery claimed by ``keys`` was delivered: remember it ``seen_ttl_s``."""
+        for key in keys:
+            await self._store.set_json(key, 1, self.seen_ttl_s)
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str, ttl_s: float) -> AsyncIterator[Held | None]:
+        """Take the lease ``key`` and renew it every ``ttl_s / 3`` seconds while the block runs; yields
+        ``None`` when another holds it. Released on exit (whatever happened), so a failed run can be
+        tried again at once; a process killed meanwhile frees it within ``ttl_s``.
+
+        Raises:
+            StoreUnavailableError: Redis is down.
+        """
+        lease = await self._store.lease(key, ttl_s)
+        if lease is None:
+            yield None
+            return
+        held = Held(lease, ttl_s)
+        renewing = asyncio.create_task(held.renew_forever(), name=f"renew {key}")
+        try:
+            yield held
+        finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
+            await asyncio.shield(lease.release())
 
     async def take(self, key: str) -> bool:
         """Claim the once-only work ``key`` ("done"): ``True`` for the one caller that may do it."""
@@ -120,3 +176,26 @@ class Claims:
     async def release(self, *keys: str) -> None:
         """Give claims back (the work failed: the next try may run)."""
         await self._store.delete(*keys)
+
+
+class Held:
+    """A lease being renewed (:meth:`Claims.hold`); ``lost`` once a renewal found it gone."""
+
+    def __init__(self, lease: Lease, ttl_s: float) -> None:
+        self._lease = lease
+        self.ttl_s = ttl_s
+        self.lost = False
+
+    async def renew_forever(self) -> None:
+        """Extend the lease to ``ttl_s`` every third of it (a failed renewal is logged and tried again)."""
+        from bot.errors import StoreUnavailableError
+
+        while True:
+            await asyncio.sleep(self.ttl_s / 3)
+            try:
+                if not await self._lease.extend(self.ttl_s):
+                    self.lost = True
+                    log.warning("a lease expired before it was renewed; another run may take over")
+                    return
+            except StoreUnavailableError as exc:
+                log.warning("could not renew a lease (%s); trying again", exc)

@@ -71,7 +71,7 @@ import tomllib
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     AliasChoices,
@@ -152,6 +152,8 @@ class ChannelConfig(BaseModel):
     ``None``: the global ``admins``; empty: every member."""
     quiet_hours: str | None = None
     """This channel's quiet hours (``"22:00-08:00"``, or ``"off"``); ``None``: the global ``quiet_hours``."""
+    allowed_repos: tuple[str, ...] = ()
+    """Repositories this channel may ask about besides ``repo`` (and the global ``allowed_repos``)."""
     full_digest: bool = False
     """A digest asked in chat posts everything at once (the card, then the full report and label view in
     its thread); ``False``: the card alone, the rest when 完整报告 is pressed."""
@@ -262,6 +264,40 @@ class Settings(BaseSettings):
     redis_key_prefix: str = ""
     """Put before every Redis key this process writes (deployments, or tests, sharing one Redis DB);
     ``PRHUB_REDIS_KEY_PREFIX``."""
+    redis_max_connections: int = Field(default=64, ge=2, le=10_000)
+    """Connections in the Redis pool; a request finding all busy waits (``PRHUB_REDIS_MAX_CONNECTIONS``)."""
+    redis_pool_timeout_s: float = Field(default=2.0, gt=0, le=60)
+    """Seconds a request waits for a free Redis connection before the store degrades."""
+    redis_timeout_s: float = Field(default=2.0, gt=0, le=60)
+    """Seconds one Redis call (connect, or a reply) may take before the store degrades (a hung Redis)."""
+    log_level: str = "INFO"
+    """Level of the bot's log (``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``); ``PRHUB_LOG_LEVEL``."""
+    log_format: Literal["text", "json"] = "text"
+    """``text``: one readable line per record; ``json``: one JSON object per line (``PRHUB_LOG_FORMAT``)."""
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    """The largest request body ``prhub serve`` reads; a larger one gets HTTP 413 before it is read."""
+    max_message_chars: int = Field(default=4000, ge=100)
+    """Characters of a chat message that are read (the rest is ignored before any parsing)."""
+    answer_deadline_s: float = Field(default=60.0, gt=0)
+    """Seconds a chat answer may take; PR analyses not ready by then are shown as pending."""
+    push_lock_ttl_s: int = Field(default=60, ge=2)
+    """Lifetime of the weekly push's lock, renewed every third of it while the push runs: a replica that
+    dies mid-push frees it this soon, and another resumes the push where it stopped."""
+    serve_health: bool = False
+    """Serve ``GET /healthz`` on ``--port`` even when no platform uses HTTP (Socket Mode, the Feishu long
+    connection); ``PRHUB_SERVE_HEALTH=true`` (the compose file sets it for its healthcheck)."""
+    shutdown_grace_s: float = Field(default=60.0, ge=0)
+    """On SIGTERM, seconds a push in flight may take to finish before it is handed over (resumed elsewhere)."""
+    allowed_repos: tuple[str, ...] = ()
+    """Repositories every channel may ask about besides its own binding (``owner/name``)."""
+    pr_hosts: tuple[str, ...] = ("github.com",)
+    """Hosts whose PR links the bot reads (GitHub Enterprise: add its host); other links are ignored."""
+    max_subscriptions_per_person: int = Field(default=20, ge=1)
+    """Subscriptions one person may make across conversations."""
+    max_subscriptions_per_channel: int = Field(default=30, ge=1)
+    """Subscriptions one conversation may hold (those of the config file not counted)."""
+    max_subscribed_repos_per_channel: int = Field(default=5, ge=1)
+    """Distinct repositories one conversation's subscriptions may name (each costs a poll per interval)."""
     # GitHub source (README "数据源 / Sources"): the token is optional (anonymous REST: 60 requests/hour).
     # The alias choices let the usual GITHUB_TOKEN work; the field still has a default.
     github_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
@@ -308,8 +344,8 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("github_webhook_secret", "GITHUB_WEBHOOK_SECRET", "PRHUB_GITHUB_WEBHOOK_SECRET"),
     )
     """The webhook's secret (``GITHUB_WEBHOOK_SECRET``); set, ``prhub serve`` takes ``POST /github/webhook``."""
-    github_webhook_max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
-    """Largest webhook body accepted (413 beyond), bytes."""
+    github_webhook_max_bytes: int = Field(default=1024 * 1024, ge=1024)
+    """Largest webhook body accepted (413 beyond), bytes; the server's ``max_body_bytes`` bounds it too."""
     github_app_id: str | None = None
     """GitHub App id (``PRHUB_GITHUB_APP_ID``); with the private key, the bot authenticates as the app's
     installation instead of ``GITHUB_TOKEN``."""
@@ -353,6 +389,9 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("feishu_encrypt_key", "FEISHU_ENCRYPT_KEY", "PRHUB_FEISHU_ENCRYPT_KEY"),
     )
     """Encrypt key of HTTP event delivery (decrypts bodies, checks signatures), from ``FEISHU_ENCRYPT_KEY``."""
+    feishu_allow_unverified: bool = False
+    """Run Feishu HTTP mode without a verification token or encrypt key (anyone could forge events);
+    ``PRHUB_FEISHU_ALLOW_UNVERIFIED=true`` for a closed network only."""
     feishu_api_url: str = "https://open.feishu.cn"
     """Feishu Open API origin (Lark: ``https://open.larksuite.com``; tests: a local fake); ``PRHUB_FEISHU_API_URL``."""
     feishu_webhooks: dict[str, FeishuWebhook] = Field(default_factory=dict)
@@ -479,8 +518,20 @@ class Settings(BaseSettings):
             push=own.push,
             admins=own.admins if own.admins is not None else self.admins,
             quiet_hours=own.quiet_hours if own.quiet_hours is not None else self.quiet_hours,
+            allowed_repos=own.allowed_repos,
             full_digest=own.full_digest,
         )
+
+    def visible_repos(self, key: str) -> list[str]:
+        """The repositories channel ``key`` may see: its bound ``repo`` (else ``default_repo``), its
+        ``allowed_repos`` and the global ``allowed_repos``, in that order, each once (case kept, compared
+        without case)."""
+        binding = self.channel(key)
+        seen: dict[str, str] = {}
+        for name in (binding.repo, *binding.allowed_repos, *self.allowed_repos):
+            if name and "/" in name:
+                seen.setdefault(name.strip().lower(), name.strip())
+        return list(seen.values())
 
     def bots_of(self, repo: str) -> frozenset[str]:
         """The bot logins left out of ``repo``'s subscriptions: the built-in ones, ``bots`` and the repository's."""

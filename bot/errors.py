@@ -15,6 +15,8 @@
     │   └── CodeownersError         no CODEOWNERS to read: the source has no file contents, or the
     │                               repository has no CODEOWNERS file (zh + en messages)
     ├── RenderError                 a report could not be rendered (no Chromium to print a PDF with)
+    ├── StoreUnavailableError       Redis is down: state could not be read or saved (zh + en messages)
+    ├── AccessError                 a channel asked for a repository or host it may not see (zh + en)
     ├── DeliveryError               a chat platform refused or could not take a message (has ``code``, ``status``)
     │   ├── FeishuAPIError          the Feishu Open API or a webhook refused (``bot.delivery.feishu``)
     │   └── ResponseUrlError        a Slack ``response_url`` refused a post (``bot.delivery.slack``)
@@ -68,6 +70,25 @@ class FilterError(_Bilingual, ValueError):
 class CodeownersError(_Bilingual, SourceError):
     """No CODEOWNERS could be read: the source has no file contents (a JSONL snapshot), or the
     repository has none of ``.github/CODEOWNERS``, ``CODEOWNERS``, ``docs/CODEOWNERS``."""
+
+
+class StoreUnavailableError(_Bilingual):
+    """Redis does not answer, so state (subscriptions, the change log, a lock) could not be read or
+    saved. ``str(exc)`` is for the log; :meth:`message` tells the person nothing was saved."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("The bot's storage is unavailable right now, so nothing was saved or changed. "
+                         "Please try again in a few minutes.",
+                         zh="机器人的存储暂时不可用，这次没有保存或修改任何内容，请过几分钟再试。")
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class AccessError(_Bilingual):
+    """A request for a repository (or a PR link of a host) this channel may not see; the messages
+    name what it may see."""
 
 
 class SnapshotFormatError(SourceError):

@@ -17,9 +17,10 @@ Model tree::
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, computed_field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, computed_field, field_validator
 
 Language = Literal["zh", "en"]
 """Language of every human-readable text the bot writes."""
@@ -56,6 +57,9 @@ class FileChange(_Value):
         return (self.additions or 0) + (self.deletions or 0)
 
 
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 class PullRequest(_Value):
     """A merged pull request, the input of the analysis.
 
@@ -88,6 +92,13 @@ class PullRequest(_Value):
     comments: int | None = None
     reverts: int | None = Field(default=None, ge=1)
     files_partial: bool = False
+
+    @field_validator("title", "body", "author")
+    @classmethod
+    def _no_bidi_controls(cls, value: str) -> str:
+        """Bidirectional-control characters (U+202A–U+202E, U+2066–U+2069) are dropped: a title
+        holding a right-to-left override would reverse what follows it wherever it is shown."""
+        return _BIDI.sub("", value)
 
 
 class Risk(_Value):

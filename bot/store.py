@@ -18,12 +18,25 @@ Two implementations share it:
   stops answering in the middle of a run, the store reports it once through its
   ``on_unavailable`` callback and from then on behaves as an empty cache (reads
   miss, writes are dropped): a one-shot CLI run is still worth finishing without
-  its cache. The bot will instead refuse to start without Redis.
+  its cache. Its connections come from a ``BlockingConnectionPool``: a burst of
+  events waits (up to ``pool_timeout_s``) for a free connection instead of failing.
 - :class:`MemoryStore` — a dict in this process, with the same TTL semantics;
   for tests of pure logic and for the CLI when no Redis answers.
+- :class:`ResilientStore` — the bot's store (``prhub serve``): a strict
+  :class:`RedisStore` with a short-lived in-process fallback. While Redis is down or hung
+  (every call is bounded by the socket timeouts), the cache and the delivery claims live
+  in memory for at most :data:`FALLBACK_TTL_S` and a warning is logged once per outage;
+  state that must not be lost (records, logs, locks, once-only "done" claims) raises
+  :class:`~bot.errors.StoreUnavailableError`, whose message tells the person that nothing
+  was saved. After a failure Redis is left alone for :data:`RETRY_AFTER_S` seconds (so an
+  outage costs each request nothing), then tried again; when it answers, the claims taken
+  in memory meanwhile are written back (``SET NX``), so a redelivery is not answered twice.
 
 :func:`open_store` picks one: Redis when it answers a ``PING``, else memory plus
 a one-line warning for the caller to show.
+
+Locks (:meth:`Store.lease`): a lease with a short time to live that its holder renews while the
+work runs (redis-py's ``Lock``: ``extend()``, a token so only the holder renews or releases it).
 
 Keys are plain strings; :func:`cache_key` joins parts with ``:`` and replaces a
 part longer than :data:`MAX_PART` characters (or holding spaces or colons) by
@@ -34,14 +47,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
-from collections.abc import Callable
-from typing import Any, Protocol
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, Protocol, TypeVar
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import LockError, RedisError
 
-__all__ = ["KEY_PREFIX", "MAX_PART", "MemoryStore", "RedisStore", "Store", "cache_key", "digest_of", "open_store"]
+from bot.errors import StoreUnavailableError
+
+__all__ = ["FALLBACK_TTL_S", "KEY_PREFIX", "MAX_PART", "RETRY_AFTER_S", "Lease", "MemoryStore", "RedisStore",
+           "ResilientStore", "Store", "StoreHealth", "cache_key", "digest_of", "open_store"]
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 # KEYS[1] the hash, KEYS[2] the index; ARGV[1] the field, ARGV[2] the JSON value, ARGV[3] the index member,
 # ARGV[4] "1" to replace an existing field. Returns 1 when the field was new.
@@ -61,6 +82,25 @@ return gone
 KEY_PREFIX = "prhub"
 MAX_PART = 80
 _CONNECT_TIMEOUT_S = 2.0
+FALLBACK_TTL_S = 3600
+"""The longest a value or claim lives in the in-process fallback while Redis is down (seconds)."""
+RETRY_AFTER_S = 5.0
+"""After a Redis failure, seconds during which the :class:`ResilientStore` does not try Redis again."""
+
+StoreHealth = Literal["ok", "down", "memory"]
+"""``ok``: Redis answers; ``down``: it does not (the bot is degraded); ``memory``: no Redis configured."""
+
+
+class Lease(Protocol):
+    """A held lock (:meth:`Store.lease`): renewed by its holder while the work runs."""
+
+    async def extend(self, ttl_s: float) -> bool:
+        """Set the lock's remaining time to ``ttl_s`` seconds; ``False`` when it is no longer ours."""
+        ...
+
+    async def release(self) -> None:
+        """Give the lock back (a lock already expired or taken by another is left alone)."""
+        ...
 
 
 class Store(Protocol):
@@ -79,13 +119,19 @@ class Store(Protocol):
         """Remove ``keys``; missing keys are ignored."""
         ...
 
-    async def claim(self, key: str, ttl_s: int) -> bool:
+    async def claim(self, key: str, ttl_s: int, *, local_ok: bool = False) -> bool:
         """Atomically mark ``key`` as taken for ``ttl_s`` seconds.
 
         Returns ``True`` for the one caller that took it, ``False`` while it is
         already taken (Redis ``SET key 1 NX EX ttl``). Used to handle each chat
-        event once across redeliveries, restarts and replicas.
+        event once across redeliveries, restarts and replicas. ``local_ok``: while
+        Redis is down, a claim in this process will do (a chat delivery: answering
+        it beats losing it); without it the claim raises.
         """
+        ...
+
+    async def lease(self, key: str, ttl_s: float) -> Lease | None:
+        """Take the lock ``key`` for ``ttl_s`` seconds: the :class:`Lease`, or ``None`` when it is held."""
         ...
 
     async def put_record(self, key: str, field: str, value: Any, *, index: str, member: str,
@@ -176,13 +222,30 @@ class MemoryStore:
         for key in keys:
             self._data.pop(key, None)
 
-    async def claim(self, key: str, ttl_s: int) -> bool:
+    async def claim(self, key: str, ttl_s: int, *, local_ok: bool = False) -> bool:
         """See :meth:`Store.claim` (atomic within this process's event loop: no await inside)."""
         item = self._data.get(key)
         if item is not None and (item[1] is None or self._clock() < item[1]):
             return False
         self._data[key] = ("1", self._clock() + ttl_s)
         return True
+
+    def remaining(self, key: str) -> float | None:
+        """Seconds ``key`` still lives (``None``: absent, or no expiry)."""
+        item = self._data.get(key)
+        if item is None or item[1] is None:
+            return None
+        left = item[1] - self._clock()
+        return left if left > 0 else None
+
+    async def lease(self, key: str, ttl_s: float) -> Lease | None:
+        """See :meth:`Store.lease` (a token in the value, so only the holder extends or releases it)."""
+        item = self._data.get(key)
+        if item is not None and (item[1] is None or self._clock() < item[1]):
+            return None
+        token = uuid.uuid4().hex
+        self._data[key] = (json.dumps(token), self._clock() + ttl_s)
+        return _MemoryLease(self, key, token)
 
     async def put_record(self, key: str, field: str, value: Any, *, index: str, member: str,
                          replace: bool = False) -> bool:
@@ -230,6 +293,49 @@ class MemoryStore:
         return len(self._data) + len(self._hashes) + len(self._sets) + len(self._logs)
 
 
+class _MemoryLease:
+    def __init__(self, store: MemoryStore, key: str, token: str) -> None:
+        self._store, self._key, self._token = store, key, token
+
+    def _ours(self) -> bool:
+        item = self._store._data.get(self._key)
+        return item is not None and item[0] == json.dumps(self._token) and (
+            item[1] is None or self._store._clock() < item[1])
+
+    async def extend(self, ttl_s: float) -> bool:
+        if not self._ours():
+            return False
+        self._store._data[self._key] = (json.dumps(self._token), self._store._clock() + ttl_s)
+        return True
+
+    async def release(self) -> None:
+        if self._ours():
+            del self._store._data[self._key]
+
+
+class _RedisLease:
+    """redis-py's ``Lock`` (a token per holder; ``extend`` and ``release`` by Lua scripts)."""
+
+    def __init__(self, lock: Any) -> None:
+        self._lock = lock
+
+    async def extend(self, ttl_s: float) -> bool:
+        try:
+            return bool(await self._lock.extend(ttl_s, replace_ttl=True))
+        except LockError:
+            return False
+        except RedisError as exc:
+            raise StoreUnavailableError(f"Redis does not answer ({exc})") from exc
+
+    async def release(self) -> None:
+        try:
+            await self._lock.release()
+        except LockError:
+            return  # expired, or taken by another since: nothing of ours to give back
+        except RedisError as exc:
+            log.warning("could not release a lock (%s); it expires by itself", exc)
+
+
 class RedisStore:
     """:class:`Store` on redis-py's asyncio client.
 
@@ -254,12 +360,17 @@ class RedisStore:
 
     @classmethod
     def from_url(cls, url: str, *, on_unavailable: Callable[[str], None] | None = None,
-                 degrade: bool = True, key_prefix: str = "") -> RedisStore:
-        """A store on ``url`` (``redis://host:port/db``) with short connect and socket timeouts (2 s);
+                 degrade: bool = True, key_prefix: str = "", max_connections: int = 64,
+                 pool_timeout_s: float = 2.0, socket_timeout_s: float = _CONNECT_TIMEOUT_S) -> RedisStore:
+        """A store on ``url`` (``redis://host:port/db``) with short connect and socket timeouts
+        (``socket_timeout_s``, 2 s) and a ``BlockingConnectionPool`` of ``max_connections``: a caller
+        finding every connection busy waits up to ``pool_timeout_s`` for one (then a ``RedisError``);
         ``degrade`` and ``key_prefix`` as in the class."""
-        client = aioredis.Redis.from_url(
-            url, socket_connect_timeout=_CONNECT_TIMEOUT_S, socket_timeout=_CONNECT_TIMEOUT_S
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=pool_timeout_s,
+            socket_connect_timeout=min(socket_timeout_s, _CONNECT_TIMEOUT_S), socket_timeout=socket_timeout_s,
         )
+        client = aioredis.Redis.from_pool(pool)  # the client owns the pool: aclose() closes it
         return cls(client, on_unavailable=on_unavailable, degrade=degrade, key_prefix=key_prefix)
 
     async def ping(self) -> None:
@@ -307,14 +418,28 @@ class RedisStore:
         except RedisError as exc:
             self._lost(exc)
 
-    async def claim(self, key: str, ttl_s: int) -> bool:
-        """See :meth:`Store.claim`. Unlike the cache methods, a Redis failure is raised here:
-        answering twice or not at all must be the caller's decision.
+    async def claim(self, key: str, ttl_s: int, *, local_ok: bool = False) -> bool:
+        """See :meth:`Store.claim`. Unlike the cache methods, a Redis failure is raised here
+        (``local_ok`` is the :class:`ResilientStore`'s business): answering twice or not at all
+        must be the caller's decision.
 
         Raises:
             redis.exceptions.RedisError: Redis did not answer.
         """
         return bool(await self._client.set(self.key_prefix + key, "1", nx=True, ex=ttl_s))
+
+    async def claim_for(self, key: str, ttl_ms: int) -> bool:
+        """A claim of ``ttl_ms`` milliseconds (``SET NX PX``; the fallback's claims written back)."""
+        return bool(await self._client.set(self.key_prefix + key, "1", nx=True, px=max(1, ttl_ms)))
+
+    async def lease(self, key: str, ttl_s: float) -> Lease | None:
+        """See :meth:`Store.lease` (redis-py's ``Lock``, not blocking).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        lock = self._client.lock(self.key_prefix + key, timeout=ttl_s, blocking=False)
+        return _RedisLease(lock) if await lock.acquire() else None
 
     async def put_record(self, key: str, field: str, value: Any, *, index: str, member: str,
                          replace: bool = False) -> bool:
@@ -378,6 +503,198 @@ class RedisStore:
     async def close(self) -> None:
         """Close the client's connection pool."""
         await self._client.aclose()
+
+
+class ResilientStore:
+    """:class:`Store` of the bot: a strict :class:`RedisStore` (``degrade=False``) that answers through a
+    Redis fault (see the module docstring).
+
+    Args:
+        redis: the strict store (every failure raised to this class).
+        clock: monotonic seconds (tests move it).
+        retry_after_s: how long Redis is left alone after a failure (:data:`RETRY_AFTER_S`).
+        fallback_ttl_s: the longest life of what the fallback keeps (:data:`FALLBACK_TTL_S`).
+    """
+
+    def __init__(self, redis: RedisStore, *, clock: Callable[[], float] = time.monotonic,
+                 retry_after_s: float = RETRY_AFTER_S, fallback_ttl_s: int = FALLBACK_TTL_S) -> None:
+        self.redis = redis
+        self.key_prefix = redis.key_prefix
+        self._clock = clock
+        self._retry_after_s = retry_after_s
+        self._fallback_ttl_s = fallback_ttl_s
+        self._memory = MemoryStore(clock=clock)
+        self._claimed: list[str] = []  # claims taken in memory during an outage, written back after it
+        self._down_since: float | None = None
+        self._next_try = 0.0
+        self.reason = ""
+
+    @property
+    def health(self) -> StoreHealth:
+        """``ok`` or ``down`` (as of the last call; :meth:`check` asks Redis)."""
+        return "ok" if self._down_since is None else "down"
+
+    async def check(self) -> StoreHealth:
+        """Ask Redis (a ``PING``, bounded by the socket timeout) when it was down and is due a try; the health."""
+        if self._down_since is not None and self._clock() >= self._next_try:
+            try:
+                await self.redis.ping()
+            except RedisError as exc:
+                self._failed(exc)
+            else:
+                await self._recovered()
+        return self.health
+
+    def _failed(self, exc: BaseException) -> None:
+        now = self._clock()
+        self._next_try = now + self._retry_after_s
+        self.reason = str(exc) or type(exc).__name__
+        if self._down_since is None:
+            self._down_since = now
+            log.warning("Redis does not answer (%s): degraded, answering with an in-process fallback; "
+                        "subscriptions cannot be saved until it is back", self.reason)
+
+    async def _recovered(self) -> None:
+        if self._down_since is None:
+            return
+        outage = self._clock() - self._down_since
+        self._down_since = None
+        written = 0
+        for key in self._claimed:
+            left = self._memory.remaining(key)
+            if left is not None:
+                try:
+                    await self.redis.claim_for(key, int(left * 1000))
+                except RedisError as exc:
+                    self._failed(exc)
+                    return
+                written += 1
+        self._claimed.clear()
+        log.warning("Redis answers again after %.0f s: %d claims of the outage written back", outage, written)
+
+    async def _call(self, op: Callable[[], Awaitable[_T]]) -> tuple[bool, _T | None]:
+        """``(True, result)`` when Redis answered, ``(False, None)`` when it is down (now or still)."""
+        if self._down_since is not None:
+            if self._clock() < self._next_try:
+                return False, None
+            was_down = True
+        else:
+            was_down = False
+        try:
+            result = await op()
+        except (TimeoutError, RedisError) as exc:
+            self._failed(exc)
+            return False, None
+        if was_down:
+            await self._recovered()
+        return True, result
+
+    async def _state(self, op: Callable[[], Awaitable[_T]]) -> _T:
+        answered, result = await self._call(op)
+        if not answered:
+            raise StoreUnavailableError(f"Redis does not answer ({self.reason})")
+        return result  # type: ignore[return-value]
+
+    def _short(self, ttl_s: int | None) -> int:
+        return self._fallback_ttl_s if ttl_s is None else min(ttl_s, self._fallback_ttl_s)
+
+    async def get_json(self, key: str) -> Any | None:
+        """See :meth:`Store.get_json`; while Redis is down, what the fallback holds."""
+        answered, value = await self._call(lambda: self.redis.get_json(key))
+        if not answered:
+            return await self._memory.get_json(key)
+        return value
+
+    async def set_json(self, key: str, value: Any, ttl_s: int | None = None) -> None:
+        """See :meth:`Store.set_json`; while Redis is down, kept in the fallback for a short while."""
+        answered, _ = await self._call(lambda: self.redis.set_json(key, value, ttl_s))
+        if not answered:
+            await self._memory.set_json(key, value, self._short(ttl_s))
+
+    async def delete(self, *keys: str) -> None:
+        """See :meth:`Store.delete` (from the fallback too)."""
+        await self._memory.delete(*keys)
+        await self._call(lambda: self.redis.delete(*keys))
+
+    async def claim(self, key: str, ttl_s: int, *, local_ok: bool = False) -> bool:
+        """See :meth:`Store.claim`.
+
+        Raises:
+            StoreUnavailableError: Redis is down and the claim is not ``local_ok``.
+        """
+        if local_ok and await self._memory.get_json(key) is not None:
+            return False  # claimed here during the outage (or since, before it was written back)
+        answered, taken = await self._call(lambda: self.redis.claim(key, ttl_s))
+        if answered:
+            return bool(taken)
+        if not local_ok:
+            raise StoreUnavailableError(f"Redis does not answer ({self.reason})")
+        fresh = await self._memory.claim(key, self._short(ttl_s))
+        if fresh:
+            self._claimed.append(key)
+        return fresh
+
+    async def lease(self, key: str, ttl_s: float) -> Lease | None:
+        """See :meth:`Store.lease`.
+
+        Raises:
+            StoreUnavailableError: Redis is down (a lock in one process would not stop the others).
+        """
+        return await self._state(lambda: self.redis.lease(key, ttl_s))
+
+    async def put_record(self, key: str, field: str, value: Any, *, index: str, member: str,
+                         replace: bool = False) -> bool:
+        """See :meth:`Store.put_record`.
+
+        Raises:
+            StoreUnavailableError: Redis is down (nothing was saved).
+        """
+        return await self._state(lambda: self.redis.put_record(key, field, value, index=index, member=member,
+                                                              replace=replace))
+
+    async def delete_record(self, key: str, field: str, *, index: str, member: str) -> bool:
+        """See :meth:`Store.delete_record`.
+
+        Raises:
+            StoreUnavailableError: Redis is down (nothing was changed).
+        """
+        return await self._state(lambda: self.redis.delete_record(key, field, index=index, member=member))
+
+    async def records(self, key: str) -> dict[str, Any]:
+        """See :meth:`Store.records`.
+
+        Raises:
+            StoreUnavailableError: Redis is down.
+        """
+        return await self._state(lambda: self.redis.records(key))
+
+    async def index_members(self, index: str) -> list[str]:
+        """See :meth:`Store.index_members`.
+
+        Raises:
+            StoreUnavailableError: Redis is down.
+        """
+        return await self._state(lambda: self.redis.index_members(index))
+
+    async def append_log(self, key: str, value: Any, *, max_len: int) -> None:
+        """See :meth:`Store.append_log`.
+
+        Raises:
+            StoreUnavailableError: Redis is down.
+        """
+        await self._state(lambda: self.redis.append_log(key, value, max_len=max_len))
+
+    async def read_log(self, key: str, *, limit: int | None = None) -> list[Any]:
+        """See :meth:`Store.read_log`.
+
+        Raises:
+            StoreUnavailableError: Redis is down.
+        """
+        return await self._state(lambda: self.redis.read_log(key, limit=limit))
+
+    async def close(self) -> None:
+        """Close the Redis connection pool."""
+        await self.redis.close()
 
 
 def _text(value: bytes | str) -> str:

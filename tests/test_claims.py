@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from redis_support import redis_store
 
 from bot.claims import (
     DONE_TTL_S,
+    HANDLING_TTL_S,
     PUSH_LOCK_TTL_S,
     Claims,
     full_report_key,
@@ -29,7 +32,18 @@ async def test_a_delivery_is_first_only_when_its_event_and_message_are_new(defau
         assert not await claims.first_delivery(event, message)  # a redelivery
         assert not await claims.first_delivery(seen_key("slack", "event", "Ev2"), message)  # app_mention + message
         assert message == "prhub:seen:slack:msg:C1:1713.0001"
-        assert 12 * 3600 - 60 <= await _ttl(store, message) <= 12 * 3600
+        assert await _ttl(store, message) <= HANDLING_TTL_S  # taken while the answer is made
+        await claims.answered(event, message)
+        assert 12 * 3600 - 60 <= await _ttl(store, message) <= 12 * 3600  # then remembered for the retries
+
+
+async def test_a_failed_answer_gives_its_delivery_back(default_settings: Settings) -> None:
+    async with redis_store() as store:
+        claims = Claims(store, seen_ttl_s=default_settings.dedup_ttl_s)
+        event = seen_key("slack", "event", "Ev9")
+        assert await claims.first_delivery(event)
+        await claims.release(event)  # the answer failed
+        assert await claims.first_delivery(event)  # the platform's retry is served
 
 
 async def test_once_only_work_lives_as_long_as_the_push_markers() -> None:
@@ -50,3 +64,26 @@ async def test_once_only_work_lives_as_long_as_the_push_markers() -> None:
         assert await claims.take(full)
         assert await claims.lock(lock, PUSH_LOCK_TTL_S)
         assert done == "prhub:push:done:slack:C1:verl-project/verl:2026-W16"  # the key pushes always had
+
+
+async def test_a_held_lease_is_renewed_while_the_work_runs_and_freed_after() -> None:
+    async with redis_store() as store:
+        claims = Claims(store)
+        async with claims.hold("prhub:push:lock:test", 0.6) as held:
+            assert held is not None
+            await asyncio.sleep(1.5)  # past two lifetimes: only the renewals keep it
+            async with claims.hold("prhub:push:lock:test", 0.6) as other:
+                assert other is None  # another replica does not get it
+            assert not held.lost
+        async with claims.hold("prhub:push:lock:test", 0.6) as again:
+            assert again is not None  # released on exit: the next run may take it at once
+
+
+async def test_a_lease_whose_holder_died_expires_by_itself() -> None:
+    async with redis_store() as store:
+        lease = await store.lease("prhub:push:lock:dead", 0.3)
+        assert lease is not None  # taken, then never renewed (the process was killed)
+        assert await store.lease("prhub:push:lock:dead", 0.3) is None
+        await asyncio.sleep(0.5)
+        assert await store.lease("prhub:push:lock:dead", 0.3) is not None
+        assert not await lease.extend(0.3)  # the dead holder's token no longer counts

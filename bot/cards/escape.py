@@ -3,6 +3,9 @@
 Text that comes from pull requests (titles, labels, analysis written about
 them) is untrusted. Each output format gets its own escaper:
 
+* Every escaper first removes the bidirectional-control characters (U+202A–U+202E,
+  U+2066–U+2069, :func:`without_bidi`): a title holding a right-to-left override
+  would otherwise reverse what follows it on the reader's screen (a filename, a link).
 * Slack ``mrkdwn`` (:func:`slack_text`): ``&``, ``<`` and ``>`` become
   ``&amp;``, ``&lt;`` and ``&gt;``, as Slack asks, so ``<!channel>``,
   ``<@U123>`` and ``<https://x|label>`` from a PR stay inert text;
@@ -44,11 +47,17 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _BLOCK_OPENER = re.compile(r"```|~~~|#{1,6}(?:[ \t]|$)|>")
 _HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
 _FEISHU_ENTITY_AMP = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def without_bidi(text: str) -> str:
+    """``text`` without bidirectional-control characters (embeddings, overrides, isolates)."""
+    return _BIDI.sub("", text)
 
 
 def one_line(text: str) -> str:
     """``text`` with every line break (and the blanks around it) folded into one space."""
-    return _LINE_BREAKS.sub(" ", text).strip()
+    return _LINE_BREAKS.sub(" ", without_bidi(text)).strip()
 
 
 def slack_text(text: str) -> str:
@@ -56,7 +65,7 @@ def slack_text(text: str) -> str:
 
     ``&`` → ``&amp;``, ``<`` → ``&lt;``, ``>`` → ``&gt;``; nothing else.
     """
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return without_bidi(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 _CODE_SPAN = re.compile(r"`[^`\n]{1,500}`")
@@ -96,13 +105,13 @@ def feishu_text(text: str) -> str:
     ``<`` → ``&#60;``, ``>`` → ``&#62;``, and ``&`` → ``&#38;`` where it would
     begin a character reference; everything else (Markdown included) is kept.
     """
-    text = _FEISHU_ENTITY_AMP.sub("&#38;", text)
+    text = _FEISHU_ENTITY_AMP.sub("&#38;", without_bidi(text))
     return text.replace("<", "&#60;").replace(">", "&#62;")
 
 
 def md_text(text: str) -> str:
     """Make ``text`` unable to open raw HTML in the Markdown report (``<tag`` → ``&lt;tag``)."""
-    return _HTML_OPENER.sub("&lt;", text)
+    return _HTML_OPENER.sub("&lt;", without_bidi(text))
 
 
 def md_line(text: str) -> str:

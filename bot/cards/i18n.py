@@ -543,6 +543,7 @@ class ChatPhrases:
     filled with ``str.format``."""
 
     working: str
+    failed: str
     label_title: str
     """``{label}``, ``{title}`` (the digest's title)."""
     label_meta: str
@@ -612,6 +613,7 @@ class ChatPhrases:
 CHAT: Mapping[Language, ChatPhrases] = {
     "zh": ChatPhrases(
         working="生成中…",
+        failed="抱歉，这次没能回答（出了点问题），请稍后再问一次。",
         label_title="{label} · {title}",
         label_meta="仓库：{repo} · {n_prs}",
         label_empty="{title}没有带 {label} 标签的 PR。",
@@ -677,6 +679,7 @@ CHAT: Mapping[Language, ChatPhrases] = {
     ),
     "en": ChatPhrases(
         working="Working on it…",
+        failed="Sorry, I could not answer this time (something went wrong); please ask again in a moment.",
         label_title="{label} · {title}",
         label_meta="Repository: {repo} · {n_prs}",
         label_empty="No PR with the {label} label in {title}.",

@@ -2,8 +2,9 @@
 
 The same push the scheduler of ``prhub serve`` makes (:class:`~bot.scheduler.push.Pusher`),
 sharing its Redis markers: a week already pushed (by the bot or an earlier ``prhub push``)
-is not posted again. Redis is required (``PRHUB_REDIS_URL``): without it there is no way
-to know. Prints one line to stderr; exit code 1 on any error.
+is not posted again, and a push cut short (a crash, a platform error) is continued in its
+thread. Redis is required (``PRHUB_REDIS_URL``): without it there is no way to know. SIGTERM
+lets the push finish (``shutdown_grace_s``). Prints one line to stderr; exit code 1 on any error.
 """
 
 from __future__ import annotations
@@ -56,7 +57,22 @@ def push(
 
 
 async def _push(settings: Settings, channel: str, week: str) -> PushOutcome:
+    """The push, finished on SIGTERM (within ``shutdown_grace_s``; past it the push is cancelled and its
+    progress kept for the next run to continue)."""
+    import signal
+
     from bot.app import open_services
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+
+    def on_term() -> None:
+        _stderr.print(Text(f"SIGTERM: finishing the push in flight (up to {settings.shutdown_grace_s:.0f} s)"),
+                      highlight=False)
+        loop.call_later(settings.shutdown_grace_s, task.cancel)
+
+    loop.add_signal_handler(signal.SIGTERM, on_term)
 
     async with open_services(settings, store="redis",
                              purpose="scheduled posts need Redis to stay exactly-once", jobs=True) as services:

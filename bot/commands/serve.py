@@ -8,10 +8,12 @@ connection (``--feishu ws``, the default when ``FEISHU_APP_ID`` is set; no publi
 URL needed) or HTTP (``--feishu http``: ``POST /feishu/events``). HTTP modes share
 one Starlette server on ``--host``/``--port`` with ``GET /healthz`` (and ``GET /healthz/workers``:
 the analysis workers alive); with ``GITHUB_WEBHOOK_SECRET`` it also takes ``POST /github/webhook``
-(merged PRs analysed and alerted as they merge), and the server runs whatever the modes. A Redis that
-answers (``PRHUB_REDIS_URL``) is required: without it every redelivered event
-would be answered again, so the bot refuses to start. Everything is built and run by
-:func:`bot.app.serve`; this module reads the options.
+(merged PRs analysed and alerted as they merge), and the server runs whatever the modes. Redis
+(``PRHUB_REDIS_URL``) keeps the de-duplication, subscriptions and push markers; when it
+does not answer (at start or later) the bot runs degraded — it answers, tells people that
+subscriptions cannot be saved, tries Redis again and says so in ``/healthz`` (README
+"运维 / Operations"). SIGTERM stops it after the pushes in flight. Everything is built and
+run by :func:`bot.app.serve`; this module reads the options.
 
 ``--source`` and ``--repo`` are the defaults of channels that have no
 ``[channels."slack:C…"]`` section in the config file.

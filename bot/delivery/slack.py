@@ -38,9 +38,14 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
@@ -60,12 +65,22 @@ from bot.replies import Reply
 if TYPE_CHECKING:
     from bot.cards.charts import Chart
 
-__all__ = ["FILE_READY_S", "NOT_A_MEMBER", "RATE_LIMIT_RETRIES", "RESPONSE_URL_USES", "ResponseUrlError",
-           "SlackDeliverer", "rate_limited_retries"]
+__all__ = [
+    "FILE_READY_S",
+    "NOT_A_MEMBER",
+    "RATE_LIMIT_RETRIES",
+    "RESPONSE_URL_USES",
+    "SERVER_ERROR_RETRIES",
+    "ResponseUrlError",
+    "SlackDeliverer",
+    "rate_limited_retries",
+    "server_error_retries",
+]
 
 log = logging.getLogger(__name__)
 
 RATE_LIMIT_RETRIES = 3
+SERVER_ERROR_RETRIES = 2
 TIMEZONE_TTL_S = 6 * 3600
 """How long a person's time zone from ``users.info`` is kept in the process."""
 RESPONSE_URL_USES = 5
@@ -91,6 +106,13 @@ class _NotShared(Exception):
 def rate_limited_retries() -> list[AsyncRetryHandler]:
     """The retry handlers every Slack client uses: wait ``Retry-After`` on HTTP 429."""
     return [AsyncRateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES)]
+
+
+def server_error_retries() -> list[AsyncRetryHandler]:
+    """slack_sdk's handlers for a Slack 5xx and a dropped connection: :data:`SERVER_ERROR_RETRIES` tries
+    more, with its exponential back-off (what still fails is a :class:`~bot.errors.DeliveryError`)."""
+    return [AsyncServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
+            AsyncConnectionErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES)]
 
 
 class SlackDeliverer:
@@ -253,6 +275,8 @@ class SlackDeliverer:
             error = str(exc.response.get("error", ""))
             raise DeliveryError(f"Slack refused a message to {channel}: {error}", code=error,
                                 status=int(exc.response.status_code or 0)) from exc
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise _unreachable(exc) from exc
         return str(answer["ts"])
 
     async def respond(
@@ -298,6 +322,8 @@ class SlackDeliverer:
             await self.client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread)
         except SlackApiError as exc:
             log.info("no ephemeral note in %s: %s", channel, exc.response.get("error"))
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.info("no ephemeral note in %s: %s", channel, _unreachable(exc))
 
     async def post_ephemeral(self, channel: str, user: str, messages: Sequence[Message], *,
                              thread: str | None = None) -> bool:
@@ -311,6 +337,9 @@ class SlackDeliverer:
                                                      blocks=message.get("blocks"), thread_ts=thread)
             except SlackApiError as exc:
                 log.info("no ephemeral reply in %s: %s", channel, exc.response.get("error"))
+                return False
+            except (aiohttp.ClientError, TimeoutError) as exc:
+                log.info("no ephemeral reply in %s: %s", channel, _unreachable(exc))
                 return False
         return True
 
@@ -329,12 +358,21 @@ class SlackDeliverer:
 
     @staticmethod
     async def _send(hook: AsyncWebhookClient, message: Message, kind: Literal["in_channel", "ephemeral"]) -> None:
-        answer = await hook.send(text=message["text"], blocks=message.get("blocks"), response_type=kind)
+        try:
+            answer = await hook.send(text=message["text"], blocks=message.get("blocks"), response_type=kind)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise _unreachable(exc) from exc
         if answer.status_code != 200:
             raise ResponseUrlError(
                 f"Slack refused the response_url post: HTTP {answer.status_code} {answer.body.strip()[:200]}",
                 code=answer.body.strip()[:100], status=answer.status_code,
             )
+
+
+def _unreachable(exc: BaseException) -> DeliveryError:
+    """A network failure as one line (the host, not the traceback)."""
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return DeliveryError(f"Slack could not be reached ({type(exc).__name__}: {reason})")
 
 
 def _shared_in(file: dict[str, Any], conversation: str) -> bool:

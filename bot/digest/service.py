@@ -371,6 +371,10 @@ class DeadlineAnalyzer:
         except TimeoutError:
             return None
 
+    def remaining(self) -> float:
+        """Seconds left before the deadline (0 once it passed)."""
+        return max(0.0, self._deadline - self._clock())
+
     async def cancel(self) -> None:
         """Stop the analyses still running in the background (shutdown, tests)."""
         tasks = list(self._tasks)
@@ -413,6 +417,27 @@ class Earlier:
 
     lookback: Lookback
     known: Mapping[str, Digest] = field(default_factory=dict)
+
+
+class _DeadlineNarrator:
+    """The narrator within what is left of a digest's deadline: past it, the heuristic narrative stays
+    (so the model's calls add up to no more than the deadline, plus :data:`NARRATIVE_GRACE_S`)."""
+
+    def __init__(self, inner: Narrator, limited: DeadlineAnalyzer) -> None:
+        self._inner = inner
+        self._limited = limited
+
+    async def narrate(self, digest: Digest) -> Digest:
+        try:
+            return await asyncio.wait_for(self._inner.narrate(digest), self._limited.remaining() + NARRATIVE_GRACE_S)
+        except TimeoutError:
+            log.warning("%s %s: the model's summary did not come within the deadline; the heuristic one stays",
+                        digest.repo, digest.window.name)
+            return digest
+
+
+NARRATIVE_GRACE_S = 2.0
+"""Seconds the summary call may run past a digest's deadline (it starts once the analyses are done)."""
 
 
 class _Fallback:
@@ -513,14 +538,16 @@ class DigestService:
                                            language=language, analyzer=self._analyzer, now=now, progress=progress,
                                            lookback=lookback, known=known)
         analyzer: AsyncAnalyzer = self._llm.analyzer
+        narrator: Narrator = self._llm.narrator
         if deadline_s is not None:
             limited = DeadlineAnalyzer(analyzer, seconds=deadline_s)
             self._deadlines = [*(d for d in self._deadlines if d._tasks), limited]
             analyzer = limited
+            narrator = _DeadlineNarrator(narrator, limited)
         try:
             return await build_digest_async(
                 prs, repo=repo, window=window, settings=self.settings, language=language, analyzer=analyzer,
-                narrator=self._llm.narrator, meter=self._llm.meter, now=now, progress=progress, lookback=lookback,
+                narrator=narrator, meter=self._llm.meter, now=now, progress=progress, lookback=lookback,
                 known=known)
         except LLMStopError as exc:
             reason = self._fell_back(exc, f"{repo} {window.name}")
@@ -532,16 +559,23 @@ class DigestService:
             update={"fallbacks": usage.fallbacks + digest.stats.pr_count})})
 
     async def pr(self, pr: PullRequest, *, language: Language | None = None,
-                 window_prs: Sequence[PullRequest] = ()) -> DigestPR:
+                 window_prs: Sequence[PullRequest] = (), deadline_s: float | None = None) -> DigestPR:
         """One PR's analysis as a digest shows it (see :func:`analyze_pr`); with the LLM, from its cache
-        when a digest already analysed it. Never raises :class:`~bot.errors.LLMStopError`."""
+        when a digest already analysed it. With ``deadline_s``, a model that has not answered by then
+        gives way to the heuristic analysis (marked as a fallback, the reason said). Never raises
+        :class:`~bot.errors.LLMStopError`."""
         analyzer = self._analyzer
         if self._llm is not None:
             try:
-                return await analyze_pr_async(pr, settings=self.settings, analyzer=self._llm.analyzer,
-                                              language=language, window_prs=window_prs)
+                return await asyncio.wait_for(
+                    analyze_pr_async(pr, settings=self.settings, analyzer=self._llm.analyzer, language=language,
+                                     window_prs=window_prs), deadline_s)
             except LLMStopError as exc:
                 analyzer = _Fallback(self._fell_back(exc, f"{pr.repo}#{pr.number}"))
+            except TimeoutError:
+                reason = f"the model did not answer within {deadline_s:.0f} s"
+                log.warning("%s#%d: %s; answering with the heuristic analysis", pr.repo, pr.number, reason)
+                analyzer = _Fallback(reason)
         return await asyncio.to_thread(analyze_pr, pr, settings=self.settings, language=language,
                                        analyzer=analyzer, window_prs=window_prs)
 

@@ -180,7 +180,7 @@ class Answers:
 
     async def digest(self, intent: DigestIntent, conversation: Where, lang: Language) -> Reply:
         """The digest of the intent's window (an empty window says which one has PRs)."""
-        source, repo = self.core.channels.resolve(conversation.key, intent.repo)
+        source, repo = self.core.channels.resolve_visible(conversation.key, intent.repo)
         window = self.lay_out(intent.week)
         prs = await self._prs(source, repo, window)
         notes = window_notes(window, spec=intent.week, said=intent.said, now=self.core.now(), language=lang)
@@ -195,7 +195,7 @@ class Answers:
     ) -> tuple[Digest, list[PullRequest], tuple[str, ...]] | EmptyWindowReply:
         """The digest of the intent's window (no comparison with earlier weeks), its records and the
         notes; or the answer about an empty window."""
-        source, repo = self.core.channels.resolve(conversation.key, intent.repo)
+        source, repo = self.core.channels.resolve_visible(conversation.key, intent.repo)
         window, prs, notes = await self._window(source, repo, intent.window, intent.said, lang)
         if not prs:
             return await self._empty(source, repo, window, lang, notes)
@@ -236,7 +236,7 @@ class Answers:
         Raises:
             PRNotFoundError: none of the numbers is a merged PR of the repository.
         """
-        source, repo = self.core.channels.resolve(conversation.key, intent.repo)
+        source, repo = self.core.channels.resolve_visible(conversation.key, intent.repo)
         found: list[DigestPR] = []
         missing: list[int] = []
         for number in intent.numbers:

@@ -23,18 +23,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from bot.cards.i18n import error_text
 from bot.channels import Channels
+from bot.claims import Claims
 from bot.codeowners import cached_codeowners
 from bot.config import Settings
 from bot.digest.service import DigestService
 from bot.digest.window import date_window, parse_week, week_window, zone
-from bot.errors import CodeownersError, FilterError, PrhubError, PRNotFoundError
+from bot.errors import (
+    AccessError,
+    CodeownersError,
+    DeliveryError,
+    FilterError,
+    PrhubError,
+    PRNotFoundError,
+    StoreUnavailableError,
+)
 from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
 from bot.handlers.answers import Answers
 from bot.handlers.intents import (
@@ -83,7 +92,7 @@ from bot.subscriptions import (
 if TYPE_CHECKING:
     from bot.digest.llm import LLMRuntime
 
-__all__ = ["SLOW_INTENTS", "Conversation", "Core", "is_slow"]
+__all__ = ["ANSWER_FAILURES", "SLOW_INTENTS", "Conversation", "Core", "answer_failed", "answer_once", "is_slow"]
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +209,10 @@ class Core:
         return HelpReply(lang, self.channels.binding(conversation.key).repo)  # pragma: no cover - exhaustive
 
     def _error_text(self, exc: PrhubError, intent: Intent, conversation: Conversation, lang: Language) -> str:
-        """What the asker reads about ``exc``: in their language, naming what to do, no server path."""
+        """What the asker reads about ``exc``: in their language, naming what to do, no server path (a
+        refusal of access, or the store being down, in its own words)."""
+        if isinstance(exc, AccessError | StoreUnavailableError):
+            return exc.message(lang)
         repo = getattr(intent, "repo", None) or self.channels.binding(conversation.key).repo
         number = intent.number if isinstance(intent, PRIntent) else \
             intent.numbers[0] if isinstance(intent, CompareIntent) else None
@@ -222,7 +234,7 @@ class Core:
         Raises:
             PrhubError: no repository bound, unknown repository, bad week, unreadable source.
         """
-        source, name = self.channels.resolve(conversation.key, repo)
+        source, name = self.channels.resolve_visible(conversation.key, repo)
         window = self.answers.lay_out(week)
         prs = await asyncio.to_thread(source.merged_prs, name, window)
         return await self.window_digest(source, name, window, prs, language, compare=compare)
@@ -237,8 +249,15 @@ class Core:
         """
         earlier = await self.digests.look_back(source, repo, window, language=language) if compare else None
         return await self.digests.digest(prs, repo=repo, window=window, language=language, now=self._clock(),
+                                         deadline_s=self._llm_deadline_s,
                                          lookback=earlier.lookback if earlier else None,
                                          known=earlier.known if earlier else None)
+
+    @property
+    def _llm_deadline_s(self) -> float:
+        """How long the model may take within a chat answer (``answer_deadline_s`` less the time to read
+        the source and post): analyses not ready then are shown pending, or the PR's heuristic analysis."""
+        return max(1.0, self.settings.answer_deadline_s * 0.75)
 
     async def analysed_pr(self, source: PRSource, repo: str, number: int, language: Language) -> DigestPR:
         """PR ``number`` of ``repo`` analysed with its own week as context (the verdict of that week's digest).
@@ -251,10 +270,10 @@ class Core:
         week = await asyncio.to_thread(
             source.merged_prs, found.repo, week_window(day.year, day.week, self.settings.timezone)
         )
-        return await self.digests.pr(found, language=language, window_prs=week)
+        return await self.digests.pr(found, language=language, window_prs=week, deadline_s=self._llm_deadline_s)
 
     async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
-        source, name = self.channels.resolve(conversation.key, intent.repo)
+        source, name = self.channels.resolve_visible(conversation.key, intent.repo)
         item = await self.analysed_pr(source, name, intent.number, lang)
         return PRReply(item, name, lang, self.settings.timezone)
 
@@ -315,7 +334,7 @@ class Core:
             added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
         except FilterError as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
-        except CodeownersError as exc:
+        except (CodeownersError, AccessError, StoreUnavailableError) as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
         return SubscriptionReply("subscribed" if added else "already_subscribed", sub, lang, message=note,
                                  batch_minutes=round(self.settings.alerts_batch_s / 60))
@@ -351,7 +370,7 @@ class Core:
     def _repo_of(self, command: SubscriptionCommand, intent: SubscribeIntent | UnsubscribeIntent,
                  conversation: Conversation) -> str:
         repo = (command.repo or intent.repo or self.channels.binding(conversation.key).repo or "").strip()
-        if "/" not in repo:
+        if "/" not in repo:  # may the conversation see it: the guard's question (AccessGuard)
             _, repo = self.channels.resolve(conversation.key, repo or None)
         return repo
 
@@ -412,7 +431,7 @@ class Core:
                               zh="path:@me 和 author:@me 需要先告诉我你的 GitHub 账号：发送“我的 GitHub 是 NAME”")
         if not flt.uses_codeowners:
             return ""
-        source, _ = self.channels.resolve(conversation.key, repo)
+        source, _ = self.channels.resolve_visible(conversation.key, repo)
         owners = await cached_codeowners(self._store, source, repo, ttl_s=self.settings.codeowners_ttl_s)
         wanted = [("@" + me) if t.value == "@me" and me else t.value
                   for t in (*flt.include, *flt.exclude) if t.is_owner]
@@ -427,7 +446,7 @@ class Core:
         """Labels ``repo`` used in the last :data:`~bot.subscriptions.KNOWN_LABEL_WEEKS` weeks plus those its
         rules can give; ``None`` when the source cannot tell (then any label is accepted)."""
         try:
-            source, name = self.channels.resolve(conversation.key, repo)
+            source, name = self.channels.resolve_visible(conversation.key, repo)
             today = self._clock().astimezone(zone(self.settings.timezone)).date()
             window = date_window(today - timedelta(weeks=KNOWN_LABEL_WEEKS) + timedelta(days=1), today,
                                  self.settings.timezone)
@@ -445,7 +464,7 @@ class Core:
         if not repo:
             return GitHubLinkReply(intent.handle, lang)
         try:
-            source, repo = self.channels.resolve(conversation.key, repo)
+            source, repo = self.channels.resolve_visible(conversation.key, repo)
             owners = await cached_codeowners(self._store, source, repo, ttl_s=self.settings.codeowners_ttl_s)
         except PrhubError:
             return GitHubLinkReply(intent.handle, lang, repo)
@@ -482,7 +501,8 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
     try:
         return source.pull_request(repo, number)
     except PRNotFoundError as exc:
-        raise PRNotFoundError(f"PR #{number} not found in this source ({exc})") from exc
+        log.info("PR #%d of %s not found: %s", number, repo, exc)
+        raise PRNotFoundError(f"PR #{number} not found in this source") from exc
 
 
 def _answers(core: Core, llm: LLMRuntime | None, store: Store, settings: Settings) -> Answers:
@@ -499,3 +519,50 @@ def _answers(core: Core, llm: LLMRuntime | None, store: Store, settings: Setting
 def is_slow(intent: Intent) -> bool:
     """Whether answering ``intent`` reads a source and analyses PRs (``我的周报`` too)."""
     return isinstance(intent, SLOW_INTENTS) or (isinstance(intent, PersonalDigestIntent) and intent.action == "show")
+
+
+ANSWER_FAILURES = (PrhubError, TimeoutError, OSError)
+"""What a failed answer raises: a refusal or outage of the platform or the store, a deadline, the network."""
+
+
+async def answer_failed(exc: BaseException, *, what: str, tell: Callable[[], Awaitable[object]] | None) -> None:
+    """Log a failed answer in one line naming ``what``; unless the delivery itself failed, ``tell`` the person."""
+    reason = str(exc).splitlines()[0] if str(exc) else ""
+    log.warning("%s: the answer failed (%s: %s)", what, type(exc).__name__, reason)
+    if tell is None or isinstance(exc, DeliveryError):
+        return
+    try:
+        await tell()
+    except ANSWER_FAILURES as again:
+        log.warning("%s: could not tell the person either (%s)", what, again)
+
+
+async def answer_once(claims: Claims, keys: list[str], answer: Callable[[], Awaitable[object]], *, what: str,
+                      tell: Callable[[], Awaitable[object]] | None = None, deadline_s: float | None = None) -> bool:
+    """Answer one chat delivery once, in two steps: claim its "seen" ``keys``
+    (:meth:`~bot.claims.Claims.first_delivery`), run ``answer``, then mark them answered. When the
+    answer fails (the platform refused it, a deadline passed, a bug) the claims are released, so the
+    platform's retry is served, the reason is logged in one line naming ``what`` (the event or message
+    id), and — unless the failure was the delivery itself — ``tell`` gives the person one line.
+
+    Returns:
+        Whether this call answered (``False``: a redelivery already claimed, or the answer failed).
+    """
+    if not await claims.first_delivery(*keys):
+        log.info("%s: already answered (a redelivery)", what)
+        return False
+    started = asyncio.get_running_loop().time()
+    log.info("%s: answering", what)
+    try:
+        await asyncio.wait_for(answer(), deadline_s)
+    except ANSWER_FAILURES as exc:
+        await asyncio.shield(claims.release(*keys))
+        await answer_failed(exc, what=f"{what} (released for the platform's retry)", tell=tell)
+        return False
+    except BaseException:
+        await asyncio.shield(claims.release(*keys))
+        log.exception("%s: the answer failed; released for the platform's retry", what)
+        raise
+    await claims.answered(*keys)
+    log.info("%s: answered in %.1f s", what, asyncio.get_running_loop().time() - started)
+    return True

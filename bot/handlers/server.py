@@ -1,32 +1,99 @@
 """The bot's HTTP server (Starlette, run by uvicorn in ``prhub serve --slack http``).
 
 Routes: ``POST /slack/events`` (Slack events, slash commands and interactivity alike;
-bolt verifies the signature), ``GET /healthz`` (``ok``), plus any ``routes`` the
-caller adds (the Feishu bot mounts ``/feishu/events`` here).
+bolt verifies the signature), ``GET /healthz``, plus any ``routes`` the caller adds (the
+Feishu bot mounts ``/feishu/events`` here).
+
+``/healthz`` answers HTTP 200 with JSON ``{"status": "ok" | "degraded", "redis": "ok" | "down",
+…}`` from the caller's ``health`` (a degraded bot still answers, so it stays up); without one,
+``{"status": "ok"}``.
+
+Every request body is bounded (:class:`BodyLimit`): a ``Content-Length`` over ``max_body_bytes``
+gets HTTP 413 before anything is read, and a body without one is cut off with 413 as soon as
+it passes the limit, so a 20 MB POST costs neither memory nor CPU.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncApp
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "BodyLimit", "build_server"]
+
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+Health = Callable[[], Awaitable[dict[str, Any]]]
 
 
-def build_server(*, slack_app: AsyncApp | None = None, routes: Sequence[BaseRoute] = ()) -> Starlette:
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """ASGI middleware: HTTP 413 for a request body over ``max_bytes`` (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
+            await _refuse(scope, receive, send)
+            return
+        seen = 0
+        started = False
+
+        async def bounded_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, bounded_receive, watched_send)
+        except _TooLarge:
+            if not started:
+                await _refuse(scope, receive, send)
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send) -> None:
+    await PlainTextResponse("request body too large", status_code=413,
+                            headers={"Connection": "close"})(scope, receive, send)
+
+
+def build_server(*, slack_app: AsyncApp | None = None, routes: Sequence[BaseRoute] = (),
+                 health: Health | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> Starlette:
     """The Starlette app serving the bots.
 
     Args:
         slack_app: the Slack bolt app; ``None`` leaves ``/slack/events`` out.
         routes: more routes (other platforms).
+        health: what ``/healthz`` reports (a dict with at least ``status``).
+        max_body_bytes: the largest request body read (``max_body_bytes``).
     """
 
     async def healthz(_: Request) -> Response:
-        return PlainTextResponse("ok")
+        return JSONResponse(await health() if health is not None else {"status": "ok"})
 
     table: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"])]
     if slack_app is not None:
@@ -36,4 +103,4 @@ def build_server(*, slack_app: AsyncApp | None = None, routes: Sequence[BaseRout
             return await handler.handle(request)
 
         table.append(Route("/slack/events", slack_events, methods=["POST"]))
-    return Starlette(routes=[*table, *routes])
+    return Starlette(routes=[*table, *routes], middleware=[Middleware(BodyLimit, max_bytes=max_body_bytes)])

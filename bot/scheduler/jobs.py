@@ -108,7 +108,8 @@ async def scheduled(pusher: Pusher, poller: AlertPoller | None = None,
                     personal: PersonalDigestJob | None = None) -> AsyncIterator[AsyncIOScheduler]:
     """The weekly pushes (and, with ``poller``, the alerts; with ``personal``, the weekly personal digests)
     running on this loop for the duration of the block (``prhub serve``): catch-up first, then the
-    scheduler; stopped on exit.
+    scheduler; stopped on exit, after the pushes in flight finished (or ``shutdown_grace_s`` passed:
+    :meth:`~bot.scheduler.push.Pusher.drain`).
 
     ``pusher`` and ``poller`` come from :mod:`bot.app` (the process's one digest service: LLM
     analyses not done within :data:`~bot.scheduler.push.LLM_DEADLINE_S` are posted as pending).
@@ -120,3 +121,4 @@ async def scheduled(pusher: Pusher, poller: AlertPoller | None = None,
     finally:
         scheduler.shutdown(wait=False)  # AsyncIOScheduler runs it on the loop's next turn
         await asyncio.sleep(0)
+        await pusher.drain(pusher.settings.shutdown_grace_s)  # a push in flight finishes, or is handed over

@@ -6,20 +6,32 @@ its ``timezone``, the digest of the ISO week before the fire's week (``mon 10:00
 the same core and cards as the bots' "上周周报".
 
 Exactly once, whoever runs it (the scheduler of any replica, a late run, the catch-up at
-start, ``prhub push``) — two claims (:mod:`bot.claims`, :func:`~bot.claims.push_keys`):
+start, ``prhub push``) — three keys (:mod:`bot.claims`, :func:`~bot.claims.push_keys`):
 
 - ``prhub:push:done:{platform}:{id}:{repo}:{week}`` — set after the last message was
   accepted (:data:`~bot.claims.DONE_TTL_S`, over a year); present = nothing to do;
-- ``prhub:push:lock:{platform}:{id}:{repo}:{week}`` — taken before building the digest
-  (:data:`~bot.claims.PUSH_LOCK_TTL_S`); whoever does not get it does nothing.
+- ``prhub:push:lock:{platform}:{id}:{repo}:{week}`` — a lease of ``push_lock_ttl_s``
+  (60 s) taken before building the digest and renewed every third of it while the push
+  runs (:meth:`bot.claims.Claims.hold`, redis-py's ``Lock.extend()``); whoever does not
+  get it does nothing; a replica killed mid-push frees it within ``push_lock_ttl_s``;
+- ``prhub:push:progress:{platform}:{id}:{repo}:{week}`` — what the push is posting and
+  how far it got: the rendered messages, the thread's anchor (Slack root ts, Feishu
+  first card's id) and the ids posted so far, written before the first message and after
+  each one (:data:`PROGRESS_TTL_S`).
 
-A digest posted whole in one thread marks that thread complete (:func:`bot.delivery.post_digest`),
-so 完整报告 under it posts nothing more.
+A push finds its progress and continues: the next messages go into the thread already
+begun, never a second root post — the run that takes over after a crash (the catch-up
+at start, ``push-retry`` every :data:`RETRY_EVERY_S`, ``prhub push``) finishes it. Only a
+message the platform accepted in the instant before the kill (posted, not yet recorded)
+can appear twice (Feishu drops even that one by its ``uuid``).
 
-A push that fails (the platform refuses, the source cannot be read) releases its lock and
-raises, so the next try posts it. A process that dies in the middle of posting leaves the
-lock to expire: a catch-up after that may post the digest again (Feishu drops the repeated
-cards by their ``uuid``; Slack shows them twice) — a repeat rather than a lost digest.
+A digest posted whole in one thread marks that thread complete (as :func:`bot.delivery.post_digest`
+does), so 完整报告 under it posts nothing more.
+
+A push that fails (the platform refuses, the source cannot be read) releases its lease,
+keeps its progress and raises, so the next try continues it. A graceful shutdown
+(SIGTERM) waits up to ``shutdown_grace_s`` for the pushes in flight (:meth:`Pusher.drain`);
+one still running then is cancelled and handed over the same way.
 
 Catch-up (:meth:`Pusher.catch_up`, at start): a fire within ``push_grace_s`` (default 24 h)
 before now whose week is not done is pushed now; older misses within the last
@@ -32,7 +44,7 @@ A week still being analysed (an LLM analyzer that has not finished by the deadli
 :data:`LLM_DEADLINE_S`) is posted with what is ready; the rest show as pending
 (分析结果尚未生成). The digest comes from the process's :class:`~bot.digest.service.DigestService`,
 the same one the chat bots use (with ``prhub worker`` processes alive, its analyses are jobs on the
-queue, :mod:`bot.jobs`). In ``prhub serve`` a post with pending analyses is handed to the
+queue, :mod:`bot.jobs`). In ``prhub serve`` a push posted with pending analyses is handed to the
 :class:`~bot.scheduler.refresh.PendingRefresher`, which edits it in place when they land.
 """
 
@@ -48,16 +60,19 @@ from typing import Literal
 from redis.exceptions import RedisError
 
 from bot.channels import Channels
-from bot.claims import PUSH_LOCK_TTL_S, Claims, push_keys
+from bot.claims import Claims, push_keys
 from bot.config import Settings
-from bot.delivery import Deliverers, Place, post_digest, split_channel
+from bot.delivery import Deliverer, Deliverers, Place, Posted, mark_full_report, split_channel
 from bot.digest.service import DigestService
 from bot.digest.window import parse_week
 from bot.errors import ConfigError, PrhubError
+from bot.models import Digest, Language, Window
 from bot.scheduler.refresh import PendingRefresher
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
+from bot.sources.base import PRSource
+from bot.store import cache_key
 
-__all__ = ["LLM_DEADLINE_S", "LOOKBACK", "RETRY_EVERY_S", "PushOutcome", "Pusher"]
+__all__ = ["LLM_DEADLINE_S", "LOOKBACK", "PROGRESS_TTL_S", "RETRY_EVERY_S", "PushOutcome", "Pusher", "progress_key"]
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +80,16 @@ RETRY_EVERY_S = 15 * 60
 """How often pushes that failed within their grace are tried again (seconds)."""
 LLM_DEADLINE_S = 15 * 60
 """How long a push waits for LLM analyses before posting the rest as pending (seconds)."""
+PROGRESS_TTL_S = 8 * 24 * 3600
+"""How long a push's progress record is kept (past the grace of its week's fire), seconds."""
 LOOKBACK = timedelta(days=7)
 """How far back the catch-up looks for missed fires: the last week (so only the latest fire of a
 weekly push counts, and a fresh install does not report the weeks before it existed)."""
+
+
+def progress_key(platform: str, channel: str, repo: str, week: str) -> str:
+    """Where the push of ``repo``'s ``week`` to ``channel`` records what it posted (see the module docstring)."""
+    return cache_key("push", "progress", platform, channel, repo, week)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +104,8 @@ class PushOutcome:
     status: Literal["posted", "already_done", "busy", "missed"]
     prs: int = 0
     pending: int = 0
+    resumed: bool = False
+    """A push that continued one begun earlier (a crash, a shutdown, a platform error)."""
 
 
 class Pusher:
@@ -111,6 +135,21 @@ class Pusher:
         self._clock = clock
         self._deadline_s = deadline_s
         self._refresher = refresher
+        self._in_flight: set[asyncio.Task[object]] = set()
+
+    async def drain(self, timeout_s: float) -> None:
+        """Wait up to ``timeout_s`` for the pushes in flight to finish, then cancel what still runs (its
+        lease is released and its progress kept: the next run continues it)."""
+        running = [t for t in self._in_flight if not t.done()]
+        if not running:
+            return
+        log.info("waiting up to %.0f s for %d push(es) in flight", timeout_s, len(running))
+        _, late = await asyncio.wait(running, timeout=timeout_s)
+        for task in late:
+            log.warning("a push did not finish within shutdown_grace_s; handed over (the next run continues it)")
+            task.cancel()
+        if late:
+            await asyncio.wait(late, timeout=5)
 
     def scheduled_channels(self) -> list[str]:
         """The channel keys with a ``push`` time, sorted."""
@@ -148,28 +187,69 @@ class Pusher:
         done_key, lock_key = self._keys(channel, repo, window.name)
         if await self._claims.is_done(done_key):
             return PushOutcome(channel, repo, window.name, "already_done")
-        if not await self._claims.lock(lock_key, PUSH_LOCK_TTL_S):
-            return PushOutcome(channel, repo, window.name, "busy")
+        task = asyncio.current_task()
+        if task is not None:
+            self._in_flight.add(task)
         try:
-            if await self._claims.is_done(done_key):  # finished just before our lock
-                return PushOutcome(channel, repo, window.name, "already_done")
-            prs = await asyncio.to_thread(source.merged_prs, repo, window)
-            earlier = await self._digests.look_back(source, repo, window, language=language)
-            digest = await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
-                                                deadline_s=self._deadline_s, lookback=earlier.lookback,
-                                                known=earlier.known)
-            posted = await post_digest(deliverer, self._claims, Place(target), digest, key=done_key)
-            await self._claims.take(done_key)
-        except BaseException:
-            await self._claims.release(lock_key)
-            raise
-        log.info("pushed %s %s to %s: %d PRs, %d pending", repo, window.name, channel,
-                 digest.stats.pr_count, len(digest.pending))
-        if self._refresher is not None:  # the seam of issue 17: pending cards edited when analyses land
-            self._refresher.track(deliverer, Place(target), posted, digest, lambda: self._digests.digest(
-                prs, repo=repo, window=window, language=language, now=now, deadline_s=self._deadline_s,
-                lookback=earlier.lookback, known=earlier.known), what=f"{repo} {window.name} to {channel}")
-        return PushOutcome(channel, repo, window.name, "posted", digest.stats.pr_count, len(digest.pending))
+            async with self._claims.hold(lock_key, self.settings.push_lock_ttl_s) as held:
+                if held is None:
+                    return PushOutcome(channel, repo, window.name, "busy")
+                if await self._claims.is_done(done_key):  # finished just before our lock
+                    return PushOutcome(channel, repo, window.name, "already_done")
+                outcome = await self._post(deliverer, channel, target, source, repo, window, language, now,
+                                           done_key)
+        finally:
+            if task is not None:
+                self._in_flight.discard(task)
+        log.info("pushed %s %s to %s: %d PRs, %d pending%s", repo, window.name, channel, outcome.prs,
+                 outcome.pending, " (resumed)" if outcome.resumed else "")
+        return outcome
+
+    async def _post(self, deliverer: Deliverer, channel: str, target: str, source: PRSource, repo: str,
+                    window: Window, language: Language, now: datetime, done_key: str) -> PushOutcome:
+        """Build (or find) the push's messages, post those not posted yet, recording each, then mark it done."""
+        store = self._claims.store
+        platform, ident = split_channel(channel)
+        key = progress_key(platform, ident, repo, window.name)
+        progress = await store.get_json(key)
+        resumed = isinstance(progress, dict) and bool(progress.get("posted"))
+        digest: Digest | None = None  # a resumed push has its messages, not its digest: it is not filled in
+        if not isinstance(progress, dict) or not progress.get("messages"):
+            digest = await self._build(source, repo, window, language, now)
+            messages = deliverer.digest_messages(digest, await deliverer.card_extras(Place(target), digest))
+            progress = {"messages": messages, "posted": [], "anchor": None, "window": window.name,
+                        "prs": digest.stats.pr_count, "pending": len(digest.pending)}
+            await store.set_json(key, progress, PROGRESS_TTL_S)
+        elif resumed:
+            log.warning("resuming the push of %s %s to %s after %d of %d messages", repo, window.name, channel,
+                        len(progress["posted"]), len(progress["messages"]))
+        messages = progress["messages"]
+        for n in range(len(progress["posted"]), len(messages)):
+            anchor = progress["anchor"]
+            place = Place(target, thread=anchor) if anchor else Place(target)
+            posted = await deliverer.post(place, [messages[n]], key=f"{done_key}:{n}")
+            if n == 0:
+                progress["anchor"] = posted.anchor
+            progress["posted"].append(posted.ids[0] if posted.ids else "")
+            await store.set_json(key, progress, PROGRESS_TTL_S)
+        if len(messages) > 1:
+            await mark_full_report(self._claims, deliverer.platform, target, progress["anchor"], window.name)
+        await self._claims.take(done_key)
+        await store.delete(key)
+        if self._refresher is not None and digest is not None:  # issue 17: pending cards edited when they land
+            self._refresher.track(deliverer, Place(target), Posted(tuple(progress["posted"]), progress["anchor"]),
+                                  digest, lambda: self._build(source, repo, window, language, now),
+                                  what=f"{repo} {window.name} to {channel}")
+        return PushOutcome(channel, repo, window.name, "posted", int(progress.get("prs", 0)),
+                           int(progress.get("pending", 0)), resumed=resumed)
+
+    async def _build(self, source: PRSource, repo: str, window: Window, language: Language,
+                     now: datetime) -> Digest:
+        prs = await asyncio.to_thread(source.merged_prs, repo, window)
+        earlier = await self._digests.look_back(source, repo, window, language=language)
+        return await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
+                                          deadline_s=self._deadline_s, lookback=earlier.lookback,
+                                          known=earlier.known)
 
     async def run_scheduled(self, channel: str) -> PushOutcome | None:
         """The scheduler's job: push the week of the latest fire within the grace (``None``: no fire

@@ -67,7 +67,7 @@ def test_slack_and_feishu_share_one_http_server(tmp_path: Path) -> None:
             deadline = time.monotonic() + 60
             while True:
                 try:
-                    if httpx.get(f"{base}/healthz", timeout=1).text == "ok":
+                    if httpx.get(f"{base}/healthz", timeout=1).json()["status"] == "ok":
                         break
                 except httpx.HTTPError:
                     pass

@@ -46,7 +46,7 @@ def test_serve_takes_github_webhooks_and_reports_workers() -> None:
             deadline = time.monotonic() + 60
             while True:
                 try:
-                    if httpx.get(f"{base}/healthz", timeout=1).text == "ok":
+                    if httpx.get(f"{base}/healthz", timeout=1).json()["status"] == "ok":
                         break
                 except httpx.HTTPError:
                     pass

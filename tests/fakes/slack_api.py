@@ -8,7 +8,8 @@ Records every call (:attr:`FakeSlack.calls`) and answers like Slack:
   ``channel_not_found``, ``not_in_channel`` (channels in :attr:`FakeSlack.not_member`),
   ``no_text`` (empty ``text``), ``invalid_blocks`` (more than 50 blocks, or a block
   slack_sdk's models reject), ``msg_too_long``; ``rate_limit_next`` makes the next
-  call of a method answer HTTP 429 with ``Retry-After``;
+  call of a method answer HTTP 429 with ``Retry-After``; ``fail_next`` makes the next N calls
+  of a method answer HTTP 503 (a Slack outage); ``delay_s`` slows every Web API call;
 - ``POST /api/chat.update`` — a message posted here (``channel`` + ``ts``) replaced, checked like a
   new one; ``message_not_found`` for any other ``ts``;
 - ``GET /api/users.info`` — a person of :attr:`FakeSlack.users` (``{"id", "tz", …}``, as Slack gives it to an
@@ -91,6 +92,9 @@ class FakeSlack:
         """``files.info`` shows a completed file's share from this check on (0: at once)."""
         self.refuse_uploads: str | None = None
         """An error (e.g. ``missing_scope``) ``files.completeUploadExternal`` answers instead of sharing."""
+        self._failing: dict[str, int] = {}
+        self.delay_s = 0.0
+        """Seconds every Web API call takes before it is answered (a slow Slack)."""
 
     # -- test helpers ---------------------------------------------------------------------------
 
@@ -102,6 +106,11 @@ class FakeSlack:
         """Answer the next call of ``method`` with HTTP 429 and ``Retry-After: retry_after``."""
         with self._lock:
             self._rate_limited[method] = retry_after
+
+    def fail_next(self, method: str, count: int = 1) -> None:
+        """Answer the next ``count`` calls of ``method`` with HTTP 503 (nothing is posted)."""
+        with self._lock:
+            self._failing[method] = count
 
     def of(self, method: str) -> list[Call]:
         """The recorded calls of ``method`` that Slack accepted, in order."""
@@ -130,9 +139,16 @@ class FakeSlack:
             return self._response(path, args)
         method = path.removeprefix("/api/")
         call = Call(method, args, path)
+        if self.delay_s:
+            time.sleep(self.delay_s)
         with self._lock:
             self.calls.append(call)
             retry_after = self._rate_limited.pop(method, None)
+            failing = self._failing.get(method, 0)
+            if failing:
+                self._failing[method] = failing - 1
+        if failing:
+            return 503, {}, b"service unavailable"
         if retry_after is not None:
             return 429, {"Retry-After": str(retry_after)}, _json({"ok": False, "error": "ratelimited"})
         token = headers.get("authorization", "").removeprefix("Bearer ") or str(args.get("token", ""))

@@ -109,7 +109,8 @@ async def test_an_unknown_label_or_key_is_refused_naming_what_is_known(services:
     assert await services.subscriptions.changes() == []
 
 
-async def test_unsubscribe_an_equal_filter_or_everything(services: Services) -> None:
+async def test_unsubscribe_an_equal_filter_or_everything(verl_settings: Settings) -> None:
+    services = _services(verl_settings, allowed_repos=("other/repo",))
     for said in ("订阅 npu -ci", "订阅 trainer", "subscribe megatron in other/repo"):
         assert (await _say(services, said)).change == "subscribed"
     gone = await _say(services, "取消我的 npu -label:ci 订阅")  # the split verb, the other spelling of -ci

@@ -43,7 +43,7 @@ from bot.claims import Claims, full_report_key, pr_answer_key, seen_key
 from bot.delivery import Place, mark_full_report, post_reply, reply_extras
 from bot.delivery.feishu import FeishuAPIError, FeishuDeliverer, Target
 from bot.errors import PrhubError
-from bot.handlers.core import Conversation, Core, is_slow
+from bot.handlers.core import Conversation, Core, answer_once, is_slow
 from bot.handlers.feishu.actions import ActionReply, CardAction, Send, Toast, read_action, respond
 from bot.handlers.feishu.events import IncomingMessage, MessageReceived, read_message
 from bot.handlers.feishu.http import events_route
@@ -140,25 +140,34 @@ class FeishuBot:
         keys = [seen_key("feishu", "msg", message.message_id)]
         if message.event_id:
             keys.append(seen_key("feishu", "event", message.event_id))
-        if not await self.claims.first_delivery(*keys):
-            log.info("feishu message %s already answered", message.message_id)
-            return
-        intent = parse_intent(message.text)
+        settings = self.core.settings
+        intent = await asyncio.to_thread(parse_intent, message.text, hosts=settings.pr_hosts,
+                                         max_chars=settings.max_message_chars)
         direct = message.chat_type == "p2p"
         conversation = Conversation(platform="feishu", channel=message.chat_id, user=message.sender_open_id,
                                     direct=direct)
-        working: str | None = None
         lang = self.core.language(intent, conversation)
-        if is_slow(intent):  # a "处理中" card, patched into the answer when it is ready
-            words = ask_phrases(lang)
-            sent = await self.deliverer.client.send_cards(Target(reply_to=message.message_id, in_thread=True),
-                                                          [render_note_feishu("prhub", words.working)],
-                                                          key=f"{message.message_id}:working")
-            working = sent[0] if sent else None
-        reply = await self.core.answer(intent, conversation)
-        if not direct and not is_public(reply) and await self._ephemeral(message, reply, working, lang):
-            return
-        await self._deliver(message, reply, working)
+        place = Place(message.chat_id, thread=message.message_id)
+
+        async def answer() -> None:
+            working: str | None = None
+            if is_slow(intent):  # a "处理中" card, patched into the answer when it is ready
+                sent = await self.deliverer.client.send_cards(Target(reply_to=message.message_id, in_thread=True),
+                                                              [render_note_feishu("prhub", ask_phrases(lang).working)],
+                                                              key=f"{message.message_id}:working")
+                working = sent[0] if sent else None
+            reply = await self.core.answer(intent, conversation)
+            if not direct and not is_public(reply) and await self._ephemeral(message, reply, working, lang):
+                return
+            await self._deliver(message, reply, working)
+
+        async def tell() -> None:
+            words = chat_phrases(lang)
+            await self.deliverer.post(place, [render_note_feishu("prhub", feishu_text(words.failed), template="red")],
+                                      key=f"failed:{message.message_id}")
+
+        what = f"feishu message {message.message_id} (event {message.event_id or '-'}, {type(intent).__name__})"
+        await answer_once(self.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s)
 
     async def _ephemeral(self, message: IncomingMessage, reply: Reply, working: str | None,
                          lang: Language) -> bool:

@@ -4,7 +4,10 @@ once.
 Slack redelivers an event it thinks was not answered (``X-Slack-Retry-Num``, same ``event_id``), and
 a message that mentions the bot arrives twice, as ``app_mention`` and as ``message`` (different
 event ids, same channel and ``ts``): both the event id and the ``(channel, ts)`` pair are claimed
-(:meth:`bot.claims.Claims.first_delivery`), and only the delivery that takes both answers.
+(:meth:`bot.claims.Claims.first_delivery`), and only the delivery that takes both answers — in two
+steps (:func:`bot.handlers.core.answer_once`): marked answered once the reply was delivered, released
+when it failed (Slack's retry is then served) and the person told in one line. The text is cut at
+``max_message_chars`` and read in a worker thread; links of hosts other than ``pr_hosts`` are ignored.
 
 A ``message`` event in a channel is treated as a mention when it mentions the bot (an app
 subscribed to channel messages gets the same message twice); other channel messages, edits and
@@ -13,6 +16,7 @@ bot messages are ignored.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
@@ -20,7 +24,7 @@ from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from bot.cards.i18n import chat_phrases
 from bot.claims import seen_key
 from bot.delivery import Place, post_reply
-from bot.handlers.core import Conversation, is_slow
+from bot.handlers.core import Conversation, answer_once, is_slow
 from bot.handlers.intents import parse_intent
 from bot.handlers.slack.deps import SlackDeps
 from bot.replies import is_public
@@ -58,18 +62,27 @@ async def _answer(deps: SlackDeps, body: dict[str, Any], event: dict[str, Any], 
     keys = [seen_key("slack", "event", str(body["event_id"]))] if body.get("event_id") else []
     if channel and ts:
         keys.append(seen_key("slack", "msg", f"{channel}:{ts}"))
-    if not await deps.claims.first_delivery(*keys):
-        return
     mentions = (f"<@{context.bot_user_id}>",) if context.bot_user_id else ()
-    intent = parse_intent(str(event.get("text", "")), bot_mentions=mentions)
+    settings = deps.core.settings
+    text = str(event.get("text", ""))
+    intent = await asyncio.to_thread(parse_intent, text, bot_mentions=mentions, hosts=settings.pr_hosts,
+                                     max_chars=settings.max_message_chars)
     conversation = Conversation("slack", channel, str(event.get("user", "")))
     thread = str(event.get("thread_ts") or ts)
-    if is_slow(intent):
-        words = chat_phrases(deps.core.language(intent, conversation))
-        await deps.deliverer.ephemeral(channel, conversation.user, words.working, thread=thread)
-    reply = await deps.core.answer(intent, conversation)
-    direct = event.get("channel_type") == "im" or channel.startswith("D")
-    if not direct and not is_public(reply) and await deps.deliverer.post_ephemeral(
-            channel, conversation.user, deps.deliverer.reply_messages(reply), thread=thread):
-        return  # subscriptions, help, questions back and errors: only the asker sees them in a channel
-    await post_reply(deps.deliverer, deps.claims, Place(channel, thread=thread), reply)
+    lang = deps.core.language(intent, conversation)
+
+    async def answer() -> None:
+        if is_slow(intent):
+            await deps.deliverer.ephemeral(channel, conversation.user, chat_phrases(lang).working, thread=thread)
+        reply = await deps.core.answer(intent, conversation)
+        direct = event.get("channel_type") == "im" or channel.startswith("D")
+        if not direct and not is_public(reply) and await deps.deliverer.post_ephemeral(
+                channel, conversation.user, deps.deliverer.reply_messages(reply), thread=thread):
+            return  # subscriptions, help, questions back and errors: only the asker sees them in a channel
+        await post_reply(deps.deliverer, deps.claims, Place(channel, thread=thread), reply)
+
+    async def tell() -> None:
+        await deps.deliverer.ephemeral(channel, conversation.user, chat_phrases(lang).failed, thread=thread)
+
+    what = f"slack event {body.get('event_id') or '-'} ({channel}:{ts}, {type(intent).__name__})"
+    await answer_once(deps.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s)

@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from fakes.slack_api import FakeSlack
 
 from bot.cards.actions import ACTION_OPEN_PAGE, ACTION_SUBSCRIBE_LABEL
+from bot.config import Settings
 
 from .conftest import StartBot, post_action
 
 PAGE = "https://prhub.example.com/pages/abc.def.ghi"
+
+
+@pytest.fixture
+def bot_settings(bot_settings: Settings) -> Settings:
+    """The channel may also see acme/rocket (the card's repository): access follows the allow-list."""
+    return bot_settings.model_copy(update={"allowed_repos": ("acme/rocket",)})
 
 
 def _payload(fake: FakeSlack, action: dict[str, object]) -> dict[str, object]:
