@@ -33,8 +33,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
 
 from bot.config import Settings, load_settings  # noqa: E402
+from bot.digest.diffscan import changed_lines  # noqa: E402
 from bot.digest.files import classify  # noqa: E402
-from bot.digest.llm.diffscan import changed_lines  # noqa: E402
 from bot.digest.llm.evidence import PRODUCT_KINDS, DiffIndex, Strength, judge  # noqa: E402
 from bot.digest.llm.reply import EvidenceReply  # noqa: E402
 from bot.digest.service import build_digest  # noqa: E402

@@ -148,10 +148,12 @@ async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Ca
         with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
             prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
             earlier = await services.digests.look_back(pr_source, name, window) if compare else None
+            history = earlier.lookback.records if earlier else await services.digests.earlier_records(
+                pr_source, name, window)
         with _progress(f"analysing {len(prs)} PRs") as progress:
             result = await services.digests.digest(prs, repo=name, window=window, progress=progress,
                                                    lookback=earlier.lookback if earlier else None,
-                                                   known=earlier.known if earlier else None)
+                                                   known=earlier.known if earlier else None, history=history)
         if services.digests.uses_llm:
             from bot.digest.usage import describe_usage
 

@@ -105,8 +105,9 @@ class Risk(_Value):
     """One risk of a PR.
 
     ``kind`` is a stable id (``missing_tests``, ``core_path_change``,
-    ``config_contract_change``, ``dependency_upgrade``, ``large_change``,
-    ``revert``, ``breaking_change``, …); ``title`` is shown to people in the
+    ``config_contract_change``, ``dependency_upgrade``, ``dependency_range``,
+    ``dependency_pin``, ``ci_action_bump``, ``version_bump``, ``large_change``,
+    ``revert``, ``breaking_change``); ``title`` is shown to people in the
     analysis language; ``evidence`` lists the files or facts behind it.
     """
 

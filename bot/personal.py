@@ -134,6 +134,8 @@ class PersonalDigests:
             except PrhubError:
                 log.warning("personal digest: %s %s could not be read", repo, window.name)
                 raise
-            digest = await self._digests.digest(prs, repo=repo, window=window, language=language, now=now)
+            history = await self._digests.earlier_records(source, repo, window)  # core files, as in the digest
+            digest = await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
+                                                history=history)
             cache.weeks[key] = (digest, prs)
         return cache.weeks[key]

@@ -35,7 +35,7 @@ from bot.commands.common import SourceOption, warner
 from bot.config import Settings, load_settings, settings_source
 from bot.digest.window import week_window, zone
 from bot.errors import PrhubError, PRNotFoundError
-from bot.models import DigestPR, Language, PullRequest
+from bot.models import DigestPR, Language, PullRequest, Window
 from bot.sources.base import PRSource, canonical_repo, default_source_spec
 
 _stderr = Console(stderr=True)
@@ -138,7 +138,8 @@ async def _answer(settings: Settings, spec: str, wanted: str | None, number: int
         name = canonical_repo(wanted or settings.default_repo, await asyncio.to_thread(pr_source.repos))
         found = await asyncio.to_thread(_pull_request, pr_source, name, number)
         week = await asyncio.to_thread(_week_prs, pr_source, found, settings.timezone)
-        item = await services.digests.pr(found, window_prs=week)
+        history = await services.digests.earlier_records(pr_source, found.repo, _week_of(found, settings.timezone))
+        item = await services.digests.pr(found, window_prs=week, history=history)
         if (usage := services.digests.usage()) is not None:
             from bot.digest.usage import describe_usage
 
@@ -154,10 +155,15 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
         raise PRNotFoundError(f"PR #{number} not found in this source ({exc})") from exc
 
 
+def _week_of(pr: PullRequest, timezone: str) -> Window:
+    """``pr``'s ISO week in ``timezone`` (the digest's window)."""
+    day = pr.merged_at.astimezone(zone(timezone)).date().isocalendar()
+    return week_window(day.year, day.week, timezone)
+
+
 def _week_prs(source: PRSource, pr: PullRequest, timezone: str) -> list[PullRequest]:
     """The PRs of ``pr``'s repository merged in its ISO week in ``timezone`` (the digest's window)."""
-    day = pr.merged_at.astimezone(zone(timezone)).date().isocalendar()
-    return source.merged_prs(pr.repo, week_window(day.year, day.week, timezone))
+    return source.merged_prs(pr.repo, _week_of(pr, timezone))
 
 
 def _render(item: DigestPR, fmt: PRFormat, *, repo: str, language: Language, timezone: str) -> str:

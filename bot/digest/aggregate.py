@@ -35,7 +35,8 @@ _SOURCE_SUFFIXES = (".py", ".cc", ".cu", ".cpp", ".h", ".hpp", ".rs", ".go", ".t
 
 # Order in which risk kinds are shown when their counts tie: the ones a reviewer can act on first.
 RISK_ORDER = ("breaking_change", "revert", "missing_tests", "core_path_change", "config_contract_change",
-              "dependency_upgrade", "large_change")
+              "dependency_upgrade", "dependency_pin", "dependency_range", "large_change", "ci_action_bump",
+              "version_bump")
 
 
 def _importance(pr: DigestPR) -> int:

@@ -82,6 +82,24 @@ def classify(path: str, generated: tuple[str, ...] = ()) -> FileKind:
     return FileKind.OTHER
 
 
+LOCK_FILE_NAMES = frozenset({"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "uv.lock",
+                             "Cargo.lock", "go.sum", "Pipfile.lock", "composer.lock", "Gemfile.lock"})
+_NOT_READING = re.compile(r"(?:^|/)(?:vendor|vendored|_vendor|third_party|thirdparty|__snapshots__)/|"
+                          r"\.(?:ipynb|snap|min\.js|min\.css|map|svg|pb|pbtxt)$|(?:^|/)_generated_[^/]*$", re.I)
+
+
+def is_lock_file(path: str) -> bool:
+    """Whether ``path`` is a dependency lock file (``uv.lock``, ``package-lock.json``, …)."""
+    name = path.rsplit("/", 1)[-1]
+    return name in LOCK_FILE_NAMES or name.endswith(".lock")
+
+
+def is_reading(path: str, kind: FileKind) -> bool:
+    """Whether a reviewer reads the diff of ``path``: not a generated file, a lock file, a notebook, a
+    test snapshot, vendored code, minified or serialized output (their lines count for no reading time)."""
+    return kind is not FileKind.GENERATED and not is_lock_file(path) and not _NOT_READING.search(path)
+
+
 def is_config_schema(path: str) -> bool:
     """Whether a source file defines configuration users write (``…/config/*.py``,
     ``*_config.py``): changing it can break their config files."""

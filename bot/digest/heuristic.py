@@ -1,44 +1,59 @@
 """The heuristic analyzer: a deterministic, offline analysis of one PR.
 
-It reads the PR's title, description and file statistics (never the network,
-never an LLM) and writes an :class:`~bot.models.Analysis` with ``status =
-"heuristic"``. Every rule below is a product decision, kept as named constants
-and small functions so it is easy to read, to test and to change.
+It reads the PR's title, description, file statistics and — where the source has them —
+the per-file patches (:mod:`bot.digest.diff`; never the network, never an LLM) and writes an
+:class:`~bot.models.Analysis` with ``status = "heuristic"``. Every rule below is a product
+decision, kept as named constants and small functions so it is easy to read, to test and to change.
 
 Change type
-    The title's conventional type (``[mod] fix: …``, ``feat(x): …``); a
-    ``Revert "…"`` title is ``revert``; otherwise the files decide (only docs ->
-    ``doc``, only CI -> ``ci``, only tests -> ``test``) and then the title's verb.
+    A ``Revert "…"`` title is ``revert``; a PR whose files are all docs / CI / tests is
+    ``doc`` / ``ci`` / ``test`` whatever its title says; one whose changed source lines are all
+    comments, docstrings or prose strings is ``doc``; then the title's conventional type
+    (``[mod] fix: …``, ``feat(x): …``) and its verb; code changed without either is ``feat``
+    when it mostly adds (>= 3x more lines added, >= 50), else ``fix``; otherwise ``chore``.
 
 Risks (each with the files or facts behind it)
     ``missing_tests``          >= MISSING_TESTS_MIN_LINES source lines changed by a
                                feat/fix/refactor/perf and no test file touched.
-    ``core_path_change``       a non-test file under the repository's ``core_paths``
-                               or a hot file (source touched by >= HOT_FILE_MIN_PRS
-                               PRs of the window; the HOT_FILE_MAX most touched).
-    ``config_contract_change`` lines removed from, or removal/rename of, a config file
-                               users write (YAML/TOML/… outside CI, or a ``config``
-                               module): existing configs may stop working.
-    ``dependency_upgrade``     a dependency manifest changed, or the title bumps/upgrades.
+    ``core_path_change``       a non-test file under the repository's ``core_paths`` or one of its
+                               core files (``AnalysisContext.hot_files``: :func:`core_files` of the
+                               history before the window, else the window's :func:`hot_files`).
+    ``config_contract_change`` the diff removes a public name (function, class, config field,
+                               parameter, CLI flag, config key) that no added line brings back, or
+                               changes a default; or a source file is removed or renamed. Evidence
+                               ``path: name``. Without patches: a config file removed or renamed.
+    ``dependency_upgrade``     a dependency moved to another exact version, added or dropped, a base
+                               image or installed package version changed (or, without patches, a
+                               manifest changed or the title bumps/upgrades).
+    ``dependency_range``       a version range widened or narrowed, or code that branches on a
+                               dependency's version.
+    ``dependency_pin``         an exact pin or an upper bound put on (to be removed later).
+    ``ci_action_bump``         a CI action's version; ``version_bump``: the repository's own version.
     ``large_change``           >= LARGE_CHANGE_LINES reviewable lines or >= LARGE_CHANGE_FILES files.
-    ``revert``                 the PR reverts another (the number when the title names it).
+    ``revert``                 the PR reverts another (the number when the title or body names it, else
+                               the PR of the window or before it whose title the ``Revert "…"`` quotes).
     ``breaking_change``        ``[BREAKING]`` / ``type!:`` in the title or a
                                ``BREAKING CHANGE:`` line in the description.
 
-Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE when
-    no source/config/dependency file changed) + size bucket of source lines
-    (SIZE_BUCKETS) + CORE_BONUS + BREAKING_BONUS + 1 per contract/dependency risk.
-    A mechanical sweep (>= MECHANICAL_MIN_FILES files, >= MECHANICAL_SHARE of them
-    replacing as many lines as they remove, e.g. a project rename) gets no size or
-    core bonus and is at most ``skim``: its risks stay listed, but there is little to read.
+Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE when no
+    source/config/dependency file changed) + size bucket of the code lines to read (moves and
+    repeated substitutions taken out; SIZE_BUCKETS) + reasons, together at most MAX_REASON_POINTS:
+    CORE_BONUS, CONTRACT_BONUS, DEPENDENCY_BONUS (not for a CI action or own version), and 1 for a
+    fix whose description explains it (>= EXPLAINED_FIX_PROSE letters); at most MAX_WITHOUT_BREAKING,
+    then + BREAKING_BONUS. A docs-only diff is at most PROSE_ONLY_MAX_IMPORTANCE; a revert at most
+    REVERT_MAX_IMPORTANCE. A mechanical change (>= MECHANICAL_DIFF_SHARE of >= MECHANICAL_MIN_CODE_LINES
+    changed code lines only move or repeat one substitution; or, by file counts, >= MECHANICAL_MIN_FILES
+    files, >= MECHANICAL_SHARE of them replacing as many lines as they remove) gets no size or core
+    points and at most MECHANICAL_MAX_IMPORTANCE — unless it also edits the packaging metadata (a
+    project or package rename: PROJECT_RENAME_IMPORTANCE) — and is at most ``skim``.
 Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     design points, + 1 for test notes + source size (INSIGHT_SIZE_BUCKETS)
     + 1 for a new source module + 1 for a core path.
-Recommendation: ``close_read`` when importance >= CLOSE_READ_IMPORTANCE, or at the
-    key-PR bar with insight >= CLOSE_READ_INSIGHT; ``skim`` when importance >=
-    SKIM_IMPORTANCE or insight >= SKIM_INSIGHT; else ``skip``. Minutes =
-    reviewable lines / LINES_PER_MINUTE + description words / WORDS_PER_MINUTE,
-    at least 1.
+Recommendation: ``close_read`` at the key-PR bar (at most CLOSE_READ_IMPORTANCE), ``skim``
+    at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``. Minutes =
+    lines to read (not generated, lock, notebook, snapshot or vendored files) / LINES_PER_MINUTE +
+    description words / WORDS_PER_MINUTE, at least 1. Where to start: files that lose a public
+    name or change a default, then core files, then source before config, tests and docs.
 """
 
 from __future__ import annotations
@@ -46,13 +61,16 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from bot.config import RepoConfig
 from bot.digest import texts
 from bot.digest.description import Description, parse_description, shorten
-from bot.digest.files import FileKind, classify, is_config_schema, matches_any
+from bot.digest.diff import DiffFacts, read_dependencies, read_diff
+from bot.digest.files import FileKind, classify, is_config_schema, is_reading, matches_any
+from bot.digest.history import series_key
 from bot.digest.labels import subject
 from bot.models import (
     Analysis,
@@ -71,6 +89,14 @@ ANALYZER_NAME = "heuristic-v1"
 
 HOT_FILE_MIN_PRS = 3
 HOT_FILE_MAX = 10  # at most this many hot files, however long the window
+CORE_MIN_SERIES = 3  # earlier PRs (a series once) that touched a source file before it counts as core
+CORE_FILE_MAX = 20  # at most this many core files from the history
+MECHANICAL_DIFF_SHARE = 0.7  # of changed code lines that only move or repeat one substitution
+MECHANICAL_MAX_IMPORTANCE = 3
+PROJECT_RENAME_IMPORTANCE = 6
+MECHANICAL_MIN_CODE_LINES = 10  # fewer changed code lines are read, however they look
+PROSE_ONLY_MAX_IMPORTANCE = 2
+CONTRACT_BONUS = 1
 MISSING_TESTS_MIN_LINES = 10
 LARGE_CHANGE_LINES = 1000
 LARGE_CHANGE_FILES = 40
@@ -78,21 +104,24 @@ MECHANICAL_MIN_FILES = 20
 MECHANICAL_SHARE = 0.8  # of files with as many lines added as deleted: a find-and-replace sweep
 
 TYPE_BASE: dict[ChangeType, int] = {
-    "feat": 4, "fix": 4, "perf": 4, "revert": 4, "refactor": 3,
+    "feat": 4, "fix": 4, "perf": 4, "revert": 2, "refactor": 3,
     "test": 2, "ci": 2, "chore": 2, "doc": 1,
 }
 NON_CODE_BASE = 2
 SIZE_BUCKETS = ((500, 3), (100, 2), (20, 1))  # (source lines at least, points)
-CORE_BONUS = 2
+CORE_BONUS = 1
 BREAKING_BONUS = 2
+DEPENDENCY_BONUS = 1
+MAX_REASON_POINTS = 2  # core + contract + dependency + explained fix, together at most this many
+MAX_WITHOUT_BREAKING = 9
+EXPLAINED_FIX_PROSE = 350  # letters of description prose that make a fix "explained"
+REVERT_MAX_IMPORTANCE = 3  # its content is known from the reverted PR
 
 PROSE_BUCKETS = ((1200, 3), (500, 2), (150, 1))  # (letters of prose at least, points)
 INSIGHT_SIZE_BUCKETS = ((300, 2), (50, 1))
 
 CLOSE_READ_IMPORTANCE = 7
-CLOSE_READ_INSIGHT = 5
 SKIM_IMPORTANCE = 4
-SKIM_INSIGHT = 5
 LINES_PER_MINUTE = 50
 WORDS_PER_MINUTE = 200
 MAX_FOCUS_FILES = 5
@@ -106,7 +135,8 @@ _CONVENTIONAL_TYPES: dict[str, ChangeType] = {
 }
 _TYPE_IN_TITLE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*([A-Za-z]+)\s*(?:\([^)]*\))?\s*(!)?\s*:")
 _VERBS: tuple[tuple[re.Pattern[str], ChangeType], ...] = (
-    (re.compile(r"\b(?:fix|fixes|fixed|bug|crash|error|wrong|incorrect)\b", re.I), "fix"),
+    (re.compile(r"\b(?:fix|fixes|fixed|bug|crash|error|wrong|incorrect|avoid|prevent|handle|guard|preserve|"
+                r"restore|correct|ensure|stop|reject|respect|workaround|validate)\b", re.I), "fix"),
     (re.compile(r"\b(?:speed|faster|optimi[sz]e|perf|performance|accelerate)\b", re.I), "perf"),
     (re.compile(r"\b(?:refactor|remove|clean|rename|move|simplify|deprecate)\b", re.I), "refactor"),
     (re.compile(r"\b(?:add|support|introduce|enable|new|implement)\b", re.I), "feat"),
@@ -116,6 +146,8 @@ _REVERTED_NUMBER = re.compile(r"#(\d+)")
 _REVERT_BODY = re.compile(r"\breverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.I)
 _BREAKING_BODY = re.compile(r"^\s*BREAKING[ -]CHANGE\s*:", re.M)
 _UPGRADE_TITLE = re.compile(r"\b(?:bump|upgrade)\b|\bupdate\s+\S+(?:\s+\S+)?\s+to\s+v?\d|\bto\s+v\d+(?:\.\d+)+", re.I)
+DEPENDENCY_KINDS = frozenset({"dependency_upgrade", "dependency_range", "dependency_pin", "ci_action_bump",
+                              "version_bump"})
 _CODE_KINDS = {FileKind.SOURCE, FileKind.CONFIG, FileKind.DEPENDENCY}
 _FOCUS_ORDER = {FileKind.SOURCE: 0, FileKind.CONFIG: 1, FileKind.DEPENDENCY: 1, FileKind.SCRIPT: 2,
                 FileKind.EXAMPLE: 2, FileKind.DOCKER: 2, FileKind.CI: 3, FileKind.TEST: 3, FileKind.DOC: 4,
@@ -129,12 +161,30 @@ class AnalysisContext:
     Attributes:
         repo: the repository's effective configuration (core paths, generated globs).
         language: the language of the texts written.
-        hot_files: source files touched by several PRs of the window being digested.
+        hot_files: the core files beside the configured ``core_paths`` (from the repository's history, see
+            :func:`core_files`, or the window's hot files).
+        subjects: titles (:func:`title_key`) of the PRs merged in the window and before it, each to its
+            number: a ``Revert "<title>"`` is linked to the PR it reverts by them.
     """
 
     repo: RepoConfig
     language: Language = "zh"
     hot_files: frozenset[str] = field(default_factory=frozenset)
+    subjects: Mapping[str, int] = field(default_factory=dict)
+
+
+_TITLE_TAIL = re.compile(r"\s*\(#\d+\)\s*$")
+_REVERT_SUBJECT = re.compile(r"^\s*revert\b\s*:?\s*[\"“'`]?(.+?)[\"”'`]?\s*$", re.I)
+
+
+def title_key(title: str) -> str:
+    """A title as :attr:`AnalysisContext.subjects` keys it: lower case, spaces collapsed, no ``(#123)`` tail."""
+    return " ".join(_TITLE_TAIL.sub("", title).lower().split())
+
+
+def subjects(prs: Iterable[PullRequest]) -> dict[str, int]:
+    """:attr:`AnalysisContext.subjects` of ``prs`` (a later PR of the same title wins)."""
+    return {title_key(p.title): p.number for p in sorted(prs, key=lambda p: p.merged_at)}
 
 
 @dataclass(frozen=True)
@@ -145,6 +195,7 @@ class _Facts:
     change_type: ChangeType
     breaking: bool
     reverts: int | None
+    diff: DiffFacts = field(default_factory=DiffFacts)
 
     def files(self, *kinds: FileKind) -> list[FileChange]:
         return [f for f in self.pr.files if self.kinds[f.path] in kinds]
@@ -154,27 +205,55 @@ class _Facts:
 
     @property
     def reviewable_lines(self) -> int:
-        return sum(f.changed_lines for f in self.pr.files if self.kinds[f.path] is not FileKind.GENERATED)
+        return sum(f.changed_lines for f in self.pr.files if is_reading(f.path, self.kinds[f.path]))
 
     @property
     def mechanical(self) -> bool:
+        """A find-and-replace sweep by file counts, or (where the diff is read) code that only moves or
+        repeats one substitution."""
+        diff = self.diff
+        if diff.all_code_lines >= MECHANICAL_MIN_CODE_LINES and diff.mechanical_share >= MECHANICAL_DIFF_SHARE:
+            return True
         counted = [f for f in self.pr.files if f.additions is not None]
         balanced = sum(1 for f in counted if f.additions == f.deletions and f.changed_lines > 0)
         return len(counted) >= MECHANICAL_MIN_FILES and balanced >= MECHANICAL_SHARE * len(counted)
+
+    @property
+    def code_size(self) -> int:
+        """Source lines to read: from the diff, code lines less moves and substitutions; else the file stats."""
+        return self.diff.residual_lines if self.diff.patched else self.lines(FileKind.SOURCE)
 
     @property
     def touches_code(self) -> bool:
         return any(k in _CODE_KINDS for k in self.kinds.values())
 
 
+def core_files(history: Sequence[PullRequest], repo: RepoConfig, min_series: int = CORE_MIN_SERIES) -> frozenset[str]:
+    """The repository's core source files as its history shows them: touched by at least ``min_series``
+    of ``history`` (PRs merged *before* the window; a series counts once, see
+    :func:`bot.digest.history.series_key`), at most ``CORE_FILE_MAX`` (most touched first)."""
+    touched: dict[str, set[str]] = {}
+    for pr in history:
+        key = series_key(pr)
+        for f in pr.files:
+            if classify(f.path, repo.generated_paths) is FileKind.SOURCE:
+                touched.setdefault(f.path, set()).add(key)
+    ranked = sorted(((len(keys), path) for path, keys in touched.items() if len(keys) >= min_series),
+                    key=lambda x: (-x[0], x[1]))
+    return frozenset(path for _, path in ranked[:CORE_FILE_MAX])
+
+
 def hot_files(prs: list[PullRequest], repo: RepoConfig, min_prs: int = HOT_FILE_MIN_PRS) -> frozenset[str]:
     """Source files touched by at least ``min_prs`` of ``prs`` (the window's most-churned code),
     at most ``HOT_FILE_MAX`` of them (most PRs first), so a long window does not make every
     busy file "core"."""
-    counts = Counter(
-        f.path for pr in prs for f in pr.files if classify(f.path, repo.generated_paths) is FileKind.SOURCE
-    )
-    ranked = sorted(((n, path) for path, n in counts.items() if n >= min_prs), key=lambda x: (-x[0], x[1]))
+    touched: dict[str, set[str]] = {}
+    for pr in prs:
+        for f in pr.files:
+            if classify(f.path, repo.generated_paths) is FileKind.SOURCE:
+                touched.setdefault(f.path, set()).add(series_key(pr))
+    ranked = sorted(((len(k), path) for path, k in touched.items() if len(k) >= min_prs),
+                    key=lambda x: (-x[0], x[1]))
     return frozenset(path for _, path in ranked[:HOT_FILE_MAX])
 
 
@@ -194,7 +273,7 @@ class HeuristicAnalyzer:
             An :class:`Analysis` with ``status="heuristic"``; never raises on odd input
             (empty body, no files, binary files).
         """
-        facts = _facts(pr, context.repo)
+        facts = _facts(pr, context.repo, context.subjects)
         t = texts.ANALYSIS[context.language]
         risks = _risks(facts, context, t)
         kinds = {r.kind for r in risks}
@@ -217,10 +296,11 @@ class HeuristicAnalyzer:
         )
 
 
-def _facts(pr: PullRequest, repo: RepoConfig) -> _Facts:
+def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = None) -> _Facts:
     kinds = {f.path: classify(f.path, repo.generated_paths) for f in pr.files}
-    description = parse_description(pr.body)
-    change_type, bang = _change_type(pr, kinds)
+    description = parse_description(pr.body, pr.title)
+    diff = read_diff(pr, kinds)
+    change_type, bang = _change_type(pr, kinds, diff)
     breaking = (
         bang
         or "breaking" in (m.lower() for m in title_modules_raw(pr.title))
@@ -230,7 +310,11 @@ def _facts(pr: PullRequest, repo: RepoConfig) -> _Facts:
     if change_type == "revert" and reverts is None:
         found = _REVERTED_NUMBER.findall(pr.title) or _REVERT_BODY.findall(pr.body)
         reverts = int(found[-1]) if found else None
-    return _Facts(pr, kinds, description, change_type, breaking, reverts)
+        subject_of = _REVERT_SUBJECT.match(_TITLE_TAIL.sub("", pr.title))
+        if reverts is None and subject_of and known:
+            target = known.get(title_key(subject_of.group(1)))
+            reverts = target if target != pr.number else None
+    return _Facts(pr, kinds, description, change_type, breaking, reverts, diff)
 
 
 def title_modules_raw(title: str) -> list[str]:
@@ -242,19 +326,25 @@ def title_modules_raw(title: str) -> list[str]:
     return [p.strip() for g in re.findall(r"\[([^\]]*)\]", head.group(1)) for p in g.split(",")]
 
 
-def _change_type(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[ChangeType, bool]:
+def _change_type(pr: PullRequest, kinds: dict[str, FileKind], diff: DiffFacts) -> tuple[ChangeType, bool]:
     if _REVERT_TITLE.match(pr.title):
         return "revert", False
     match = _TYPE_IN_TITLE.match(pr.title)
-    if match and match.group(1).lower() in _CONVENTIONAL_TYPES:
-        return _CONVENTIONAL_TYPES[match.group(1).lower()], bool(match.group(2))
+    bang = bool(match and match.group(2))
     present = set(kinds.values()) - {FileKind.GENERATED}
     for only, change_type in ((FileKind.DOC, "doc"), (FileKind.CI, "ci"), (FileKind.TEST, "test")):
         if present == {only}:
-            return change_type, False  # type: ignore[return-value]
+            return change_type, bang  # type: ignore[return-value]  # what the files are wins over the title's word
+    if diff.prose_only and present <= {FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT, FileKind.DOC}:
+        return "doc", bang  # comments, docstrings, help texts only
+    if match and match.group(1).lower() in _CONVENTIONAL_TYPES:
+        return _CONVENTIONAL_TYPES[match.group(1).lower()], bang
     for pattern, verb_type in _VERBS:
         if pattern.search(pr.title):
             return verb_type, False
+    if present & {FileKind.SOURCE, FileKind.CONFIG}:
+        # code changed and the title names no type: new code is a feature, changed code a fix
+        return ("feat" if pr.additions >= 3 * max(pr.deletions, 1) and pr.additions >= 50 else "fix"), False
     return "chore", False
 
 
@@ -289,24 +379,65 @@ def _risks(facts: _Facts, context: AnalysisContext, t: texts.AnalysisTexts) -> l
     ):
         risks.append(Risk(kind="missing_tests", title=t.tests_title,
                           detail=t.tests_detail.format(lines=source_lines), evidence=tuple(_top(source, 3))))
-    contract = [
-        f.path for f in pr.files
-        if (facts.kinds[f.path] is FileKind.CONFIG or (facts.kinds[f.path] is FileKind.SOURCE
-                                                      and is_config_schema(f.path)))
-        and (f.status in ("removed", "renamed") or (f.deletions or 0) > 0)
-    ]
+    contract = _contract(facts)
     if contract:
         risks.append(Risk(kind="config_contract_change", title=t.contract_title,
-                          detail=t.contract_detail.format(n=len(contract)), evidence=tuple(contract[:5])))
-    manifests = [f.path for f in facts.files(FileKind.DEPENDENCY)]
-    if manifests or _UPGRADE_TITLE.search(pr.title):
-        risks.append(Risk(kind="dependency_upgrade", title=t.dependency_title, detail=t.dependency_detail,
-                          evidence=tuple(manifests[:5]) or (pr.title,)))
+                          detail=t.contract_detail.format(n=len({path for path, _ in contract})),
+                          evidence=tuple(f"{path}: {name}" if name else path for path, name in contract[:5])))
+    risks += _dependency_risks(facts, t)
     if facts.reviewable_lines >= LARGE_CHANGE_LINES or len(pr.files) >= LARGE_CHANGE_FILES:
         risks.append(Risk(kind="large_change", title=t.large_title,
                           detail=t.large_detail.format(files=len(pr.files), lines=facts.reviewable_lines),
                           evidence=(f"{len(pr.files)} files", f"+{pr.additions}/-{pr.deletions}")))
     return risks
+
+
+def _dependency_risks(facts: _Facts, t: texts.AnalysisTexts) -> list[Risk]:
+    """One risk per kind of dependency change the patches show (upgrade, range, pin, CI action, own version),
+    each with its evidence; where no manifest had a patch, a changed manifest or a title that bumps or upgrades
+    is a ``dependency_upgrade`` as before."""
+    pr = facts.pr
+    changes = read_dependencies(pr, facts.kinds)
+    manifests = facts.files(FileKind.DEPENDENCY)
+    read = all(f.patch for f in manifests) and (bool(manifests) or facts.diff.patched)
+    by_kind: dict[str, list[str]] = {}
+    for change in changes:
+        by_kind.setdefault(change.kind, []).append(change.evidence)
+    if "dependency_upgrade" not in by_kind and _UPGRADE_TITLE.search(pr.title) and not by_kind.keys() - {
+            "version_bump"} and (facts.touches_code or not read):
+        by_kind["dependency_upgrade"] = [pr.title]
+    if not read and manifests and not by_kind:
+        by_kind["dependency_upgrade"] = [f.path for f in manifests]
+    risks = []
+    for kind in ("dependency_upgrade", "dependency_range", "dependency_pin", "ci_action_bump", "version_bump"):
+        evidence = tuple(dict.fromkeys(by_kind.get(kind, ())))[:5]
+        if not evidence:
+            continue
+        if kind == "dependency_upgrade":
+            title, detail = t.dependency_title, t.dependency_detail
+        else:
+            title, template = t.dependency_kinds[kind]
+            detail = template.format(evidence=t.reason_sep.join(evidence[:3]))
+        risks.append(Risk(kind=kind, title=title, detail=detail, evidence=evidence))
+    return risks
+
+
+def _contract(facts: _Facts) -> list[tuple[str, str]]:
+    """(path, name) of what users' configs or callers may lose: where the diff is read, the public names it
+    removes and the defaults it changes; else (no patch) config and config-schema files removed or renamed."""
+    gone = [
+        (f.previous_path or f.path, "") for f in facts.pr.files
+        if facts.kinds[f.path] is FileKind.SOURCE and f.status in ("removed", "renamed")
+        and PurePosixPath(f.previous_path or f.path).name != "__init__.py"
+    ]
+    if facts.diff.patched:
+        names = sorted(facts.diff.contract, key=lambda x: not (facts.kinds.get(x[0]) is FileKind.CONFIG
+                                                               or is_config_schema(x[0])))
+        return [*gone, *names][:8]
+    return gone + [
+        (f.path, "") for f in facts.pr.files
+        if facts.kinds[f.path] is FileKind.CONFIG and f.status in ("removed", "renamed")
+    ]
 
 
 def _bucket(value: int, buckets: tuple[tuple[int, int], ...]) -> int:
@@ -318,10 +449,25 @@ def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
     if not facts.touches_code:
         base = min(base, NON_CODE_BASE)
     sweep = facts.mechanical
-    score = base + (0 if sweep else _bucket(facts.lines(FileKind.SOURCE), SIZE_BUCKETS))
-    score += CORE_BONUS if "core_path_change" in risk_kinds and not sweep else 0
+    score = base + (0 if sweep else _bucket(facts.code_size, SIZE_BUCKETS))
+    reasons = (CORE_BONUS if "core_path_change" in risk_kinds and not sweep else 0)
+    reasons += CONTRACT_BONUS if "config_contract_change" in risk_kinds else 0
+    reasons += DEPENDENCY_BONUS if risk_kinds & DEPENDENCY_KINDS - {"ci_action_bump", "version_bump"} else 0
+    if (facts.change_type in ("fix", "perf") and facts.touches_code and not sweep
+            and facts.description.prose_chars >= EXPLAINED_FIX_PROSE):
+        reasons += 1  # a fix its author had to explain is rarely a one-liner to skip
+    score = min(score + min(reasons, MAX_REASON_POINTS), MAX_WITHOUT_BREAKING)
     score += BREAKING_BONUS if facts.breaking else 0
-    score += len(risk_kinds & {"config_contract_change", "dependency_upgrade"})
+    if facts.change_type == "doc" and facts.diff.prose_only:
+        score = min(score, PROSE_ONLY_MAX_IMPORTANCE)
+    if sweep:
+        score = min(score, MECHANICAL_MAX_IMPORTANCE)
+        if len(facts.pr.files) >= MECHANICAL_MIN_FILES and facts.files(FileKind.DEPENDENCY):
+            # a sweep that reaches the packaging metadata renames the project or its package: every user's
+            # imports, links and install commands change, though there is little to read
+            score = PROJECT_RENAME_IMPORTANCE
+    if facts.change_type == "revert":
+        score = min(score, REVERT_MAX_IMPORTANCE)
     return max(1, min(10, score))
 
 
@@ -337,9 +483,9 @@ def _insight(facts: _Facts, core: bool) -> int:
 
 
 def _level(importance: int, insight: int, bar: int) -> RecommendationLevel:
-    if importance >= CLOSE_READ_IMPORTANCE or (importance >= bar and insight >= CLOSE_READ_INSIGHT):
+    if importance >= min(bar, CLOSE_READ_IMPORTANCE):
         return "close_read"
-    if importance >= SKIM_IMPORTANCE or insight >= SKIM_INSIGHT:
+    if importance >= SKIM_IMPORTANCE:
         return "skim"
     return "skip"
 
@@ -354,10 +500,12 @@ def _recommendation(
     words = len(" ".join(facts.description.paragraphs).split())
     minutes = max(1, math.ceil(facts.reviewable_lines / LINES_PER_MINUTE + words / WORDS_PER_MINUTE))
     core = {p for r in risks if r.kind == "core_path_change" for p in r.evidence}
-    readable = [f for f in facts.pr.files if facts.kinds[f.path] is not FileKind.GENERATED]
-    ordered = sorted(
-        readable, key=lambda f: (f.path not in core, _FOCUS_ORDER.get(facts.kinds[f.path], 4), -f.changed_lines, f.path)
-    )
+    contract = {path for path, _ in _contract(facts)}
+    readable = [f for f in facts.pr.files if is_reading(f.path, facts.kinds[f.path])]
+    # where to start: files that lose a public name or change a default, then core files, then by kind and size
+    ordered = sorted(readable, key=lambda f: (f.path not in contract and f.previous_path not in contract,
+                                              f.path not in core, _FOCUS_ORDER.get(facts.kinds[f.path], 4),
+                                              -f.changed_lines, f.path))
     focus = [f.path for f in ordered[:MAX_FOCUS_FILES]]
     design = [p for p in facts.description.design_points if not p.endswith((":", "："))]
     focus += [shorten(p, 120) for p in design[:MAX_FOCUS_POINTS]]

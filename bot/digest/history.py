@@ -25,6 +25,7 @@ A source that fails while looking back does not fail the digest: the lookback th
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -37,7 +38,7 @@ from bot.sources.base import PRSource
 log = logging.getLogger(__name__)
 
 __all__ = ["AVERAGE_WINDOWS", "CHART_WINDOWS", "GITHUB_LOOKBACK_REQUESTS", "Lookback", "earlier_windows",
-           "read_earlier"]
+           "read_earlier", "series_key"]
 
 AVERAGE_WINDOWS = 4
 """How many earlier windows the averages of week over week are taken over (and read as records)."""
@@ -57,12 +58,34 @@ class Lookback:
         prs: the PR records by window name (merge order), for the windows read as records
             (the latest ``records`` windows of :func:`read_earlier`); empty when only counted.
         gap: why something is missing (``None`` when everything asked for was read).
+        history: every PR record the source gave for all the earlier windows (merge order; the
+            repository's recent history, where core files come from); empty when only counted.
     """
 
     windows: tuple[Window, ...]
     counts: Mapping[str, int] = field(default_factory=dict)
     prs: Mapping[str, tuple[PullRequest, ...]] = field(default_factory=dict)
     gap: LookbackGap | None = None
+    history: tuple[PullRequest, ...] = ()
+
+    @property
+    def records(self) -> tuple[PullRequest, ...]:
+        """Every PR record read over all the earlier windows (``history``), else those of ``prs``, in merge
+        order (empty when the source only counted)."""
+        return self.history or tuple(p for w in self.windows for p in self.prs.get(w.name, ()))
+
+
+_PART = re.compile(r"\[\s*\d+\s*/\s*(?:\d+|n)\s*\]|\(\s*\d+\s*/\s*(?:\d+|n)\s*\)|\bpart\s+\d+\b", re.I)
+
+
+def series_key(pr: PullRequest) -> str:
+    """What a series of PRs shares, so that it counts once: the author and the title without its part number
+    (``Refactor CLI [7/N]``, ``[3/n][trainer] …``, ``… (part 2)``) up to its first ``:``; a PR that is no
+    part of a series is its own key."""
+    if not _PART.search(pr.title):
+        return f"#{pr.number}"
+    title = _PART.sub(" ", pr.title).split(":", 1)[0]
+    return f"{pr.author.lower()}|{' '.join(title.lower().split())}"
 
 
 def earlier_windows(window: Window, count: int) -> tuple[Window, ...]:
@@ -134,7 +157,7 @@ def read_earlier(
         if earlier.name in kept:
             prs[earlier.name] = inside
     gap: LookbackGap | None = "not_covered" if len(counts) < len(windows) else None
-    return Lookback(windows=windows, counts=counts, prs=prs, gap=gap)
+    return Lookback(windows=windows, counts=counts, prs=prs, gap=gap, history=tuple(found))
 
 
 def _count_github(source: PRSource, repo: str, windows: tuple[Window, ...]) -> Lookback:

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from redis.exceptions import RedisError
 
-from bot.config import Settings
+from bot.config import RepoConfig, Settings
 from bot.digest import aggregate, texts
-from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, hot_files
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, hot_files, subjects
 from bot.digest.history import Lookback, read_earlier
 from bot.digest.labels import Labeler
 from bot.digest.usage import UsageMeter
@@ -93,6 +93,7 @@ def build_digest(
     progress: Progress | None = None,
     lookback: Lookback | None = None,
     known: Mapping[str, Digest] | None = None,
+    history: Sequence[PullRequest] | None = None,
 ) -> Digest:
     """Build the digest of ``repo`` for ``window``.
 
@@ -111,6 +112,9 @@ def build_digest(
             ``Digest.week_over_week`` is filled (earlier windows analysed by the heuristic).
         known: digests already built for earlier windows, by window name (used where the
             lookback only counted, e.g. the GitHub API).
+        history: PR records merged before ``window`` (:meth:`DigestService.earlier_records`): the
+            repository's core files come from them (:func:`~bot.digest.heuristic.core_files`); default
+            ``lookback``'s records; when there are none, the window's own hot files.
 
     Returns:
         A frozen :class:`Digest`; an empty window gives a short digest with
@@ -120,7 +124,7 @@ def build_digest(
     config = settings.repo(repo)
     analyzer = analyzer or HeuristicAnalyzer()
     selected = _select(prs, repo, window)
-    context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(selected, config))
+    context = _context(selected, config, lang, lookback, history)
     analyses: list[Analysis | None] = []
     for done, pr in enumerate(selected, start=1):
         analyses.append(analyzer.analyze(pr, context))
@@ -147,6 +151,7 @@ async def build_digest_async(
     progress: Progress | None = None,
     lookback: Lookback | None = None,
     known: Mapping[str, Digest] | None = None,
+    history: Sequence[PullRequest] | None = None,
 ) -> Digest:
     """Build the digest with an async analyzer; arguments as :func:`build_digest`, plus:
 
@@ -165,7 +170,7 @@ async def build_digest_async(
     lang: Language = language or settings.language
     config = settings.repo(repo)
     selected = _select(prs, repo, window)
-    context = AnalysisContext(repo=config, language=lang, hot_files=hot_files(selected, config))
+    context = _context(selected, config, lang, lookback, history)
     if analyzer is None:
         heuristic = HeuristicAnalyzer()
         name = heuristic.name
@@ -227,6 +232,21 @@ async def _analyze_all(
     return [r for r in results if not isinstance(r, BaseException)]
 
 
+def _context(selected: Sequence[PullRequest], config: RepoConfig, lang: Language, lookback: Lookback | None,
+             history: Sequence[PullRequest] | None) -> AnalysisContext:
+    records = history if history is not None else (lookback.records if lookback is not None else ())
+    return AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback, history),
+                           subjects=subjects([*records, *selected]))
+
+
+def _core(selected: Sequence[PullRequest], config: RepoConfig, lookback: Lookback | None,
+          history: Sequence[PullRequest] | None) -> frozenset[str]:
+    """The files counted as core beside the configured ``core_paths``: from the PR records of the windows before
+    (the repository's own history) when the source gave some; else the window's hot files (a series once)."""
+    records = history if history is not None else (lookback.records if lookback is not None else ())
+    return core_files(records, config) if records else hot_files(list(selected), config)
+
+
 def _select(prs: Sequence[PullRequest], repo: str, window: Window) -> list[PullRequest]:
     return sorted(
         (p for p in prs if p.repo.lower() == repo.lower() and contains(window, p.merged_at)),
@@ -256,6 +276,7 @@ def analyze_pr(
     language: Language | None = None,
     analyzer: Analyzer | None = None,
     window_prs: Sequence[PullRequest] = (),
+    history: Sequence[PullRequest] | None = None,
 ) -> DigestPR:
     """Analyse one PR as a digest shows it: its labels, web address and analysis.
 
@@ -269,12 +290,14 @@ def analyze_pr(
             not); the source files several of them touch count as hot files, as in
             :func:`build_digest`, so the answer matches that week's digest. Empty:
             only the configured ``core_paths`` are core.
+        history: PR records merged before that week; when given (and not empty) the core files
+            come from them, as in :func:`build_digest`, instead of ``window_prs``.
 
     Returns:
         A frozen :class:`DigestPR`; ``analysis`` is ``None`` when the analyzer
         has no result yet (pending).
     """
-    context = pr_context(pr, settings=settings, language=language, window_prs=window_prs)
+    context = pr_context(pr, settings=settings, language=language, window_prs=window_prs, history=history)
     return _digest_pr(pr, context, (analyzer or HeuristicAnalyzer()).analyze(pr, context))
 
 
@@ -285,6 +308,7 @@ async def analyze_pr_async(
     analyzer: AsyncAnalyzer,
     language: Language | None = None,
     window_prs: Sequence[PullRequest] = (),
+    history: Sequence[PullRequest] | None = None,
 ) -> DigestPR:
     """:func:`analyze_pr` with an async analyzer (the LLM analyzer, which reads and fills
     the cache: a PR already analysed for a digest costs no call).
@@ -292,20 +316,21 @@ async def analyze_pr_async(
     Raises:
         LLMStopError: the analyzer found the model unusable (auth, quota).
     """
-    context = pr_context(pr, settings=settings, language=language, window_prs=window_prs)
+    context = pr_context(pr, settings=settings, language=language, window_prs=window_prs, history=history)
     return _digest_pr(pr, context, await analyzer.analyze_async(pr, context))
 
 
 def pr_context(
-    pr: PullRequest, *, settings: Settings, language: Language | None = None, window_prs: Sequence[PullRequest] = ()
+    pr: PullRequest, *, settings: Settings, language: Language | None = None, window_prs: Sequence[PullRequest] = (),
+    history: Sequence[PullRequest] | None = None,
 ) -> AnalysisContext:
-    """The analysis context of one PR: its repository's config, the language, and the hot
-    files of ``window_prs`` (with ``pr`` itself), as :func:`build_digest` computes them."""
+    """The analysis context of one PR: its repository's config, the language, and the core files — from
+    ``history`` when given, else the hot files of ``window_prs`` (with ``pr`` itself) — as :func:`build_digest`
+    computes them."""
     config = settings.repo(pr.repo)
     neighbours = {p.number: p for p in window_prs if p.repo.lower() == pr.repo.lower()}
     neighbours[pr.number] = pr
-    return AnalysisContext(repo=config, language=language or settings.language,
-                           hot_files=hot_files(list(neighbours.values()), config))
+    return _context(list(neighbours.values()), config, language or settings.language, None, history or None)
 
 
 def _digest_pr(pr: PullRequest, context: AnalysisContext, analysis: Analysis | None) -> DigestPR:
@@ -504,10 +529,23 @@ class DigestService:
             known = {name: d for name, d in kept.items() if d.generated_at >= d.window.end}
         return Earlier(lookback, known)
 
+    async def earlier_records(self, source: PRSource, repo: str, window: Window) -> tuple[PullRequest, ...]:
+        """The PR records merged in the :data:`~bot.digest.history.CHART_WINDOWS` windows before ``window``, as
+        far as the source gives them in one read (a snapshot, a git clone; the GitHub API gives none here, so
+        no request is sent) — the repository's recent history, where core files come from when a door does not
+        compare (:meth:`look_back` reads the same records). Never raises for a source failure (empty then)."""
+        from bot.sources.github import GitHubSource
+
+        if isinstance(source, GitHubSource):
+            return ()
+        lookback = await asyncio.to_thread(read_earlier, source, repo, window, records=0)
+        return lookback.history
+
     async def digest(
         self, prs: Sequence[PullRequest], *, repo: str, window: Window, language: Language | None = None,
         now: datetime | None = None, progress: Progress | None = None, deadline_s: float | None = None,
         lookback: Lookback | None = None, known: Mapping[str, Digest] | None = None,
+        history: Sequence[PullRequest] | None = None,
     ) -> Digest:
         """The digest of ``prs`` (see :func:`build_digest` for the arguments, ``lookback`` and ``known``
         included; :meth:`look_back` gives both), kept in the service's history.
@@ -520,7 +558,7 @@ class DigestService:
         digest, its analyses marked with the reason (see the module docstring).
         """
         digest = await self._digest(prs, repo=repo, window=window, language=language, now=now, progress=progress,
-                                    deadline_s=deadline_s, lookback=lookback, known=known)
+                                    deadline_s=deadline_s, lookback=lookback, known=known, history=history)
         if self._history is not None:
             try:
                 await self._history.put(digest)
@@ -531,12 +569,12 @@ class DigestService:
     async def _digest(
         self, prs: Sequence[PullRequest], *, repo: str, window: Window, language: Language | None,
         now: datetime | None, progress: Progress | None, deadline_s: float | None,
-        lookback: Lookback | None, known: Mapping[str, Digest] | None,
+        lookback: Lookback | None, known: Mapping[str, Digest] | None, history: Sequence[PullRequest] | None,
     ) -> Digest:
         if self._llm is None:
             return await asyncio.to_thread(build_digest, prs, repo=repo, window=window, settings=self.settings,
                                            language=language, analyzer=self._analyzer, now=now, progress=progress,
-                                           lookback=lookback, known=known)
+                                           lookback=lookback, known=known, history=history)
         analyzer: AsyncAnalyzer = self._llm.analyzer
         narrator: Narrator = self._llm.narrator
         if deadline_s is not None:
@@ -548,18 +586,19 @@ class DigestService:
             return await build_digest_async(
                 prs, repo=repo, window=window, settings=self.settings, language=language, analyzer=analyzer,
                 narrator=narrator, meter=self._llm.meter, now=now, progress=progress, lookback=lookback,
-                known=known)
+                known=known, history=history)
         except LLMStopError as exc:
             reason = self._fell_back(exc, f"{repo} {window.name}")
         digest = await asyncio.to_thread(build_digest, prs, repo=repo, window=window, settings=self.settings,
                                          language=language, analyzer=_Fallback(reason), now=now, progress=progress,
-                                         lookback=lookback, known=known)
+                                         lookback=lookback, known=known, history=history)
         usage = self._llm.meter.snapshot()
         return digest.model_copy(update={"usage": usage.model_copy(
             update={"fallbacks": usage.fallbacks + digest.stats.pr_count})})
 
     async def pr(self, pr: PullRequest, *, language: Language | None = None,
-                 window_prs: Sequence[PullRequest] = (), deadline_s: float | None = None) -> DigestPR:
+                 window_prs: Sequence[PullRequest] = (), history: Sequence[PullRequest] | None = None,
+                 deadline_s: float | None = None) -> DigestPR:
         """One PR's analysis as a digest shows it (see :func:`analyze_pr`); with the LLM, from its cache
         when a digest already analysed it. With ``deadline_s``, a model that has not answered by then
         gives way to the heuristic analysis (marked as a fallback, the reason said). Never raises
@@ -569,7 +608,7 @@ class DigestService:
             try:
                 return await asyncio.wait_for(
                     analyze_pr_async(pr, settings=self.settings, analyzer=self._llm.analyzer, language=language,
-                                     window_prs=window_prs), deadline_s)
+                                     window_prs=window_prs, history=history), deadline_s)
             except LLMStopError as exc:
                 analyzer = _Fallback(self._fell_back(exc, f"{pr.repo}#{pr.number}"))
             except TimeoutError:
@@ -577,7 +616,7 @@ class DigestService:
                 log.warning("%s#%d: %s; answering with the heuristic analysis", pr.repo, pr.number, reason)
                 analyzer = _Fallback(reason)
         return await asyncio.to_thread(analyze_pr, pr, settings=self.settings, language=language,
-                                       analyzer=analyzer, window_prs=window_prs)
+                                       analyzer=analyzer, window_prs=window_prs, history=history)
 
     def _fell_back(self, exc: LLMStopError, what: str) -> str:
         reason = f"LLM unusable: {exc}"

@@ -29,6 +29,7 @@ class AnalysisTexts:
     dependency_detail: str
     large_title: str
     large_detail: str
+    dependency_kinds: dict[str, tuple[str, str]]  # risk kind -> (title, detail with {evidence})
     reason_importance: str
     reason_sep: str
     reason_mechanical: str
@@ -47,15 +48,21 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         revert_title="回滚",
         revert_detail="回滚了 {target}，需确认被回滚功能的后续计划。",
         core_title="核心路径变更",
-        core_detail="修改了 {n} 个核心或本周高频改动的文件，可能影响训练稳定性，需回归验证。",
+        core_detail="修改了 {n} 个核心文件（配置的核心路径，或仓库近期历史中改动最多的源码），回归的影响面大。",
         tests_title="缺少测试覆盖",
         tests_detail="修改了 {lines} 行源码，但没有改动任何测试文件。",
-        contract_title="配置契约变更",
-        contract_detail="{n} 个配置文件删除或改名了字段，已有配置可能失效。",
+        contract_title="配置/接口契约变更",
+        contract_detail="{n} 个文件删除或改名了公开的名称、字段或参数，或改了默认值：已有配置和调用方可能失效。",
         dependency_title="依赖升级",
         dependency_detail="依赖版本或清单有变化，需关注兼容性与环境一致性。",
         large_title="大规模变更",
         large_detail="涉及 {files} 个文件、{lines} 行可审阅改动，建议分模块审阅。",
+        dependency_kinds={
+            "dependency_range": ("依赖版本范围变化", "放宽、收紧了版本约束，或让代码按依赖版本分支：{evidence}。"),
+            "dependency_pin": ("临时锁定依赖版本", "锁定了版本或加了上限：{evidence}；问题解决后记得去掉。"),
+            "ci_action_bump": ("CI Action 版本升级", "CI 用的 Action 换了版本：{evidence}。"),
+            "version_bump": ("项目版本号变更", "仓库自身的版本号变了：{evidence}。"),
+        },
         reason_importance="重要性 {importance}/10，洞察度 {insight}/10",
         reason_sep="；",
         reason_mechanical="多数文件是逐行替换（批量改名或替换），浏览即可",
@@ -72,15 +79,26 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         revert_title="Revert",
         revert_detail="Reverts {target}; confirm what happens to the reverted work.",
         core_title="Core path change",
-        core_detail="Touches {n} core or frequently changed files; may affect training stability.",
+        core_detail="Touches {n} core files (configured core paths, or the source the repository's recent history "
+                    "changes most); a regression there reaches most users.",
         tests_title="Missing tests",
         tests_detail="Changes {lines} lines of source code without touching any test file.",
-        contract_title="Config contract change",
-        contract_detail="{n} config files lose or rename fields; existing configs may break.",
+        contract_title="Config/API contract change",
+        contract_detail="Public names, fields or parameters removed or renamed, or defaults changed, in {n} files; "
+                        "existing configs and callers may break.",
         dependency_title="Dependency upgrade",
         dependency_detail="Dependency versions or manifests change; watch compatibility.",
         large_title="Large change",
         large_detail="{files} files and {lines} reviewable lines; review it module by module.",
+        dependency_kinds={
+            "dependency_range": ("Dependency range change",
+                                 "A version constraint is widened or narrowed, or code branches on a dependency's "
+                                 "version: {evidence}."),
+            "dependency_pin": ("Temporary dependency pin",
+                               "A version is pinned or capped: {evidence}; remove it once the cause is fixed."),
+            "ci_action_bump": ("CI action bump", "A CI action moves to another version: {evidence}."),
+            "version_bump": ("Own version bump", "The repository's own version changes: {evidence}."),
+        },
         reason_importance="importance {importance}/10, insight {insight}/10",
         reason_sep="; ",
         reason_mechanical="mostly line-for-line replacements (a rename or sweep); skimming is enough",
@@ -188,9 +206,11 @@ DIGEST: dict[Language, DigestTexts] = {
         period_other="本期",
         suggestions={
             "missing_tests": "为 {prs} 补充单元测试或集成测试，优先覆盖核心路径上的改动。",
-            "core_path_change": "对 {prs} 涉及的核心路径做回归验证，关注训练稳定性与性能指标。",
-            "config_contract_change": "检查 {prs} 删除或改名的配置字段，同步更新示例与文档并告知使用者。",
-            "dependency_upgrade": "在 CI 与目标硬件上验证 {prs} 的依赖升级，确认版本约束一致。",
+            "core_path_change": "对 {prs} 涉及的核心路径做回归验证。",
+            "config_contract_change": "检查 {prs} 删除、改名或改了默认值的字段与参数，同步更新示例与文档并告知使用者。",
+            "dependency_upgrade": "在 CI 与部署环境中验证 {prs} 的依赖变化，确认版本约束一致。",
+            "dependency_pin": "{prs} 临时锁定了依赖版本，问题解决后去掉锁定。",
+            "dependency_range": "确认 {prs} 改动后的版本范围在支持的各版本上都测过。",
             "large_change": "{prs} 改动较大，建议按模块拆分审阅并关注后续修复。",
             "revert": "确认 {prs} 回滚的功能何时、以何种方式重新合入。",
             "breaking_change": "{prs} 含破坏性变更，发布说明中需写明迁移方式。",
@@ -240,9 +260,12 @@ DIGEST: dict[Language, DigestTexts] = {
         suggestions={
             "missing_tests": "Add unit or integration tests for {prs}, core-path changes first.",
             "core_path_change": "Run regression checks on the core paths touched by {prs}.",
-            "config_contract_change": "Check the config fields removed or renamed by {prs}; update examples and docs.",
-            "dependency_upgrade": "Verify the dependency upgrades of {prs} in CI and on the target hardware.",
-            "large_change": "Large changes in {prs}: review them module by module and watch for follow-up fixes.",
+            "config_contract_change": "Check the fields and parameters removed, renamed or re-defaulted by {prs}; "
+                                      "update examples and docs.",
+            "dependency_upgrade": "Verify the dependency changes of {prs} in CI and where you deploy.",
+            "dependency_pin": "{prs} pin dependencies for now; remove the pins once the cause is fixed.",
+            "dependency_range": "Check that the version ranges changed by {prs} are tested at both ends.",
+            "large_change": "{prs} are large; review them module by module and watch for follow-up fixes.",
             "revert": "Decide when and how the work reverted by {prs} comes back.",
             "breaking_change": "{prs} break compatibility; document the migration in the release notes.",
         },

@@ -242,16 +242,18 @@ class Core:
     async def window_digest(self, source: PRSource, repo: str, window: Window, prs: list[PullRequest],
                             language: Language, *, compare: bool) -> Digest:
         """The digest of ``prs``, the PRs ``source`` merged in ``window``; with ``compare``, against the
-        windows before it (no LLM call).
+        windows before it (no LLM call). Either way the core files come from the earlier records the source
+        gives (:meth:`~bot.digest.service.DigestService.earlier_records`).
 
         Raises:
             PrhubError: an unreadable source.
         """
         earlier = await self.digests.look_back(source, repo, window, language=language) if compare else None
+        history = earlier.lookback.records if earlier else await self.digests.earlier_records(source, repo, window)
         return await self.digests.digest(prs, repo=repo, window=window, language=language, now=self._clock(),
                                          deadline_s=self._llm_deadline_s,
                                          lookback=earlier.lookback if earlier else None,
-                                         known=earlier.known if earlier else None)
+                                         known=earlier.known if earlier else None, history=history)
 
     @property
     def _llm_deadline_s(self) -> float:
@@ -267,10 +269,11 @@ class Core:
         """
         found = await asyncio.to_thread(_pull_request, source, repo, number)
         day = found.merged_at.astimezone(zone(self.settings.timezone)).date().isocalendar()
-        week = await asyncio.to_thread(
-            source.merged_prs, found.repo, week_window(day.year, day.week, self.settings.timezone)
-        )
-        return await self.digests.pr(found, language=language, window_prs=week, deadline_s=self._llm_deadline_s)
+        window = week_window(day.year, day.week, self.settings.timezone)
+        week = await asyncio.to_thread(source.merged_prs, found.repo, window)
+        history = await self.digests.earlier_records(source, found.repo, window)
+        return await self.digests.pr(found, language=language, window_prs=week, history=history,
+                                     deadline_s=self._llm_deadline_s)
 
     async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
         source, name = self.channels.resolve_visible(conversation.key, intent.repo)

@@ -56,7 +56,11 @@ async def test_github_weeks_come_from_kept_digests(verl_settings: Settings, all_
         # kept digest knows only the hot files its trends show, so a few more files count as new
         by_records = compared_w16(verl_settings).week_over_week
         assert by_records is not None
-        assert (wow.labels, wow.risks_grew) == (by_records.labels, by_records.risks_grew)
+        assert wow.labels == by_records.labels
+        # core files come from the earlier weeks' records where the source gives them (the snapshot), and
+        # from the week's own hot files where it only counts (the GitHub API): the other risks are the same
+        assert [c for c in wow.risks_grew if c.name != "core_path_change"] == [
+            c for c in by_records.risks_grew if c.name != "core_path_change"]
         assert set(by_records.new_hot_files) <= set(wow.new_hot_files)
         assert await pages.latest(REPO, "2026-W16", "zh") == digest  # kept too, for the next week
 

@@ -10,7 +10,7 @@ point; the model's own scores count
 2. **beyond the band** only with ``score_evidence`` that checks out against the
    PR's diff (:class:`DiffIndex`): a file of the PR and a name in, or a quoted
    line of, the *code* of its changed lines — never a comment, docstring, prose
-   string or prose file (:mod:`bot.digest.llm.diffscan`), never the title or
+   string or prose file (:mod:`bot.digest.diffscan`), never the title or
    description, never a line that reads as an instruction to a model. Evidence
    has a strength:
 
@@ -52,9 +52,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import PurePosixPath
 
-from bot.digest.files import FileKind, classify
-from bot.digest.llm.diffscan import PROSE, ChangedLine, changed_lines, syntax_for
-from bot.digest.llm.excerpts import is_lock_file
+from bot.digest.diffscan import PROSE, ChangedLine, changed_lines, syntax_for
+from bot.digest.files import FileKind, classify, is_lock_file
 from bot.digest.llm.reply import EvidenceReply
 from bot.models import Analysis, FileChange, PullRequest, RecommendationLevel, ScoreEvidence
 

@@ -21,14 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
-from bot.digest.files import FileKind, classify
+from bot.digest.files import FileKind, classify, is_lock_file
 from bot.models import Coverage, FileChange, LeftOutFile
 
 MIN_EXCERPT_TOKENS = 64
-LOCK_FILE_NAMES = frozenset({"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "uv.lock",
-                             "Cargo.lock", "go.sum", "Pipfile.lock", "composer.lock", "Gemfile.lock"})
 CLIP_MARK = "… (clipped)"
 
 
@@ -48,12 +45,6 @@ class ExcerptPlan:
     excerpts: tuple[Excerpt, ...]
     left_out: tuple[LeftOutFile, ...]
     coverage: Coverage
-
-
-def is_lock_file(path: str) -> bool:
-    """Whether ``path`` is a dependency lock file (``uv.lock``, ``package-lock.json``, …)."""
-    name = PurePosixPath(path).name
-    return name in LOCK_FILE_NAMES or name.endswith(".lock")
 
 
 def changed_lines_in(text: str) -> int:

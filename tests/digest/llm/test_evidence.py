@@ -15,8 +15,8 @@ import pytest
 from conftest import EXAMPLE, REPO, ROOT, SHANGHAI
 
 from bot.config import Settings
+from bot.digest.diffscan import changed_lines
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
-from bot.digest.llm.diffscan import changed_lines
 from bot.digest.llm.evidence import (
     IMPORTANCE_BAND,
     LOWER_STEP,

@@ -22,7 +22,7 @@ from llm_support import llm_build, llm_settings
 from redis_support import redis_store
 
 from bot.config import Settings
-from bot.digest.llm.diffscan import changed_lines
+from bot.digest.diffscan import changed_lines
 from bot.digest.llm.evidence import IMPORTANCE_BAND, LOWER_STEP, band
 from bot.digest.service import build_digest
 from bot.digest.window import week_window
@@ -150,15 +150,16 @@ async def test_an_obeyed_injection_moves_no_score(
 # --- (b) a contract change rated up for the removed name it cites --------------------------------------
 
 TITAN = "pytorch/torchtitan"
-TITAN_PR = 4218  # "Remove apply_cp_to_forward, …": the judged table says 7, close read; the heuristic said 5
+TITAN_PR = 4218  # "Remove apply_cp_to_forward, …": the judged table says 7, close read; the heuristic says 6
 TITAN_API = "torchtitan/distributed/context_parallel/api.py"
+RATED = 8  # the model's rating: beyond the band of the heuristic's importance
 
 
 def _contract_model(name: str) -> Callable[[RecordedRequest], Reply]:
     def respond(request: RecordedRequest) -> Reply:
         if request.pr_number != TITAN_PR:
             return Reply()
-        return _reply(TITAN_PR, importance=7, insight=6, level="close_read", evidence=[
+        return _reply(TITAN_PR, importance=RATED, insight=6, level="close_read", evidence=[
             {"path": TITAN_API, "change": "removed", "name": name,
              "why": "a public function is gone: callers of the old CP path break"}])
     return respond
@@ -176,16 +177,15 @@ async def test_an_underrated_contract_change_is_rated_up_for_the_removed_name_it
     assert base is not None
     bar = default_settings.repo(TITAN).key_pr_bar
     low, high = band(base.importance, IMPORTANCE_BAND, bar=bar)
-    assert high < 7  # out of reach without evidence
+    assert high < RATED  # out of reach without evidence
     settings = llm_settings(default_settings, fake.base_url, llm_timeout_s=TIMEOUT_S)
     async with redis_store() as store:
         fake.responder = _contract_model("apply_cp_to_forward")
         digest, _ = await llm_build(prs, window=window, settings=settings, store=store, repo=TITAN, narrate=False)
         cited = digest.pr(TITAN_PR).analysis
         assert cited is not None
-        assert (cited.importance, cited.recommendation.level) == (7, "close_read")
+        assert (cited.importance, cited.recommendation.level) == (RATED, "close_read")
         assert TITAN_PR in digest.key_prs
-        assert TITAN_PR not in heuristic.key_prs
         assert [(e.path, e.change, e.name) for e in cited.score_evidence] == [
             (TITAN_API, "removed", "apply_cp_to_forward")]
         assert "callers of the old CP path break" in cited.score_evidence[0].note
@@ -198,9 +198,8 @@ async def test_an_underrated_contract_change_is_rated_up_for_the_removed_name_it
         digest, _ = await llm_build(prs, window=window, settings=settings, store=store, repo=TITAN, narrate=False)
         refused = digest.pr(TITAN_PR).analysis
         assert refused is not None
-        assert low <= refused.importance <= high
+        assert low <= refused.importance <= high < RATED
         assert refused.recommendation.level == base.recommendation.level
-        assert TITAN_PR not in digest.key_prs
         assert refused.score_evidence == ()
 
 

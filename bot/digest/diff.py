@@ -1,0 +1,338 @@
+"""What a PR's diff says, read without a model: for the heuristic analyzer (:mod:`bot.digest.heuristic`).
+
+:func:`read_diff` goes through the per-file ``patch`` of every changed file the source gave one for
+(snapshot records, the git source, the GitHub API), each line split into its code and its prose by
+:mod:`bot.digest.diffscan`, and returns a :class:`DiffFacts`:
+
+- **prose and code lines** of the project's own files (source, config, script): a change whose changed
+  lines in those files are all comments, docstrings or prose strings (help texts, messages) reads as
+  documentation;
+- **mechanical lines**: code lines that only move (the same line removed in one place and added in
+  another, e.g. a module split) or that take part in a *repeated substitution* (the same token(s)
+  replaced by the same token(s) on at least :data:`SUBSTITUTION_MIN_LINES` line pairs: a rename, a
+  project or copyright sweep). What is left (``residual_lines``) is what there is to read;
+- **removed public names**: a function, class, field/parameter (``name: type = …`` lines) or CLI flag
+  defined on a removed line of a source or config file, and on no added line of the PR; a top-level key
+  of a removed config-file line the same way;
+- **changed defaults**: a field/parameter (``name: type = value``), a ``default=`` of a flag or field,
+  or a config-file key given one value on a removed line and another on an added line of the same file.
+
+Files without a patch (binary, too large, a source that has none) add nothing; ``patched`` says whether
+any product file had one, so a caller can tell "no prose-only change" from "nothing to read".
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from bot.digest.diffscan import ChangedLine, changed_lines
+from bot.digest.files import FileKind, is_config_schema
+from bot.models import PullRequest
+
+PRODUCT_KINDS = frozenset({FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT})
+"""The project's own files: where a change of code is a change of behaviour or contract."""
+SUBSTITUTION_MIN_LINES = 3
+MOVE_MIN_CHARS = 12  # a moved line must be this long (after trimming) to count: `return x` moves nowhere
+MAX_NAMES = 8
+
+_DEF = re.compile(r"^\s*(?:async\s+)?(?:def|class|fn|func|function|interface|struct|enum|type)\s+([A-Za-z]\w*)")
+_FIELD = re.compile(r"^\s+([A-Za-z]\w*)\s*:\s*[A-Za-z_][\w\[\], .|\"']*?(?:=\s*(.+?))?\s*,?\s*$")
+_FLAG = re.compile(r"(?<![\w-])(--[A-Za-z][\w-]+)(?![\w-])")  # in code, a flag string keeps no quotes
+_FLAG_LINE = re.compile(r"add_argument|\boption\(|Option\(|\bargument\(|\bflag\(", re.I)
+_DEFAULT = re.compile(r"\bdefault(?:_factory)?\s*=\s*([^,)]+)")
+_CONFIG_KEY = re.compile(r"^(\s*)([A-Za-z_][\w.-]*)\s*[:=]\s*(.*?)\s*$")
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_CONFIG_SUFFIXES = (".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".json")
+
+
+@dataclass(frozen=True)
+class DiffFacts:
+    """What the diff of one PR shows (see the module docstring).
+
+    Attributes:
+        patched: whether any product file (source, config, script) had a patch.
+        code_lines: changed lines with code in product files.
+        prose_lines: changed lines of product files that hold only prose (comments, docstrings, strings).
+        mechanical_lines: of all changed code lines (any file but docs), those that only move or take
+            part in a repeated substitution.
+        all_code_lines: changed code lines of any file but docs (the base of ``mechanical_share``).
+        removed_names: ``(path, name)`` of public names the PR removes, product files only.
+        changed_defaults: ``(path, name)`` of defaults the PR changes, product files only.
+    """
+
+    patched: bool = False
+    code_lines: int = 0
+    prose_lines: int = 0
+    mechanical_lines: int = 0
+    all_code_lines: int = 0
+    removed_names: tuple[tuple[str, str], ...] = ()
+    changed_defaults: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def prose_only(self) -> bool:
+        """The product files' changed lines are all prose (and there were some)."""
+        return self.patched and self.code_lines == 0 and self.prose_lines > 0
+
+    @property
+    def mechanical_share(self) -> float:
+        """Share of changed code lines that are moves or repeated substitutions (0 when none)."""
+        return self.mechanical_lines / self.all_code_lines if self.all_code_lines else 0.0
+
+    @property
+    def residual_lines(self) -> int:
+        """Changed code lines of product files left once moves and substitutions are taken out (an estimate:
+        the mechanical lines are taken out in proportion)."""
+        return round(self.code_lines * (1 - self.mechanical_share))
+
+    @property
+    def contract(self) -> tuple[tuple[str, str], ...]:
+        """Removed names and changed defaults together (removed first), at most :data:`MAX_NAMES`."""
+        return (*self.removed_names, *self.changed_defaults)[:MAX_NAMES]
+
+
+def _normal(code: str) -> str:
+    return re.sub(r"\s+", " ", code).strip()
+
+
+def _substitutions(hunk_lines: list[ChangedLine]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Pairs (removed index, added index, signature) of a run of removed lines followed by as many added
+    lines, where the pair differs in a few tokens; the signature is what was replaced by what."""
+    out = []
+    i = 0
+    while i < len(hunk_lines):
+        if hunk_lines[i].sign != "-":
+            i += 1
+            continue
+        j = i
+        while j < len(hunk_lines) and hunk_lines[j].sign == "-":
+            j += 1
+        k = j
+        while k < len(hunk_lines) and hunk_lines[k].sign == "+":
+            k += 1
+        if j - i == k - j:
+            for offset in range(j - i):
+                a, b = hunk_lines[i + offset], hunk_lines[j + offset]
+                old, new = _TOKEN.findall(a.text), _TOKEN.findall(b.text)
+                ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+                       if op[0] != "equal"]
+                if 0 < len(ops) <= 3 and all(i2 - i1 <= 3 and j2 - j1 <= 3 for _, i1, i2, j1, j2 in ops):
+                    signature = tuple(f"{' '.join(old[i1:i2])}>{' '.join(new[j1:j2])}" for _, i1, i2, j1, j2 in ops)
+                    out.append((i + offset, j + offset, signature))
+        i = max(k, i + 1)
+    return out
+
+
+def _repeats_needed(op: str) -> int:
+    """A replacement of a name (``DTensorResharder>DefaultResharder``) is a rename when it recurs once;
+    one of literals or punctuation only (``1>2``) needs :data:`SUBSTITUTION_MIN_LINES`."""
+    old = op.split(">", 1)[0]
+    return 2 if re.search(r"[A-Za-z_]\w{3,}", old) else SUBSTITUTION_MIN_LINES
+
+
+def _defined(code: str, config: bool, schema: bool) -> list[str]:
+    definition = _DEF.match(code)
+    names = [definition.group(1)] if definition else []
+    field = _FIELD.match(code)
+    if field and (schema or code.rstrip().endswith(",")):  # a field of a config class, or a parameter
+        names.append(field.group(1))
+    if _FLAG_LINE.search(code):
+        names += _FLAG.findall(code)
+    if config:
+        m = _CONFIG_KEY.match(code)
+        if m:
+            names.append(m.group(2))
+    return [n for n in names if not n.lstrip("-").startswith("_") and len(n.lstrip("-")) >= 3]
+
+
+def _defaults(code: str, config: bool) -> dict[str, str]:
+    out: dict[str, str] = {}
+    field = _FIELD.match(code)
+    if field and field.group(2):
+        out[field.group(1)] = _normal(field.group(2)).rstrip(",")
+    given = _DEFAULT.search(code)
+    if given:
+        flag = _FLAG.search(code) if _FLAG_LINE.search(code) else None
+        name = flag.group(1) if flag else (field.group(1) if field else None)
+        if name:
+            out[name] = _normal(given.group(1))
+    if config:
+        m = _CONFIG_KEY.match(code)
+        if m and m.group(3) and not m.group(3).startswith(("{", "[", "|", ">")):
+            out[m.group(2)] = m.group(3)
+    return out
+
+
+def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
+    """Read the patches of ``pr`` (see the module docstring).
+
+    Args:
+        pr: the PR; files without ``patch`` are skipped.
+        kinds: the :class:`FileKind` of each changed path (generated files are skipped).
+    """
+    patched = False
+    code = prose = 0
+    all_code: list[tuple[str, ChangedLine]] = []
+    mechanical: set[int] = set()
+    signatures: Counter[tuple[str, ...]] = Counter()
+    pairs: list[tuple[int, int, tuple[str, ...]]] = []
+    per_file: dict[str, tuple[FileKind, list[ChangedLine]]] = {}
+    for f in pr.files:
+        kind = kinds.get(f.path, FileKind.OTHER)
+        if not f.patch or kind in (FileKind.GENERATED, FileKind.DOC):
+            continue
+        lines = list(changed_lines(f.path, f.patch))
+        per_file[f.path] = (kind, lines)
+        if kind in PRODUCT_KINDS:
+            patched = True
+            code += sum(1 for line in lines if line.code.strip())
+            prose += sum(1 for line in lines if not line.code.strip() and line.prose)
+        offset = len(all_code)
+        with_code = [line for line in lines if line.code.strip()]
+        all_code += [(f.path, line) for line in with_code]
+        for a, b, signature in _substitutions(with_code):
+            pairs.append((offset + a, offset + b, signature))
+            signatures.update((op,) for op in set(signature))
+    for a, b, signature in pairs:
+        if all(signatures[(op,)] >= _repeats_needed(op) for op in signature):
+            mechanical.update((a, b))
+    removed_at: dict[str, list[int]] = {}
+    added_at: dict[str, list[int]] = {}
+    for index, (_, line) in enumerate(all_code):
+        text = _normal(line.code)
+        if len(text) >= MOVE_MIN_CHARS:
+            (removed_at if line.sign == "-" else added_at).setdefault(text, []).append(index)
+    for text, removed in removed_at.items():
+        added = added_at.get(text, [])
+        n = min(len(removed), len(added))
+        mechanical.update(removed[:n])
+        mechanical.update(added[:n])
+    added_code = "\n".join(line.code for _, line in all_code if line.sign == "+")
+    removed_names: dict[tuple[str, str], None] = {}
+    changed: dict[tuple[str, str], None] = {}
+    for path, (kind, lines) in per_file.items():
+        if kind not in (FileKind.SOURCE, FileKind.CONFIG):
+            continue
+        config = PurePosixPath(path).suffix.lower() in _CONFIG_SUFFIXES
+        schema = is_config_schema(path)
+        before: dict[str, set[str]] = {}
+        after: dict[str, set[str]] = {}
+        for line in lines:
+            if not line.code.strip():
+                continue
+            if line.sign == "-":
+                for name in _defined(line.code, config, schema):
+                    if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", added_code):
+                        removed_names[(path, name)] = None
+            for name, value in _defaults(line.code, config).items():
+                (before if line.sign == "-" else after).setdefault(name, set()).add(value)
+        for name, values in before.items():
+            if name in after and after[name] != values and (path, name) not in removed_names:
+                changed[(path, name)] = None
+    return DiffFacts(
+        patched=patched, code_lines=code, prose_lines=prose, mechanical_lines=len(mechanical),
+        all_code_lines=len(all_code), removed_names=tuple(removed_names), changed_defaults=tuple(changed),
+    )
+
+
+_SPEC = r"""(?:===|==|>=|<=|~=|!=|<|>)\s*[^"',;#\s]+"""
+_REQUIREMENT = re.compile(rf"""^\s*["']?([A-Za-z][A-Za-z0-9_.\-]*)(?:\[[^\]]*\])?\s*({_SPEC}(?:\s*,\s*{_SPEC})*)""")
+_OWN_VERSION = re.compile(r"""^\s*["']?(?:__version__|version|VERSION)["']?\s*[:=]\s*["']?v?\d+(?:\.\w+)+""")
+_ACTION = re.compile(r"\buses:\s*([\w.\-]+/[\w.\-/]+)@(\S+)")
+_IMAGE = re.compile(r"^\s*FROM\s+(\S+?):(\S+)", re.I)
+_PIP_IN_SCRIPT = re.compile(r"\bpip3?\s+install\b.*?\b([A-Za-z][\w.\-]*)\s*==\s*([\w.+\-]+)")
+_VERSION_GATE = re.compile(r"__version__|\bversion\.parse\s*\(|\bparse_version\s*\(|\bVersion\s*\(|"
+                           r"\bversion_info\b|\bis_version_(?:ge|gt|le|lt)\b|\bversion\s*\(\s*\S")
+_TEMPORARY = re.compile(r"\b(?:temporar\w*|for now|until|workaround|pin(?:ned|s)?)\b", re.I)
+
+
+@dataclass(frozen=True)
+class DependencyChange:
+    """One dependency change of a PR, as :func:`read_dependencies` classifies it.
+
+    Attributes:
+        kind: ``dependency_upgrade`` (a dependency added, removed or moved to another exact version, a base image
+            or an installed package version changed), ``dependency_pin`` (an exact or upper-bound pin put on),
+            ``dependency_range`` (a version range changed, or code made to depend on a dependency's version),
+            ``ci_action_bump`` (a CI action's version), ``version_bump`` (the repository's own version).
+        path: the file.
+        name: the package, action or image (empty for the own version).
+        before: the old specifier (empty when added).
+        after: the new specifier (empty when removed).
+    """
+
+    kind: str
+    path: str
+    name: str
+    before: str = ""
+    after: str = ""
+
+    @property
+    def evidence(self) -> str:
+        """``path: name before -> after`` for a risk's evidence."""
+        change = f"{self.before or '-'} -> {self.after or '-'}" if self.before or self.after else ""
+        return f"{self.path}: {' '.join(x for x in (self.name, change) if x)}".rstrip(": ")
+
+
+def _specs(lines: list[str], pattern: re.Pattern[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for text in lines:
+        found = pattern.search(text)
+        if found and any(c.isdigit() for c in found.group(2)):
+            out[found.group(1).lower()] = re.sub(r"\s+", "", found.group(2))
+    return out
+
+
+def _pinned(spec: str) -> bool:
+    return spec.startswith("==") or bool(re.search(r"(?:^|,)<(?!=)", spec)) or "<=" in spec
+
+
+def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[DependencyChange, ...]:
+    """The dependency changes of ``pr`` read from its patches: requirement lines of manifests (``name==1.2``,
+    ``"name>=1,<2"``), the own ``version`` of a manifest, ``uses: action@v4`` of CI files, ``FROM image:tag`` and
+    ``pip install name==x`` of Docker files and scripts, and added code that compares a dependency's version.
+    A manifest edit that changes none of these gives nothing. Files without a patch give nothing."""
+    out: list[DependencyChange] = []
+    temporary = bool(_TEMPORARY.search(pr.title))
+    for f in pr.files:
+        kind = kinds.get(f.path, FileKind.OTHER)
+        if not f.patch or kind is FileKind.GENERATED:
+            continue
+        removed = [line[1:] for line in f.patch.splitlines() if line.startswith("-") and not line.startswith("---")]
+        added = [line[1:] for line in f.patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+        if kind is FileKind.DEPENDENCY:
+            if any(_OWN_VERSION.match(x) for x in added) and any(_OWN_VERSION.match(x) for x in removed):
+                out.append(DependencyChange("version_bump", f.path, ""))
+            before = _specs([x for x in removed if not _OWN_VERSION.match(x)], _REQUIREMENT)
+            after = _specs([x for x in added if not _OWN_VERSION.match(x)], _REQUIREMENT)
+            for name in sorted(set(before) | set(after)):
+                old, new = before.get(name, ""), after.get(name, "")
+                if old == new:
+                    continue
+                if old and new and old.startswith("==") and new.startswith("=="):
+                    change = "dependency_upgrade"  # from one exact version to another
+                elif new and _pinned(new) and (not _pinned(old) if old else temporary):
+                    change = "dependency_pin"
+                elif old and new:
+                    change = "dependency_range"
+                else:
+                    change = "dependency_upgrade"  # a dependency added or dropped
+                out.append(DependencyChange(change, f.path, name, old, new))
+        elif kind is FileKind.CI:
+            before, after = _specs(removed, _ACTION), _specs(added, _ACTION)
+            out += [DependencyChange("ci_action_bump", f.path, name, before[name], after[name])
+                    for name in sorted(set(before) & set(after)) if before[name] != after[name]]
+        if kind in (FileKind.DOCKER, FileKind.SCRIPT, FileKind.CI):
+            for pattern in (_IMAGE, _PIP_IN_SCRIPT):
+                before, after = _specs(removed, pattern), _specs(added, pattern)
+                out += [DependencyChange("dependency_pin" if temporary else "dependency_upgrade", f.path, name,
+                                         before[name], after[name])
+                        for name in sorted(set(before) & set(after)) if before[name] != after[name]]
+        if kind is FileKind.SOURCE:
+            code = [line.code for line in changed_lines(f.path, f.patch) if line.sign == "+"]
+            if any(_VERSION_GATE.search(c) for c in code):
+                out.append(DependencyChange("dependency_range", f.path, "version check"))
+    return tuple(out)

@@ -1,0 +1,174 @@
+"""Reading the diff without a model (bot/digest/diff.py) and what the heuristic makes of it: prose-only and
+mechanical changes, removed names and changed defaults, dependency kinds, core files from the history (a
+series once) and reverts linked by their subject — on small made-up patches and on real PRs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import REPO, ROOT
+
+from bot.config import Settings
+from bot.digest.diff import read_dependencies, read_diff
+from bot.digest.files import FileKind, classify, is_reading
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, subjects
+from bot.digest.history import series_key
+from bot.digest.service import build_digest
+from bot.digest.window import week_window
+from bot.models import Analysis, FileChange, PullRequest
+from bot.sources.jsonl import SnapshotSource
+
+T0 = datetime(2026, 4, 14, 3, tzinfo=UTC)
+
+
+def _pr(number: int, title: str, *files: tuple[str, str], body: str = "", author: str = "dev",
+        at: datetime = T0) -> PullRequest:
+    changes = []
+    for path, patch in files:
+        plus = sum(1 for x in patch.splitlines() if x.startswith("+"))
+        minus = sum(1 for x in patch.splitlines() if x.startswith("-"))
+        changes.append(FileChange(path=path, status="modified", additions=plus, deletions=minus, patch=patch))
+    return PullRequest(repo="acme/widget", number=number, title=title, body=body, author=author, merged_at=at,
+                       additions=sum(f.additions or 0 for f in changes),
+                       deletions=sum(f.deletions or 0 for f in changes), files=tuple(changes))
+
+
+def _kinds(pr: PullRequest) -> dict[str, FileKind]:
+    return {f.path: classify(f.path) for f in pr.files}
+
+
+def _analyze(pr: PullRequest, settings: Settings, **context: object) -> Analysis:
+    return HeuristicAnalyzer().analyze(pr, AnalysisContext(repo=settings.repo(pr.repo), language="en",
+                                                           **context))  # type: ignore[arg-type]
+
+
+def test_a_docstring_and_comment_only_change_is_docs_and_minor(default_settings: Settings) -> None:
+    patch = ('@@ -1,6 +1,6 @@\n def run(x):\n-    """Run it."""\n+    """Run it once, then stop."""\n'
+             "-    # old note\n+    # a clearer note\n     return x\n")
+    pr = _pr(1, "feat: clarify run", ("widget/core.py", patch))
+    facts = read_diff(pr, _kinds(pr))
+    assert (facts.patched, facts.code_lines, facts.prose_lines, facts.prose_only) == (True, 0, 4, True)
+    a = _analyze(pr, default_settings)
+    assert a.change_type == "doc"
+    assert a.importance <= 2
+    assert a.recommendation.level == "skip"
+
+
+def test_a_repeated_rename_is_mechanical_and_skipped(default_settings: Settings) -> None:
+    hunk = "@@ -1,2 +1,2 @@\n-from widget.old_name import OldName\n+from widget.new_name import NewName\n"
+    body = ("@@ -10,3 +10,3 @@\n-    x = OldName()\n+    x = NewName()\n"
+            "-    y = OldName.build(x)\n+    y = NewName.build(x)\n")
+    files = [(f"widget/m{i}.py", hunk + body) for i in range(4)]
+    pr = _pr(2, "Rename OldName to NewName", *files)
+    facts = read_diff(pr, _kinds(pr))
+    assert facts.mechanical_share == 1.0
+    assert facts.removed_names == ()  # the new name is on the added lines: nothing is lost
+    a = _analyze(pr, default_settings)
+    assert a.importance <= 3
+    assert a.recommendation.level == "skip"
+
+
+def test_removed_public_names_and_changed_defaults_are_the_contract(default_settings: Settings) -> None:
+    patch = ("@@ -1,9 +1,7 @@\n class TrainerConfig:\n-    lr: float = 1e-3\n+    lr: float = 3e-4\n"
+             "-    warmup_steps: int = 0\n     epochs: int = 1\n"
+             "-def legacy_entry(cfg):\n-    return cfg\n+def _private_helper(cfg):\n+    return cfg\n"
+             '-    parser.add_argument("--old-flag", default=1)\n')
+    pr = _pr(3, "refactor: tidy the trainer config", ("widget/trainer_config.py", patch))
+    facts = read_diff(pr, _kinds(pr))
+    assert set(facts.removed_names) == {("widget/trainer_config.py", n)
+                                        for n in ("warmup_steps", "legacy_entry", "--old-flag")}
+    assert facts.changed_defaults == (("widget/trainer_config.py", "lr"),)
+    a = _analyze(pr, default_settings)
+    contract = next(r for r in a.risks if r.kind == "config_contract_change")
+    assert "widget/trainer_config.py: warmup_steps" in contract.evidence
+    assert "widget/trainer_config.py: lr" in contract.evidence
+
+
+def test_a_widened_annotation_is_no_contract_change(default_settings: Settings) -> None:
+    patch = "@@ -1,3 +1,3 @@\n class RunConfig:\n-    seed: int = 0\n+    seed: int | None = 0\n     name: str = 'x'\n"
+    pr = _pr(4, "fix: allow no seed", ("widget/run_config.py", patch))
+    assert read_diff(pr, _kinds(pr)).contract == ()
+    assert "config_contract_change" not in {r.kind for r in _analyze(pr, default_settings).risks}
+
+
+@pytest.mark.parametrize(("path", "title", "patch", "kind"), [
+    ("requirements.txt", "bump torch", "@@ -1 +1 @@\n-torch==2.5.0\n+torch==2.6.0\n", "dependency_upgrade"),
+    ("pyproject.toml", "allow newer numpy", '@@ -3 +3 @@\n-  "numpy>=1.24,<2",\n+  "numpy>=1.24",\n',
+     "dependency_range"),
+    ("requirements.txt", "pin datasets for now", "@@ -1 +1 @@\n-datasets>=3.6\n+datasets>=3.6,<4.8\n",
+     "dependency_pin"),
+    (".github/workflows/ci.yml", "ci: checkout v5", "@@ -4 +4 @@\n-      - uses: actions/checkout@v4\n"
+                                                      "+      - uses: actions/checkout@v5\n", "ci_action_bump"),
+    ("pyproject.toml", "release 0.3.1", '@@ -2 +2 @@\n-version = "0.3.0"\n+version = "0.3.1"\n', "version_bump"),
+])
+def test_dependency_changes_are_told_apart(path: str, title: str, patch: str, kind: str,
+                                           default_settings: Settings) -> None:
+    pr = _pr(5, title, (path, patch))
+    assert [c.kind for c in read_dependencies(pr, _kinds(pr))] == [kind]
+    risks = [r for r in _analyze(pr, default_settings).risks if r.kind.startswith(("dependency", "ci_", "version"))]
+    assert [r.kind for r in risks] == [kind]
+    assert risks[0].evidence[0].startswith(path)
+
+
+def test_a_manifest_edit_that_touches_no_dependency_is_no_risk(default_settings: Settings) -> None:
+    pr = _pr(6, "chore: ruff settings", ("pyproject.toml", "@@ -9 +9 @@\n-line-length = 100\n+line-length = 120\n"))
+    assert read_dependencies(pr, _kinds(pr)) == ()
+    assert not any(r.kind.startswith("dependency") for r in _analyze(pr, default_settings).risks)
+
+
+def test_code_that_branches_on_a_dependency_version_is_a_range_change() -> None:
+    patch = ('@@ -1,2 +1,3 @@\n import lib\n+NEW_LIB = version.parse(lib.__version__) >= version.parse("2.1")\n'
+             " x = 1\n")
+    pr = _pr(7, "fix: use the new kernel when available", ("widget/kernels.py", patch))
+    assert [(c.kind, c.name) for c in read_dependencies(pr, _kinds(pr))] == [("dependency_range", "version check")]
+
+
+def test_core_files_come_from_history_and_a_series_counts_once(default_settings: Settings) -> None:
+    config = default_settings.repo("acme/widget")
+    hunk = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    series = [_pr(10 + k, f"Refactor CLI [{k}/N]", ("widget/cli.py", hunk), author="ann") for k in range(1, 6)]
+    assert len({series_key(p) for p in series}) == 1
+    assert core_files(series, config) == frozenset()  # five parts of one series are one touch
+    others = [_pr(20 + k, f"fix: thing {k}", ("widget/engine.py", hunk), author=f"dev{k}") for k in range(3)]
+    assert core_files(series + others, config) == frozenset({"widget/engine.py"})
+    a = _analyze(_pr(30, "fix: engine", ("widget/engine.py", hunk)), default_settings,
+                 hot_files=core_files(others, config))
+    assert "core_path_change" in {r.kind for r in a.risks}
+
+
+def test_a_revert_is_linked_to_the_pr_whose_title_it_quotes(default_settings: Settings) -> None:
+    hunk = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    original = _pr(40, "[vllm] feat: remove workers", ("widget/server.py", hunk), at=T0)
+    revert = _pr(41, 'Revert "[vllm] feat: remove workers"', ("widget/server.py", hunk), at=T0 + timedelta(hours=3))
+    a = _analyze(revert, default_settings, subjects=subjects([original, revert]))
+    assert a.change_type == "revert"
+    assert a.reverts == 40
+    assert next(r for r in a.risks if r.kind == "revert").evidence == ("#40",)
+    assert a.importance <= 3
+
+
+def test_generated_lock_notebook_and_vendored_files_are_not_reading() -> None:
+    for path in ("uv.lock", "docs/tour.ipynb", "third_party/lib/a.py", "tests/__snapshots__/x.snap"):
+        assert not is_reading(path, classify(path)), path
+    assert is_reading("widget/core.py", FileKind.SOURCE)
+
+
+def test_verl_w16_without_config_reads_its_diffs(default_settings: Settings) -> None:
+    """The example week, unconfigured: the project rename is a mechanical sweep (little to read, still key
+    for users), the flowgrpo trainer and the OPD removal are key, the docs moves are skipped."""
+    window = week_window(2026, 16, "Asia/Shanghai")
+    source = SnapshotSource(ROOT / "examples" / "verl-2026-W12-W16.jsonl.gz")
+    from bot.digest.history import read_earlier
+
+    digest = build_digest(source.merged_prs(REPO, window), repo=REPO, window=window, settings=default_settings,
+                          history=read_earlier(source, REPO, window).history)
+    rename = digest.pr(6053).analysis
+    assert rename is not None
+    assert rename.recommendation.level == "skim"
+    assert 6053 in digest.key_prs
+    assert {5951, 6039} <= set(digest.key_prs)
+    for docs in (5994, 6004):
+        analysis = digest.pr(docs).analysis
+        assert analysis is not None
+        assert analysis.recommendation.level == "skip"
