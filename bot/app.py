@@ -13,6 +13,8 @@ people, personal          :class:`~bot.people.People` (GitHub handles, DMs, week
 channels                  :class:`~bot.channels.Channels`: bindings and one opened source per spec
 digests                   :class:`~bot.digest.service.DigestService` with one LLM runtime (one client,
                           one concurrency limit) when ``PRHUB_LLM_MODEL`` is set
+jobs                      :class:`~bot.jobs.queue.JobQueue` (``prhub serve``, ``prhub push`` with a model):
+                          the digest service's analyses go to the workers while one is alive
 pacer                     :class:`~bot.delivery.pacing.Pacer`: the per-chat rate limits of every platform
 pages                     :class:`~bot.web.pages.DigestPages` on the store: every digest built (the
                           digest service's history, week over week's ``known``) and its page
@@ -63,7 +65,11 @@ if TYPE_CHECKING:
     from bot.delivery.pacing import Pacer
     from bot.delivery.slack import SlackDeliverer
     from bot.digest.llm import LLMRuntime
+    from bot.digest.service import AsyncAnalyzer, LLMParts, Narrator
+    from bot.digest.usage import UsageMeter
     from bot.handlers.core import Core
+    from bot.handlers.github import GitHubWebhook
+    from bot.jobs.queue import JobQueue
     from bot.models import Digest
     from bot.personal import PersonalDigests
     from bot.scheduler.alerts import AlertPoller
@@ -102,12 +108,13 @@ class Services:
         guard: the check before a subscription is stored (default :class:`~bot.access.AccessGuard`).
         keep_digests: keep every digest built in :attr:`pages` (``False`` for a one-shot run on the
             memory store, where nothing could read them back).
+        jobs: hand LLM analyses to ``prhub worker`` processes while one is alive (needs a Redis store).
     """
 
     def __init__(self, settings: Settings, store: Store, *, open_source: SourceOpener | None = None,
                  analyzer: Analyzer | None = None, clock: Callable[[], datetime] | None = None,
                  pacer: Pacer | None = None, on_fallback: Callable[[str], None] | None = None,
-                 guard: SubscribeGuard | None = None, keep_digests: bool = True) -> None:
+                 guard: SubscribeGuard | None = None, keep_digests: bool = True, jobs: bool = False) -> None:
         self.settings = settings
         self.store = store
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
@@ -119,6 +126,7 @@ class Services:
         self._analyzer = analyzer
         self._on_fallback = on_fallback
         self._keep_digests = keep_digests
+        self._use_jobs = jobs
         self._http: httpx.AsyncClient | None = None
         self.health_parts: dict[str, Callable[[], str]] = {}
 
@@ -158,9 +166,29 @@ class Services:
         return llm_runtime(self.settings, self.store)
 
     @cached_property
+    def jobs(self) -> JobQueue | None:
+        """The analysis job queue, when this process hands analyses to workers (``jobs``, a model, Redis)."""
+        if not self._use_jobs or self.llm is None or isinstance(self.store, MemoryStore):
+            return None
+        from bot.jobs.queue import JobQueue
+
+        return JobQueue(self.settings)
+
+    @cached_property
     def digests(self) -> DigestService:
-        """The digest service every door uses (keeping every digest in :attr:`pages`)."""
-        return DigestService(self.settings, llm=self.llm, analyzer=self._analyzer, on_fallback=self._on_fallback,
+        """The digest service every door uses (keeping every digest in :attr:`pages`); with :attr:`jobs`,
+        its LLM analyses go through the queue (:class:`~bot.jobs.queue.QueueAnalyzer`)."""
+        llm: LLMParts | None = self.llm
+        if self.llm is not None and self.jobs is not None:
+            from bot.jobs.queue import QueueAnalyzer
+
+            meter = self.llm.meter
+
+            def hit() -> None:
+                meter.cache_hits += 1
+
+            llm = _QueuedLLM(self.llm, QueueAnalyzer(self.llm.analyzer, self.jobs, self.store, on_hit=hit))
+        return DigestService(self.settings, llm=llm, analyzer=self._analyzer, on_fallback=self._on_fallback,
                              history=self.pages if self._keep_digests else None)
 
     # -- pages, links and the cards' extras ------------------------------------------------------
@@ -207,6 +235,43 @@ class Services:
         from bot.web.pages import page_routes
 
         return list(page_routes(self.pages, self.links))
+
+    @cached_property
+    def webhook(self) -> GitHubWebhook | None:
+        """The GitHub webhook receiver (``GITHUB_WEBHOOK_SECRET``): merged PRs analysed and alerted as they
+        merge (:meth:`~bot.scheduler.alerts.AlertPoller.on_merged`), or ``None``."""
+        if self.settings.github_webhook_secret is None:
+            return None
+        from bot.handlers.github import GitHubWebhook
+
+        poller = self.poller()
+        return GitHubWebhook(secret=self.settings.github_webhook_secret.get_secret_value(), claims=self.claims,
+                             on_merged=poller.on_merged, max_bytes=self.settings.github_webhook_max_bytes)
+
+    def webhook_routes(self) -> list[BaseRoute]:
+        """``POST /github/webhook``, or none without ``GITHUB_WEBHOOK_SECRET``."""
+        return list(self.webhook.routes()) if self.webhook is not None else []
+
+    def health_routes(self) -> list[BaseRoute]:
+        """``GET /healthz/workers``: the analysis workers alive (their heartbeats), the jobs waiting and the
+        jobs' counts, as JSON (``{"alive": 0, …}`` without a queue)."""
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse, Response
+        from starlette.routing import Route
+
+        jobs = self.jobs
+
+        async def workers(_: Request) -> Response:
+            if jobs is None:
+                return JSONResponse({"alive": 0, "workers": [], "queued": 0, "stats": {}, "queue": None})
+            try:
+                beats, queued, stats = await asyncio.to_thread(lambda: (jobs.workers(), jobs.pending(), jobs.stats()))
+            except redis_errors():
+                return JSONResponse({"error": "Redis does not answer"}, status_code=503)
+            return JSONResponse({"alive": len(beats), "workers": [b.as_json() for b in beats], "queued": queued,
+                                 "stats": stats, "queue": self.settings.jobs_queue})
+
+        return [Route("/healthz/workers", workers, methods=["GET"])]
 
     @cached_property
     def personal(self) -> PersonalDigests:
@@ -280,7 +345,7 @@ class Services:
                     guard=self.guard, clock=self.clock, llm=self.llm)
 
     def pusher(self, **kwargs: Any) -> Pusher:
-        """The weekly push (``kwargs``: :class:`~bot.scheduler.push.Pusher`'s ``deadline_s``)."""
+        """The weekly push (``kwargs``: :class:`~bot.scheduler.push.Pusher`'s ``deadline_s``, ``refresher``)."""
         from bot.scheduler.push import Pusher
 
         return Pusher(settings=self.settings, claims=self.claims, channels=self.channels,
@@ -303,8 +368,9 @@ class Services:
 
     async def health(self) -> dict[str, Any]:
         """What ``/healthz`` reports: ``status`` (``ok``, or ``degraded`` while Redis is down), ``redis``
-        (``ok``, ``down`` or ``memory``) with the reason when down, and the parts ``prhub serve`` adds
-        (``scheduler``, ``slack``, ``feishu``)."""
+        (``ok``, ``down`` or ``memory``) with the reason when down, ``workers`` (the analysis workers alive,
+        when this process hands analyses to them; ``/healthz/workers`` lists them) and the parts
+        ``prhub serve`` adds (``scheduler``, ``slack``, ``feishu``)."""
         store = self.store
         redis: str = "memory"
         report: dict[str, Any] = {}
@@ -314,6 +380,12 @@ class Services:
                 report["redis_error"] = store.reason
         elif isinstance(store, RedisStore):
             redis = "ok" if store.available else "down"
+        jobs = self.__dict__.get("jobs")
+        if jobs is not None and redis != "down":  # the workers' heartbeats (prhub worker), when they matter
+            try:
+                report["workers"] = len(await asyncio.to_thread(jobs.workers))
+            except redis_errors():
+                report["workers"] = "unknown"
         degraded = redis == "down" or any(part() == "stopped" for part in self.health_parts.values())
         return {"status": "degraded" if degraded else "ok", "redis": redis, **report,
                 **{name: part() for name, part in self.health_parts.items()}}
@@ -325,6 +397,32 @@ class Services:
         self.channels.close()
         if self._http is not None:
             await self._http.aclose()
+        jobs = self.__dict__.get("jobs")
+        if jobs is not None:
+            jobs.close()
+
+
+class _QueuedLLM:
+    """The LLM runtime's parts with the per-PR analyzer going through the job queue."""
+
+    def __init__(self, runtime: LLMRuntime, analyzer: AsyncAnalyzer) -> None:
+        self._runtime = runtime
+        self._analyzer = analyzer
+
+    @property
+    def analyzer(self) -> AsyncAnalyzer:
+        """The queue analyzer."""
+        return self._analyzer
+
+    @property
+    def narrator(self) -> Narrator:
+        """The runtime's narrator (the digest's one narrative call stays in the process)."""
+        return self._runtime.narrator
+
+    @property
+    def meter(self) -> UsageMeter:
+        """The runtime's usage meter."""
+        return self._runtime.meter
 
 
 def build_services(settings: Settings, store: Store, **kwargs: Any) -> Services:
@@ -446,8 +544,10 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     """``prhub serve``: the weekly pushes and label alerts, the Feishu bot and the Slack bot, until cancelled.
 
     HTTP modes share one Starlette server on ``host:port`` (``/slack/events``, ``/feishu/events``,
-    ``/healthz`` and, with ``PRHUB_PAGE_SECRET``, ``/pages/{token}``); Socket Mode and the Feishu long
-    connection need no public address, but with ``PRHUB_PUBLIC_URL`` the server runs for the pages.
+    ``/healthz``, ``/healthz/workers``, with ``PRHUB_PAGE_SECRET`` ``/pages/{token}`` and with
+    ``GITHUB_WEBHOOK_SECRET`` ``/github/webhook``); Socket Mode and the Feishu long connection need no
+    public address, but with ``PRHUB_PUBLIC_URL`` (the pages) or a webhook secret the server runs too.
+    Pushes posted with pending analyses are filled in when they land (:mod:`bot.scheduler.refresh`).
 
     Redis that does not answer (at start or later) makes the bot degraded, not stopped: see
     :class:`~bot.store.ResilientStore`; ``/healthz`` says so.
@@ -461,18 +561,27 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     from bot.scheduler.jobs import scheduled
 
     async with AsyncExitStack() as stack:
-        services = await stack.enter_async_context(open_services(settings, store="redis", degraded_start=True))
+        services = await stack.enter_async_context(open_services(settings, store="redis", degraded_start=True,
+                                                                 jobs=True))
+        from bot.scheduler.refresh import PendingRefresher
+
+        refresher = PendingRefresher(services.digests)
+        stack.push_async_callback(refresher.aclose)
         scheduler = await stack.enter_async_context(
-            scheduled(services.pusher(), services.poller(), services.personal_job()))
+            scheduled(services.pusher(refresher=refresher), services.poller(), services.personal_job()))
         services.health_parts["scheduler"] = lambda: "running" if scheduler.running else "stopped"
         services.health_parts["slack"] = lambda: slack
         services.health_parts["feishu"] = lambda: feishu
         routes = await stack.enter_async_context(_feishu(services, feishu)) if feishu != "off" else []
         slack_app = _slack_app(services) if slack != "off" else None
         pages = services.page_routes()
+        hooks = services.webhook_routes()
+        if services.webhook is not None:
+            stack.push_async_callback(services.webhook.aclose)
         tasks: list[Coroutine[Any, Any, Any]] = []
-        if slack == "http" or feishu == "http" or (pages and settings.public_url) or settings.serve_health:
-            tasks.append(_serve_http(slack_app if slack == "http" else None, [*routes, *pages], host, port,
+        if slack == "http" or feishu == "http" or (pages and settings.public_url) or settings.serve_health or hooks:
+            tasks.append(_serve_http(slack_app if slack == "http" else None,
+                                     [*routes, *pages, *hooks, *services.health_routes()], host, port,
                                      health=services.health, max_body_bytes=settings.max_body_bytes))
         if slack == "socket":
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler

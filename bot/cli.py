@@ -282,7 +282,9 @@ _serve.register(app)
 from bot.commands import alerts as _alerts  # noqa: E402
 from bot.commands import push as _push  # noqa: E402
 from bot.commands import subscriptions as _subscriptions  # noqa: E402
+from bot.commands import worker as _worker  # noqa: E402
 
 _push.register(app)
 _alerts.register(app)
 _subscriptions.register(app)
+_worker.register(app)

@@ -324,6 +324,36 @@ class Settings(BaseSettings):
     """Context size in tokens for models litellm has no metadata for (local models)."""
     cache_ttl_s: int = Field(default=30 * 24 * 3600, ge=1)
     """How long analyses and narratives stay in the Redis cache, in seconds (default 30 days)."""
+    # Analysis jobs (README "扩展：分析任务与 Webhook / Scale out"): bot/jobs, the queue on the same Redis.
+    worker_concurrency: int = Field(default=4, ge=1, le=64)
+    """Analysis jobs one ``prhub worker`` runs at once (its threads); ``PRHUB_WORKER_CONCURRENCY``."""
+    jobs_queue: str = Field(default="analysis", pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    """Name of the analysis queue (workers and the bots that enqueue must agree); ``PRHUB_JOBS_QUEUE``."""
+    jobs_heartbeat_timeout_s: int = Field(default=60, ge=2)
+    """A worker silent this long is dead: its unfinished jobs go back to the queue for another, seconds."""
+    jobs_max_retries: int = Field(default=3, ge=0, le=20)
+    """Retries of a job whose model call failed (exponential backoff from 2 s), before its PR gets the
+    heuristic analysis with the reason."""
+    jobs_time_limit_s: int = Field(default=600, ge=10)
+    """How long one analysis job may run before the worker stops it (and retries it), seconds."""
+    jobs_maintenance_chance: int = Field(default=50_000, ge=1, le=1_000_000)
+    """Of a million queue commands, how many also move dead workers' jobs back to the queue (Dramatiq's
+    maintenance; its own default is 1,000, minutes between two looks with a few idle workers)."""
+    # GitHub webhooks (POST /github/webhook in prhub serve) and the GitHub App.
+    github_webhook_secret: SecretStr | None = Field(  # type: ignore[pydantic-alias]
+        default=None,
+        validation_alias=AliasChoices("github_webhook_secret", "GITHUB_WEBHOOK_SECRET", "PRHUB_GITHUB_WEBHOOK_SECRET"),
+    )
+    """The webhook's secret (``GITHUB_WEBHOOK_SECRET``); set, ``prhub serve`` takes ``POST /github/webhook``."""
+    github_webhook_max_bytes: int = Field(default=1024 * 1024, ge=1024)
+    """Largest webhook body accepted (413 beyond), bytes; the server's ``max_body_bytes`` bounds it too."""
+    github_app_id: str | None = None
+    """GitHub App id (``PRHUB_GITHUB_APP_ID``); with the private key, the bot authenticates as the app's
+    installation instead of ``GITHUB_TOKEN``."""
+    github_app_private_key: SecretStr | None = None
+    """The app's private key, PEM text or the path of the ``.pem`` file (``PRHUB_GITHUB_APP_PRIVATE_KEY``)."""
+    github_app_installation_id: int | None = None
+    """The installation to act as (``PRHUB_GITHUB_APP_INSTALLATION_ID``); unset: the app's only installation."""
     # Chat bots (README "Slack"): the platforms' usual variable names, or PRHUB_* ones.
     slack_bot_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
         default=None, validation_alias=AliasChoices("slack_bot_token", "SLACK_BOT_TOKEN", "PRHUB_SLACK_BOT_TOKEN")

@@ -79,5 +79,5 @@ async def _push(settings: Settings, channel: str, week: str) -> PushOutcome:
     loop.add_signal_handler(signal.SIGTERM, on_term)
 
     async with open_services(settings, store="redis",
-                             purpose="scheduled posts need Redis to stay exactly-once") as services:
+                             purpose="scheduled posts need Redis to stay exactly-once", jobs=True) as services:
         return await services.pusher().push(channel, week)

@@ -6,7 +6,9 @@ set; needs ``SLACK_APP_TOKEN``) or in HTTP mode (``--slack http``: ``POST
 ``SLACK_BOT_TOKEN`` and ``SLACK_SIGNING_SECRET``. Feishu over the long
 connection (``--feishu ws``, the default when ``FEISHU_APP_ID`` is set; no public
 URL needed) or HTTP (``--feishu http``: ``POST /feishu/events``). HTTP modes share
-one Starlette server on ``--host``/``--port`` with ``GET /healthz``. Redis
+one Starlette server on ``--host``/``--port`` with ``GET /healthz`` (and ``GET /healthz/workers``:
+the analysis workers alive); with ``GITHUB_WEBHOOK_SECRET`` it also takes ``POST /github/webhook``
+(merged PRs analysed and alerted as they merge), and the server runs whatever the modes. Redis
 (``PRHUB_REDIS_URL``) keeps the de-duplication, subscriptions and push markers; when it
 does not answer (at start or later) the bot runs degraded — it answers, tells people that
 subscriptions cannot be saved, tries Redis again and says so in ``/healthz`` (README

@@ -16,7 +16,8 @@ replies and by the scheduler alike.
 A deliverer knows its platform's renderers (``digest_messages``, ``alert_messages``,
 ``reply_messages``, from :mod:`bot.cards`) and, where the platform tells, a person's time zone
 (``person_timezone``: Slack ``users.info``) and posts a list of messages to a :class:`Place`: a
-conversation, or under a message there (its thread). The first message goes where the place says,
+conversation, or under a message there (its thread); :meth:`Deliverer.edit` replaces what a post put
+there (a digest whose pending analyses landed). The first message goes where the place says,
 the rest continue in the first one's thread; :class:`Posted` tells the ids and the *anchor*, the
 message id that a button press on the first message reports as its thread (Slack: the thread's
 root ts; Feishu: the first card's message id). :func:`post_digest` and :func:`post_reply` post and,
@@ -37,7 +38,7 @@ Errors: every failure to deliver is a :class:`~bot.errors.DeliveryError`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -124,6 +125,22 @@ class Deliverer(Protocol):
         Raises:
             DeliveryError: the platform refused a message or could not be reached (after the
                 rate-limit waits); ``ValueError``: ``messages`` is empty.
+        """
+        ...
+
+    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message], *,
+                   unchanged: Collection[int] = ()) -> Posted:
+        """Replace the messages of an earlier post at ``place`` in place (Slack ``chat.update``; Feishu's
+        message patch, for cards sent with ``update_multi`` within 14 days): ``messages[i]`` replaces
+        ``posted.ids[i]`` unless ``i`` is in ``unchanged``; messages beyond the old ones are appended in
+        the thread of ``posted.anchor``.
+
+        Returns:
+            The ids now holding the post, and its anchor.
+
+        Raises:
+            DeliveryError: the platform refused an edit, or cannot edit at all (a webhook:
+                ``code="not_editable"``).
         """
         ...
 

@@ -43,7 +43,7 @@ import hashlib
 import io
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -53,6 +53,8 @@ from lark_oapi.api.im.v1 import (
     CreateImageRequestBody,
     CreateMessageRequest,
     CreateMessageRequestBody,
+    PatchMessageRequest,
+    PatchMessageRequestBody,
     ReplyMessageRequest,
     ReplyMessageRequestBody,
 )
@@ -213,16 +215,10 @@ class FeishuClient:
         data = answer.get("data") if isinstance(answer.get("data"), dict) else {}
         return str((data or {}).get("message_id", ""))
 
-    async def patch_card(self, message_id: str, card: dict[str, Any]) -> None:
-        """Replace the card of sent message ``message_id`` (``PATCH /open-apis/im/v1/messages/{id}``; the
-        card was sent with ``update_multi``, so everyone sees the new one).
-
-        Raises:
-            FeishuAPIError: refused (not a card the bot sent, a card Feishu rejects).
-        """
-        body = {"content": json.dumps(card, ensure_ascii=False)}
-        await asyncio.to_thread(self._call, HttpMethod.PATCH, f"/open-apis/im/v1/messages/{message_id}", body,
-                                what="card update")
+    def _retrying(self) -> AsyncRetrying:
+        """Tries of one call: rate limits waited out (:func:`_rate_limit_wait`), at most :data:`MAX_RETRIES` waits."""
+        return AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
+                             retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
 
     async def send(self, target: Target, msg_type: str, content: dict[str, Any], *, uuid: str | None = None) -> str:
         """Send one message, waiting out rate limits.
@@ -241,8 +237,7 @@ class FeishuClient:
                 rate-limited after :data:`MAX_RETRIES` waits.
         """
         text = json.dumps(content, ensure_ascii=False)
-        retrying = AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
-                                 retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
+        retrying = self._retrying()
         try:
             async for attempt in retrying:
                 with attempt:
@@ -271,8 +266,7 @@ class FeishuClient:
             FeishuAPIError: refused (e.g. ``99991672``: the app lacks ``im:resource``), or still
                 rate-limited after :data:`MAX_RETRIES` waits.
         """
-        retrying = AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
-                                 retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
+        retrying = self._retrying()
         try:
             async for attempt in retrying:
                 with attempt:
@@ -345,6 +339,44 @@ class FeishuClient:
             return [*await self._send_card(target, first, f"{key}a" if key else ""),
                     *await self._send_card(target, second, f"{key}b" if key else "")]
         return [await self.send(target, "post", card_to_post(card), uuid=_uuid(f"{key}p") if key else None)]
+
+    async def patch_card(self, message_id: str, card: dict[str, Any]) -> None:
+        """Replace the card of message ``message_id`` (``PATCH /open-apis/im/v1/messages/{id}``; the card must
+        have been sent with ``config.update_multi`` and be at most 14 days old), waiting out rate limits.
+
+        Raises:
+            FeishuAPIError: refused (not a card of this bot, too old, an invalid card), or still rate-limited
+                after :data:`MAX_RETRIES` waits.
+        """
+        text = json.dumps(card, ensure_ascii=False)
+        retrying = self._retrying()
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    await self._pacer.wait("feishu", f"patch:{message_id}")
+                    result = await asyncio.to_thread(self._patch_once, message_id, text)
+                    if result.code == 0:
+                        return
+                    if result.status == 429 or result.code in RATE_LIMIT_CODES:
+                        raise _RateLimited(result)
+                    raise FeishuAPIError(f"update card failed: {result.code} {result.msg}", code=result.code,
+                                         msg=result.msg, status=result.status)
+        except _RateLimited as exc:
+            raise FeishuAPIError(f"update card failed: still rate-limited after {MAX_RETRIES} waits",
+                                 code=exc.result.code, msg=exc.result.msg, status=exc.result.status) from exc
+
+    def _patch_once(self, message_id: str, content: str) -> _Result:
+        try:
+            body = PatchMessageRequestBody.builder().content(content).build()
+            response = self._lark.im.v1.message.patch(
+                PatchMessageRequest.builder().message_id(message_id).request_body(body).build())
+        except Exception as exc:  # token refused, connection failed: the SDK raises plain exceptions
+            raise FeishuAPIError(f"update card failed: {exc}") from exc
+        raw = response.raw
+        headers = {str(k).lower(): str(v) for k, v in (raw.headers or {}).items()}
+        return _Result(code=int(response.code if response.code is not None else -1), msg=str(response.msg or ""),
+                       status=int(raw.status_code or 0), retry_after_s=_seconds(headers.get("x-ogw-ratelimit-reset")),
+                       message_id=message_id)
 
     def _send_once(self, target: Target, msg_type: str, content: str, uuid: str | None) -> _Result:
         try:
@@ -478,6 +510,25 @@ class FeishuDeliverer:
                 continue
             images.append(CardImage(ref=key, name=chart.name, title=chart.title, alt=chart.alt))
         return tuple(images)
+
+    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message], *,
+                   unchanged: Collection[int] = ()) -> Posted:
+        """See :meth:`Deliverer.edit` (the message patch; new cards as replies in the thread of the anchor)."""
+        ids = list(posted.ids)
+        extra: list[Message] = []
+        for index, card in enumerate(messages):
+            if index < len(ids) and index in unchanged:
+                continue
+            if index < len(ids):
+                await self.client.patch_card(ids[index], dict(card))
+            else:
+                extra.append(card)
+        if extra:
+            anchor = posted.anchor or (ids[0] if ids else None)
+            if anchor is None:
+                raise DeliveryError("nothing to add the new cards under", code="not_editable")
+            ids += await self.client.send_cards(Target(reply_to=anchor, in_thread=True), extra)
+        return Posted(tuple(ids), posted.anchor)
 
     async def post(self, place: Place, messages: Sequence[Message], *, key: str = "") -> Posted:
         """See :meth:`Deliverer.post`.

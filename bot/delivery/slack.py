@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import aiohttp
@@ -244,6 +244,26 @@ class SlackDeliverer:
             ids.append(answer)
             root = root or ids[0]
         return Posted(tuple(ids), root)
+
+    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message], *,
+                   unchanged: Collection[int] = ()) -> Posted:
+        """See :meth:`Deliverer.edit` (``chat.update``; new messages ``chat.postMessage`` in the thread)."""
+        ids = list(posted.ids)
+        for index, message in enumerate(messages):
+            if index < len(ids) and index in unchanged:
+                continue
+            await self._pacer.wait(self.platform, place.conversation)
+            if index < len(ids):
+                try:
+                    await self.client.chat_update(channel=place.conversation, ts=ids[index], text=message["text"],
+                                                  blocks=message.get("blocks"))
+                except SlackApiError as exc:
+                    error = str(exc.response.get("error", ""))
+                    raise DeliveryError(f"Slack refused to update a message in {place.conversation}: {error}",
+                                        code=error, status=int(exc.response.status_code or 0)) from exc
+            else:
+                ids.append(await self._post_one(place.conversation, posted.anchor or ids[0], message))
+        return Posted(tuple(ids), posted.anchor)
 
     async def _post_one(self, channel: str, thread: str | None, message: Message) -> str:
         try:

@@ -28,7 +28,7 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,6 +171,11 @@ class WebhookDeliverer:
     async def card_extras(self, place: Place, digest: Digest) -> CardExtras:
         """See :meth:`Deliverer.card_extras`: the page link only (a webhook cannot upload a picture)."""
         return await self.media.extras(digest, None) if self.media is not None else NO_EXTRAS
+
+    async def edit(self, place: Place, posted: Posted, messages: Sequence[Message], *,
+                   unchanged: Collection[int] = ()) -> Posted:
+        """A webhook's messages cannot be edited: always :class:`~bot.errors.DeliveryError` (``not_editable``)."""
+        raise DeliveryError(f"the Feishu webhook {self.name!r} cannot edit what it posted", code="not_editable")
 
     async def post(self, place: Place, messages: Sequence[Message], *, key: str = "") -> Posted:
         """See :meth:`Deliverer.post`: every card in order, into the webhook's group (no threads, no ids).

@@ -653,6 +653,14 @@ class DigestService:
             self._on_fallback(f"the LLM is unusable ({exc}); {what} uses the heuristic analysis instead")
         return reason
 
+    async def settled(self, timeout_s: float) -> int:
+        """Wait, at most ``timeout_s`` seconds, until the analyses still running past a digest's deadline
+        land (they fill the cache); returns how many are still running then."""
+        tasks = [task for limited in self._deadlines for task in limited._tasks]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout_s)
+        return sum(not task.done() for task in tasks)
+
     async def aclose(self) -> None:
         """Stop the analyses still running past a deadline (shutdown)."""
         for limited in self._deadlines:

@@ -64,6 +64,7 @@ from bot.config import Settings
 from bot.delivery import Deliverers, Place
 from bot.digest.labels import Labeler
 from bot.digest.service import DigestService
+from bot.digest.window import parse_week
 from bot.errors import CodeownersError, FilterError, PrhubError
 from bot.filters import Candidate, Filter, describe, match, reasons_text
 from bot.models import DigestPR, Language, PullRequest, Window
@@ -79,6 +80,9 @@ MAX_AGE = timedelta(days=3)
 """An item that could not be sent for this long (the platform keeps refusing) is dropped, with an error logged."""
 LOCK_TRIES = 5
 """Tries (0.2 s apart) for a queue's lock while adding items; then the checkpoint waits for the next poll."""
+WEBHOOK_LOCK_ROUNDS = 60
+"""Rounds of :data:`LOCK_TRIES` (about a minute) for a merged PR from the webhook: no checkpoint keeps it for a
+later poll, and a delivery holds the lock while the platform paces its messages."""
 
 
 def queue_key(who: Subscriber) -> str:
@@ -161,6 +165,55 @@ class AlertPoller:
             await self._collect(pairs[0][1].repo, pairs, report)
         for who, subs in subscriptions.items():
             await self._deliver(who, subs, report)
+        return report
+
+    async def on_merged(self, repo: str, number: int) -> PollReport:
+        """A PR merged just now (the GitHub webhook): analyse it in the language of every channel and
+        subscriber that follows ``repo`` (through the digest service, so with workers alive the jobs
+        are queued, once per language whoever asks), then queue its alerts and deliver what is due —
+        the poll's steps for this one PR, without moving the checkpoint (a later poll that reads it
+        again adds nothing twice).
+
+        Raises:
+            PrhubError: the source cannot give the PR.
+            redis.exceptions.RedisError: the store did not answer.
+        """
+        report = PollReport()
+        source = self._channels.source_for_repo(repo)
+        pr = await asyncio.to_thread(source.pull_request, repo, number)
+        repo = pr.repo
+        try:
+            week = parse_week("this", tz=self.settings.timezone, now=pr.merged_at)
+            neighbours = await asyncio.to_thread(source.merged_prs, repo, week)
+        except PrhubError as exc:  # the hot files then come from this PR alone
+            log.warning("webhook: %s: the week of #%d could not be read: %s", repo, number, exc)
+            neighbours = [pr]
+        subscriptions = await self._subscriptions.all()
+        pairs = [(who, sub) for who, subs in subscriptions.items() for sub in subs if sub.repo.lower() == repo.lower()]
+        languages = {self._language(who) for who, _ in pairs}
+        languages |= {cfg.language or self.settings.language for key, cfg in self.settings.channels.items()
+                      if (cfg.repo or self.settings.default_repo or "").lower() == repo.lower()}
+        if (self.settings.default_repo or "").lower() == repo.lower() or not languages:
+            languages.add(self.settings.language)
+        await asyncio.gather(*(self._digests.pr(pr, language=lang, window_prs=neighbours)
+                               for lang in sorted(languages)))
+        report.prs_seen = 1
+        if not pairs:
+            return report
+        now = self._clock()
+        owners = await self._codeowners(source, repo, pairs)
+        items = await self._matches(repo, [pr], pairs, owners, await self._handles(pairs), now)
+        for who, found in items.items():
+            for _ in range(WEBHOOK_LOCK_ROUNDS):  # no checkpoint holds this PR back: wait longer for the lock
+                if await self._enqueue(who, found):
+                    report.queued += len(found)
+                    break
+            else:
+                report.skipped += 1
+                log.warning("webhook: %s#%d: %s's alert queue stayed locked; the next poll adds it", repo, number,
+                            who.key)
+        for who in items:  # a queue locked by another delivery now is delivered by it or by the next poll
+            await self._deliver(who, subscriptions[who], report)
         return report
 
     # -- collect ------------------------------------------------------------------------------------------

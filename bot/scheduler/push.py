@@ -43,7 +43,9 @@ without any LLM call, :meth:`~bot.digest.service.DigestService.look_back`).
 A week still being analysed (an LLM analyzer that has not finished by the deadline,
 :data:`LLM_DEADLINE_S`) is posted with what is ready; the rest show as pending
 (分析结果尚未生成). The digest comes from the process's :class:`~bot.digest.service.DigestService`,
-the same one the chat bots use.
+the same one the chat bots use (with ``prhub worker`` processes alive, its analyses are jobs on the
+queue, :mod:`bot.jobs`). In ``prhub serve`` a push posted with pending analyses is handed to the
+:class:`~bot.scheduler.refresh.PendingRefresher`, which edits it in place when they land.
 """
 
 from __future__ import annotations
@@ -60,11 +62,12 @@ from redis.exceptions import RedisError
 from bot.channels import Channels
 from bot.claims import Claims, push_keys
 from bot.config import Settings
-from bot.delivery import Deliverer, Deliverers, Place, mark_full_report, split_channel
+from bot.delivery import Deliverer, Deliverers, Place, Posted, mark_full_report, split_channel
 from bot.digest.service import DigestService
 from bot.digest.window import parse_week
 from bot.errors import ConfigError, PrhubError
 from bot.models import Digest, Language, Window
+from bot.scheduler.refresh import PendingRefresher
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
 from bot.sources.base import PRSource
 from bot.store import cache_key
@@ -117,11 +120,13 @@ class Pusher:
         digests: the digest service.
         clock: the current instant (aware).
         deadline_s: how long the LLM analyses of one push may take (:data:`LLM_DEADLINE_S`).
+        refresher: fills in a posted digest's pending analyses when they land (``prhub serve``;
+            :mod:`bot.scheduler.refresh`); ``None``: the post stays as it is.
     """
 
     def __init__(self, *, settings: Settings, claims: Claims, channels: Channels, deliverers: Deliverers,
                  digests: DigestService, clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-                 deadline_s: float = LLM_DEADLINE_S) -> None:
+                 deadline_s: float = LLM_DEADLINE_S, refresher: PendingRefresher | None = None) -> None:
         self.settings = settings
         self._claims = claims
         self._channels = channels
@@ -129,6 +134,7 @@ class Pusher:
         self._digests = digests
         self._clock = clock
         self._deadline_s = deadline_s
+        self._refresher = refresher
         self._in_flight: set[asyncio.Task[object]] = set()
 
     async def drain(self, timeout_s: float) -> None:
@@ -207,6 +213,7 @@ class Pusher:
         key = progress_key(platform, ident, repo, window.name)
         progress = await store.get_json(key)
         resumed = isinstance(progress, dict) and bool(progress.get("posted"))
+        digest: Digest | None = None  # a resumed push has its messages, not its digest: it is not filled in
         if not isinstance(progress, dict) or not progress.get("messages"):
             digest = await self._build(source, repo, window, language, now)
             messages = deliverer.digest_messages(digest, await deliverer.card_extras(Place(target), digest))
@@ -229,6 +236,10 @@ class Pusher:
             await mark_full_report(self._claims, deliverer.platform, target, progress["anchor"], window.name)
         await self._claims.take(done_key)
         await store.delete(key)
+        if self._refresher is not None and digest is not None:  # issue 17: pending cards edited when they land
+            self._refresher.track(deliverer, Place(target), Posted(tuple(progress["posted"]), progress["anchor"]),
+                                  digest, lambda: self._build(source, repo, window, language, now),
+                                  what=f"{repo} {window.name} to {channel}")
         return PushOutcome(channel, repo, window.name, "posted", int(progress.get("prs", 0)),
                            int(progress.get("pending", 0)), resumed=resumed)
 

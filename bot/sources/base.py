@@ -79,7 +79,9 @@ def open_source(spec: str, *, settings: Settings | None = None) -> PRSource:
     Supported:
 
     - ``github`` — the GitHub API at ``settings.github_api_url`` with
-      ``settings.github_token`` (optional), see :class:`bot.sources.github.GitHubSource`;
+      ``settings.github_token`` (optional), or as a GitHub App installation when
+      ``github_app_id`` and ``github_app_private_key`` are set (:mod:`bot.sources.github_app`),
+      see :class:`bot.sources.github.GitHubSource`;
     - ``git:PATH`` — a local clone, bare or not, see :class:`bot.sources.git.GitSource`;
     - ``jsonl:PATH`` — a JSONL snapshot file (plain or gzip, see
       :class:`bot.sources.jsonl.SnapshotSource`).
@@ -104,6 +106,13 @@ def open_source(spec: str, *, settings: Settings | None = None) -> PRSource:
         from bot.sources.github import GitHubSource
 
         conf = settings if settings is not None else load_settings()
+        if conf.github_app_id and conf.github_app_private_key is not None:
+            from bot.sources.github_app import GitHubApp, read_private_key
+
+            app = GitHubApp(app_id=conf.github_app_id, api_url=conf.github_api_url,
+                            private_key=read_private_key(conf.github_app_private_key.get_secret_value()),
+                            installation_id=conf.github_app_installation_id)
+            return GitHubSource(token=None, api_url=conf.github_api_url, auth=app)
         token = conf.github_token.get_secret_value() if conf.github_token is not None else None
         return GitHubSource(token=token or None, api_url=conf.github_api_url)
     if sep and kind in ("jsonl", "git"):

@@ -40,7 +40,7 @@ import httpx
 
 from bot.errors import GitHubError, PRNotFoundError, SourceError, UnknownRepoError
 from bot.models import FileChange, FileStatus, PullRequest, Window
-from bot.sources.github_http import ETagCache, GitHubHTTP, NotFound, RequestStats
+from bot.sources.github_http import ETagCache, GitHubHTTP, NotFound, RequestStats, TokenSource
 from bot.sources.links import reverted_pr
 
 __all__ = ["FILES_CAP", "SEARCH_CAP", "GitHubSource"]
@@ -163,19 +163,22 @@ class GitHubSource:
         max_wait_s: the longest rate-limit wait accepted, seconds.
         sleep: how to wait (``time.sleep``; tests pass a recorder).
         repos: what :meth:`repos` reports (the API cannot list "every repository").
+        auth: the tokens of a GitHub App (:class:`~bot.sources.github_app.GitHubApp`) instead of ``token``.
     """
 
     def __init__(self, token: str | None, api_url: str = "https://api.github.com", client: httpx.Client | None = None,
                  *, cache: ETagCache | None = None, max_retries: int = 4, max_wait_s: float = 900.0,
-                 sleep: Callable[[float], None] | None = None, repos: Iterable[str] = ()) -> None:
+                 sleep: Callable[[float], None] | None = None, repos: Iterable[str] = (),
+                 auth: TokenSource | None = None) -> None:
         extra: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
         self._http = GitHubHTTP(token=token, api_url=api_url, client=client, cache=cache, max_retries=max_retries,
-                                max_wait_s=max_wait_s, **extra)
+                                max_wait_s=max_wait_s, auth=auth, **extra)
         self._repos = sorted(repos)
         self._warned = False
 
     def __repr__(self) -> str:
-        mode = "token" if self._http.token else "anonymous"
+        mode = "app" if self._http.authenticated and not self._http.token else (
+            "token" if self._http.token else "anonymous")
         return f"GitHubSource({self._http.api_url!r}, {mode})"
 
     @property
@@ -186,7 +189,7 @@ class GitHubSource:
     @property
     def authenticated(self) -> bool:
         """Whether requests carry a token."""
-        return bool(self._http.token)
+        return self._http.authenticated
 
     def close(self) -> None:
         """Close the HTTP client if this source created it."""
@@ -217,7 +220,7 @@ class GitHubSource:
         """
         name = self._name(repo)
         start, end = window.start.astimezone(UTC), window.end.astimezone(UTC)
-        heads = self._search(name, start, end) if self._http.token else self._list_rest(name, start, end)
+        heads = self._search(name, start, end) if self._http.authenticated else self._list_rest(name, start, end)
         chosen = sorted((h for h in heads.values() if start <= h.merged_at < end),
                         key=lambda h: (h.merged_at, h.number))
         return [self._complete(name, head) for head in chosen]

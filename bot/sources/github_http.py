@@ -57,6 +57,7 @@ __all__ = [
     "MemoryETagCache",
     "NotFound",
     "RequestStats",
+    "TokenSource",
 ]
 
 log = logging.getLogger("bot.sources.github")
@@ -203,6 +204,18 @@ def _message(response: httpx.Response) -> str:
     return response.reason_phrase
 
 
+class TokenSource(Protocol):
+    """Where each request's token comes from when it is not a fixed one (a GitHub App)."""
+
+    def token(self) -> str:
+        """A token valid for the request about to be sent."""
+        ...
+
+    def close(self) -> None:
+        """Release what it holds (its HTTP client)."""
+        ...
+
+
 class GitHubHTTP:
     """Sends GitHub API requests with counting, ETags, bounded rate-limit waits and pagination.
 
@@ -216,13 +229,17 @@ class GitHubHTTP:
         max_wait_s: the longest single wait accepted; a longer one raises ``RateLimitError``.
         sleep, clock: ``time.sleep`` and ``time.time`` (tests replace them).
         timeout_s: per-request timeout of a created client, seconds.
+        auth: gives the token of each request instead of ``token`` (a GitHub App's installation token,
+            :class:`bot.sources.github_app.GitHubApp`, refreshed before it expires); closed with this object.
     """
 
     def __init__(self, *, token: str | None, api_url: str = "https://api.github.com",
                  client: httpx.Client | None = None, cache: ETagCache | None = None, max_retries: int = 4,
                  max_wait_s: float = 900.0, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.time, timeout_s: float = 30.0) -> None:
+                 clock: Callable[[], float] = time.time, timeout_s: float = 30.0,
+                 auth: TokenSource | None = None) -> None:
         self.token = token
+        self._auth = auth
         self.api_url = api_url.rstrip("/")
         self._own_client = client is None
         self._client = client if client is not None else httpx.Client(timeout=timeout_s, follow_redirects=True)
@@ -233,19 +250,27 @@ class GitHubHTTP:
         self._sleep = sleep
         self._clock = clock
         self._lock = threading.Lock()
-        identity = hashlib.sha256(token.encode()).hexdigest()[:12] if token else "anonymous"
+        identity = hashlib.sha256(token.encode()).hexdigest()[:12] if token else "app" if auth else "anonymous"
         self._identity = identity
 
     def close(self) -> None:
-        """Close the HTTP client if this object created it."""
+        """Close the HTTP client if this object created it, and the token source."""
         if self._own_client:
             self._client.close()
+        if self._auth is not None:
+            self._auth.close()
 
     def _headers(self, accept: str) -> dict[str, str]:
         headers = {"Accept": accept, "User-Agent": f"prhub/{__version__}", "X-GitHub-Api-Version": "2022-11-28"}
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
+        token = self._auth.token() if self._auth is not None else self.token
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         return headers
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether requests carry a token (a personal token, or a GitHub App's installation token)."""
+        return self._auth is not None or bool(self.token)
 
     def url(self, path: str, params: Mapping[str, str | int] | None = None) -> str:
         """The absolute URL of API ``path`` (absolute URLs pass through) with query ``params``."""
@@ -434,7 +459,7 @@ class GitHubHTTP:
             GitHubError: the API refused the query or answered ``errors`` (the first message is quoted).
             RateLimitError: as :meth:`request` (also for ``RATE_LIMITED`` GraphQL errors).
         """
-        if not self.token:
+        if not self.authenticated:
             raise GitHubError("the GitHub GraphQL API needs a token (set GITHUB_TOKEN)", status=401)
         payload = {"query": query, "variables": dict(variables)}
         answer = self.request("POST", "graphql", json_body=payload, accept="application/json", conditional=False)

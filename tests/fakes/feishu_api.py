@@ -25,8 +25,9 @@ Served by the standard library's threading HTTP server in a background thread
   carry its ``alt`` (else ``230099``, as Feishu refuses an unknown image key);
 - ``POST /open-apis/ephemeral/v1/send`` — a card only ``open_id`` sees in ``chat_id`` (checked like a
   card message; kept in :attr:`FakeFeishuAPI.ephemerals`);
-- ``PATCH /open-apis/im/v1/messages/{id}`` — replaces a sent card's content (the card must be valid and
-  the message one the fake sent as ``interactive``; kept in :attr:`FakeFeishuAPI.patches`).
+- ``PATCH /open-apis/im/v1/messages/{id}`` — replaces a sent card's content (the card must be valid, the
+  message one the fake sent as ``interactive`` with ``config.update_multi`` — else ``230099``, as
+  Feishu does for a card shared with everyone; kept in :attr:`FakeFeishuAPI.patches`).
 
 Every request is kept in :attr:`FakeFeishuAPI.calls`; every message actually
 "sent" in :attr:`FakeFeishuAPI.messages`, every webhook card in
@@ -280,6 +281,8 @@ class FakeFeishuAPI:
         sent = next((m for m in self.messages if m.message_id == message_id), None)
         if sent is None or sent.msg_type != "interactive":
             return 400, {}, {"code": 230001, "msg": "message not found or not a card"}
+        if not (sent.content.get("config") or {}).get("update_multi"):
+            return 400, {}, {"code": 230099, "msg": "a card updated for everyone needs config.update_multi"}
         try:
             content = json.loads(str(body.get("content", "")))
         except ValueError:

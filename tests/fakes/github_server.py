@@ -92,8 +92,49 @@ class FakeGitHub:
         self.max_per_page = max_per_page
         self.log: list[tuple[str, str, int]] = []
         self.remaining = 5000
+        self.app: dict[str, Any] | None = None
+        self.issued: dict[str, float] = {}
+        self.exchanges: list[dict[str, Any]] = []
         self._faults: list[tuple[str, str]] = []
         self._lock = threading.Lock()
+
+    def enable_app(self, app_id: str, public_key: str, *, installation_id: int = 4242, account: str = "verl-project",
+                   token_ttl_s: float = 3600.0, clock: Any = time.time) -> None:
+        """Act as GitHub for App ``app_id``: ``GET /app/installations`` and ``POST /app/installations/{id}/
+        access_tokens`` take a JWT signed with the key of ``public_key`` (PEM) and issued by ``app_id``; the
+        installation tokens issued (``ghs_…``, valid ``token_ttl_s`` by ``clock``) are accepted like the token."""
+        self.app = {"id": app_id, "key": public_key, "installation": installation_id, "account": account,
+                    "ttl": token_ttl_s, "clock": clock}
+
+    def _app_route(self, method: str, path: str, auth: str) -> tuple[int, dict[str, str], Any]:
+        import jwt
+
+        app = self.app
+        if app is None:
+            return 404, {}, {"message": "Not Found"}
+        try:
+            claims = jwt.decode(auth.removeprefix("Bearer "), app["key"], algorithms=["RS256"],
+                                options={"require": ["iat", "exp", "iss"], "verify_exp": False, "verify_iat": False})
+        except jwt.PyJWTError as exc:
+            return 401, {}, {"message": f"A JSON web token could not be decoded ({exc})"}
+        now = app["clock"]()  # expiry by the fake's clock, which tests move
+        if not claims["iat"] - 60 <= now < claims["exp"]:
+            return 401, {}, {"message": "'Expiration time' claim ('exp') is too far in the future or has passed"}
+        if str(claims["iss"]) != app["id"] or claims["exp"] - claims["iat"] > 600:
+            return 401, {}, {"message": "'Issuer' claim ('iss') must be the app id, and exp at most 10 minutes on"}
+        if method == "GET" and path == "/app/installations":
+            return 200, {}, [{"id": app["installation"], "account": {"login": app["account"]}}]
+        wanted = f"/app/installations/{app['installation']}/access_tokens"
+        if method == "POST" and path.startswith("/app/installations/") and path.endswith("/access_tokens"):
+            if path != wanted:
+                return 404, {}, {"message": "Not Found"}
+            with self._lock:
+                token = f"ghs_fake{len(self.exchanges) + 1:04d}"
+                expires = app["clock"]() + app["ttl"]
+                self.issued[token] = expires
+                self.exchanges.append({"token": token, "expires": expires, "claims": claims})
+            return 201, {}, {"token": token, "expires_at": _iso(datetime.fromtimestamp(expires, UTC))}
+        return 404, {}, {"message": "Not Found"}
 
     def fail_next(self, path_prefix: str, kind: str) -> None:
         """Make the next request whose path starts with ``path_prefix`` answer a rate limit of ``kind``."""
@@ -162,7 +203,12 @@ class FakeGitHub:
         path, query = url.path, {k: v[-1] for k, v in parse_qs(url.query).items()}
         reset = int(time.time()) + 1
         auth = headers.get("authorization", "")
-        authed = auth == f"Bearer {self.token}"
+        if path.startswith("/app/"):
+            status, _, payload = self._app_route(method, path, auth)
+            return status, {}, json.dumps(payload).encode()
+        issued = self.issued.get(auth.removeprefix("Bearer "))
+        clock = self.app["clock"] if self.app else time.time
+        authed = auth == f"Bearer {self.token}" or (issued is not None and issued > clock())
         limit_headers = {"X-RateLimit-Limit": "5000", "X-RateLimit-Reset": str(reset)}
         with self._lock:
             fault = next((f for f in self._faults if path.startswith(f[0])), None)

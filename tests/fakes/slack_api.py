@@ -10,6 +10,8 @@ Records every call (:attr:`FakeSlack.calls`) and answers like Slack:
   slack_sdk's models reject), ``msg_too_long``; ``rate_limit_next`` makes the next
   call of a method answer HTTP 429 with ``Retry-After``; ``fail_next`` makes the next N calls
   of a method answer HTTP 503 (a Slack outage); ``delay_s`` slows every Web API call;
+- ``POST /api/chat.update`` — a message posted here (``channel`` + ``ts``) replaced, checked like a
+  new one; ``message_not_found`` for any other ``ts``;
 - ``GET /api/users.info`` — a person of :attr:`FakeSlack.users` (``{"id", "tz", …}``, as Slack gives it to an
   app with ``users:read``), else ``user_not_found``;
 - ``POST /response/{id}`` — a ``response_url``: ``ok``, or HTTP 400 with ``no_text`` /
@@ -176,10 +178,23 @@ class FakeSlack:
             with self._lock:
                 self._ts += 100
                 ts = f"{self._ts // 1_000_000}.{self._ts % 1_000_000:06d}"
+            call.args["_ts"] = ts
             if method == "chat.postEphemeral":
                 return 200, {}, _json({"ok": True, "message_ts": ts})
             return 200, {}, _json({"ok": True, "channel": args["channel"], "ts": ts,
                                    "message": {"text": args.get("text"), "ts": ts}})
+        if method == "chat.update":
+            error = self._check_message(args)
+            if error:
+                return 200, {}, _json({"ok": False, "error": error})
+            with self._lock:
+                posted = any(c.method == "chat.postMessage" and c.args.get("_accepted")
+                             and c.args.get("channel") == args.get("channel") and c.args.get("_ts") == args.get("ts")
+                             for c in self.calls)
+            if not posted:
+                return 200, {}, _json({"ok": False, "error": "message_not_found"})
+            call.args["_accepted"] = True
+            return 200, {}, _json({"ok": True, "channel": args["channel"], "ts": args["ts"]})
         return 200, {}, _json({"ok": False, "error": "unknown_method"})
 
     def _check_message(self, args: dict[str, Any]) -> str | None:

@@ -101,14 +101,17 @@ class LLMAnalyzer:
         self.name = f"llm:{client.model}"
         self._preparing = asyncio.Lock()
 
+    def key(self, pr: PullRequest, language: Language) -> str:
+        """The cache key of ``pr``'s analysis in ``language`` (:func:`analysis_key`; also its job id)."""
+        return analysis_key(pr, prompt_version=self.prompt.version, model=self.client.model, language=language)
+
     async def analyze_async(self, pr: PullRequest, context: AnalysisContext) -> Analysis:
         """The analysis of ``pr``: cached, else asked, else the heuristic with ``fallback_reason``.
 
         Raises:
             LLMStopError: the provider refused the credentials or the quota is spent.
         """
-        key = analysis_key(pr, prompt_version=self.prompt.version, model=self.client.model,
-                           language=context.language)
+        key = self.key(pr, context.language)
         cached = await self.store.get_json(key)
         if cached is not None:
             self.client.meter.cache_hits += 1
