@@ -55,7 +55,9 @@ Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     design points, + 1 for test notes + source size (INSIGHT_SIZE_BUCKETS)
     + 1 for a new source module + 1 for a core path.
 Recommendation: ``close_read`` at the key-PR bar (at most CLOSE_READ_IMPORTANCE), ``skim``
-    at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``. Minutes =
+    at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``; a broad non-code change
+    (>= BROAD_NON_CODE_FILES files and >= BROAD_NON_CODE_LINES lines of examples, CI, images or docs, not
+    tests only) is at least ``skim`` with importance at least BROAD_NON_CODE_IMPORTANCE. Minutes =
     lines to read (not generated, lock, notebook, snapshot or vendored files) / LINES_PER_MINUTE +
     description words / WORDS_PER_MINUTE, at least 1. Where to start: files that lose a public
     name or change a default, then core files, then source before config, tests and docs.
@@ -113,6 +115,11 @@ TYPE_BASE: dict[ChangeType, int] = {
     "test": 2, "ci": 2, "chore": 2, "doc": 1,
 }
 NON_CODE_BASE = 2
+# A non-code change this broad (examples, CI workflows, images, docs; not only tests) changes what users run or
+# read: a skim at BROAD_NON_CODE_IMPORTANCE, though no line of it is code to review.
+BROAD_NON_CODE_FILES = 3
+BROAD_NON_CODE_LINES = 40
+BROAD_NON_CODE_IMPORTANCE = 3
 SIZE_BUCKETS = ((500, 3), (100, 2), (20, 1))  # (source lines at least, points)
 CORE_BONUS = 1
 BREAKING_BONUS = 2
@@ -245,6 +252,14 @@ class _Facts:
     @property
     def touches_code(self) -> bool:
         return any(k in _CODE_KINDS for k in self.kinds.values())
+
+    @property
+    def broad_non_code(self) -> bool:
+        """No code, and at least BROAD_NON_CODE_FILES files / BROAD_NON_CODE_LINES lines of examples, CI, images
+        or docs (not tests only)."""
+        kinds = set(self.kinds.values()) - {FileKind.GENERATED}
+        return (not self.touches_code and kinds != {FileKind.TEST} and len(self.pr.files) >= BROAD_NON_CODE_FILES
+                and self.reviewable_lines >= BROAD_NON_CODE_LINES)
 
 
 def core_files(history: Sequence[PullRequest], repo: RepoConfig, min_series: int = CORE_MIN_SERIES) -> frozenset[str]:
@@ -491,6 +506,8 @@ def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
             # a sweep that reaches the packaging metadata renames the project or its package: every user's
             # imports, links and install commands change, though there is little to read
             score = PROJECT_RENAME_IMPORTANCE
+    if facts.broad_non_code and facts.change_type != "revert":
+        score = max(score, BROAD_NON_CODE_IMPORTANCE)
     if facts.change_type == "revert":
         score = min(score, REVERT_MAX_IMPORTANCE)
     return max(1, min(10, score))
@@ -536,6 +553,8 @@ def _recommendation(
     level = _level(importance, insight, context.repo.key_pr_bar)
     if facts.mechanical and level == "close_read":
         level = "skim"
+    if level == "skip" and facts.broad_non_code and facts.change_type != "revert":
+        level = "skim"  # what users run or read changed widely: worth a look, not a review
     words = len(" ".join(facts.description.paragraphs).split())
     minutes = max(1, math.ceil(facts.reviewable_lines / LINES_PER_MINUTE + words / WORDS_PER_MINUTE))
     core = {p for r in risks if r.kind == "core_path_change" for p in r.evidence}
