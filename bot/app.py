@@ -41,36 +41,35 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from redis.exceptions import RedisError
-
-from bot.access import AccessGuard
 from bot.channels import Channels, SourceOpener
 from bot.claims import Claims
 from bot.config import Settings
-from bot.delivery import Deliverers
-from bot.delivery.media import CardMedia
-from bot.delivery.pacing import Pacer
 from bot.digest.service import Analyzer, DigestService
 from bot.errors import ConfigError, StoreUnavailableError
 from bot.people import People
-from bot.personal import PersonalDigests
 from bot.sources.base import open_source
-from bot.store import MemoryStore, RedisStore, ResilientStore, Store, open_store
-from bot.subscriptions import SubscribeGuard, Subscriptions
+from bot.store import MemoryStore, RedisStore, ResilientStore, Store, open_store, redis_errors
 
+# What a CLI digest does not use (subscriptions and their grammar, delivery, pacing, the personal
+# digests) is imported where it is first built, so `prhub digest` loads none of it.
 if TYPE_CHECKING:
     import httpx
     from slack_bolt.async_app import AsyncApp
     from starlette.routing import BaseRoute
 
+    from bot.delivery import Deliverers
     from bot.delivery.feishu import FeishuDeliverer
+    from bot.delivery.media import CardMedia
+    from bot.delivery.pacing import Pacer
     from bot.delivery.slack import SlackDeliverer
     from bot.digest.llm import LLMRuntime
     from bot.handlers.core import Core
     from bot.models import Digest
+    from bot.personal import PersonalDigests
     from bot.scheduler.alerts import AlertPoller
     from bot.scheduler.personal import PersonalDigestJob
     from bot.scheduler.push import Pusher
+    from bot.subscriptions import SubscribeGuard, Subscriptions
     from bot.web.links import PageLinks
     from bot.web.pages import DigestPages
 
@@ -101,25 +100,51 @@ class Services:
         pacer: the per-chat rate limits (tests pass faster ones).
         on_fallback: told when the model is unusable and the heuristic answers (the CLI's stderr).
         guard: the check before a subscription is stored (default :class:`~bot.access.AccessGuard`).
+        keep_digests: keep every digest built in :attr:`pages` (``False`` for a one-shot run on the
+            memory store, where nothing could read them back).
     """
 
     def __init__(self, settings: Settings, store: Store, *, open_source: SourceOpener | None = None,
                  analyzer: Analyzer | None = None, clock: Callable[[], datetime] | None = None,
                  pacer: Pacer | None = None, on_fallback: Callable[[str], None] | None = None,
-                 guard: SubscribeGuard | None = None) -> None:
+                 guard: SubscribeGuard | None = None, keep_digests: bool = True) -> None:
         self.settings = settings
         self.store = store
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.claims = Claims(store, seen_ttl_s=settings.dedup_ttl_s)
-        self.subscriptions = Subscriptions(store, settings)
         self.people = People(store)
         self.channels = Channels(settings, open_source=open_source or _source_opener(settings))
-        self.guard: SubscribeGuard = guard or AccessGuard(settings, self.channels, self.subscriptions)
-        self.pacer = pacer or Pacer()
+        self._guard = guard
+        self._pacer = pacer
         self._analyzer = analyzer
         self._on_fallback = on_fallback
+        self._keep_digests = keep_digests
         self._http: httpx.AsyncClient | None = None
         self.health_parts: dict[str, Callable[[], str]] = {}
+
+    @cached_property
+    def subscriptions(self) -> Subscriptions:
+        """The subscriptions on the store and the config file's ``[[subscriptions]]``."""
+        from bot.subscriptions import Subscriptions
+
+        return Subscriptions(self.store, self.settings)
+
+    @cached_property
+    def guard(self) -> SubscribeGuard:
+        """The check before a subscription is stored: the one given, or the channel access rules
+        (:class:`~bot.access.AccessGuard`)."""
+        if self._guard is not None:
+            return self._guard
+        from bot.access import AccessGuard
+
+        return AccessGuard(self.settings, self.channels, self.subscriptions)
+
+    @cached_property
+    def pacer(self) -> Pacer:
+        """The per-chat rate limits of every platform (the one given, or the default ones)."""
+        from bot.delivery.pacing import Pacer
+
+        return self._pacer or Pacer()
 
     # -- the digest service and its LLM runtime --------------------------------------------------
 
@@ -128,7 +153,7 @@ class Services:
         """The one LLM runtime (client, analyzer, narrator; caching in the store), or ``None``."""
         if self._analyzer is not None or not self.settings.llm_model:
             return None
-        from bot.digest.llm import llm_runtime  # imports litellm: only when a model is configured
+        from bot.digest.llm import llm_runtime  # only with a model; litellm itself loads with the first request
 
         return llm_runtime(self.settings, self.store)
 
@@ -136,7 +161,7 @@ class Services:
     def digests(self) -> DigestService:
         """The digest service every door uses (keeping every digest in :attr:`pages`)."""
         return DigestService(self.settings, llm=self.llm, analyzer=self._analyzer, on_fallback=self._on_fallback,
-                             history=self.pages)
+                             history=self.pages if self._keep_digests else None)
 
     # -- pages, links and the cards' extras ------------------------------------------------------
 
@@ -163,6 +188,8 @@ class Services:
     @cached_property
     def media(self) -> CardMedia:
         """The digest cards' page links (with ``PRHUB_PUBLIC_URL`` and a secret) and charts."""
+        from bot.delivery.media import CardMedia
+
         links = self.links
         if links is None or not links.public_url:
             return CardMedia(charts=self.settings.charts)
@@ -184,6 +211,8 @@ class Services:
     @cached_property
     def personal(self) -> PersonalDigests:
         """"My area this week", for the chat core and the weekly job."""
+        from bot.personal import PersonalDigests
+
         return PersonalDigests(settings=self.settings, channels=self.channels, digests=self.digests,
                                subscriptions=self.subscriptions, people=self.people, store=self.store)
 
@@ -225,6 +254,8 @@ class Services:
     @cached_property
     def deliverers(self) -> Deliverers:
         """Every configured platform's deliverer, by channel key."""
+        from bot.delivery import Deliverers
+
         webhooks = {}
         if self.settings.feishu_webhooks:
             import httpx
@@ -330,7 +361,7 @@ async def open_services(settings: Settings, *, store: StoreMode, purpose: str = 
                                           socket_timeout_s=settings.redis_timeout_s)
         try:
             await redis_store.ping()
-        except RedisError as exc:
+        except redis_errors() as exc:
             if not degraded_start:
                 await redis_store.close()
                 raise ConfigError(f"{purpose} at PRHUB_REDIS_URL ({exc})") from exc
@@ -339,7 +370,7 @@ async def open_services(settings: Settings, *, store: StoreMode, purpose: str = 
         made = ResilientStore(redis_store)
         if degraded_start:
             await made.check()  # records the fault, if any, for /healthz
-    services = Services(settings, made, **kwargs)
+    services = Services(settings, made, **{"keep_digests": store != "memory", **kwargs})
     try:
         if store == "redis":
             try:

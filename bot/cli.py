@@ -10,7 +10,6 @@ to stdout (or ``--out``); progress and errors go to stderr; any
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -23,10 +22,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot import __version__
 from bot.commands.common import (
+    Lang,
     OutOption,
     RepoOption,
     SinceOption,
@@ -36,14 +35,15 @@ from bot.commands.common import (
     WeekOption,
     warner,
 )
-from bot.config import Settings, load_settings, settings_source
-from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError, RenderError
-from bot.models import Digest, Language, Window
-from bot.sources.base import canonical_repo, default_source_spec, request_summary
 
+# Only typer, rich and the option types are imported at start, so `prhub --help` (and every command's
+# help) loads no pydantic, settings or digest code; each command imports what it uses when it runs
+# (tests/test_cli_imports.py holds that line).
 if TYPE_CHECKING:
     from bot.cards.charts import Chart
+    from bot.config import Settings
+    from bot.models import Digest, Window
 
 app = typer.Typer(
     name="prhub",
@@ -119,6 +119,8 @@ def _write_charts(charts: list[Chart], folder: Path) -> list[Path]:
 @contextmanager
 def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar on stderr (drawn only when stderr is a terminal)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=_stderr, transient=True, disable=not _stderr.is_terminal,
@@ -138,7 +140,10 @@ async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Ca
     in-process cache), and the heuristic said so on stderr when the model is unusable; with ``compare``,
     the windows before it are read from the same source for week over week (no LLM call). Returns the
     digest and the source's request summary."""
+    import asyncio
+
     from bot.app import open_services
+    from bot.sources.base import canonical_repo, request_summary
 
     async with open_services(settings, store="cache" if settings.llm_model else "memory", warn=warner(_stderr),
                              on_fallback=warner(_stderr)) as services:
@@ -190,7 +195,7 @@ def digest(
     since: SinceOption = None,
     until: UntilOption = None,
     tz: TzOption = None,
-    lang: Annotated[Language | None, typer.Option(help="Language of the digest: zh or en.")] = None,
+    lang: Annotated[Lang | None, typer.Option(help="Language of the digest: zh or en.")] = None,
     fmt: Annotated[OutputFormat, typer.Option(
         "--format", help="Output format: markdown, json, slack, feishu, html (one self-contained page) or pdf "
                          "(that page printed by Chromium; needs --out or a pipe).")] = OutputFormat.markdown,
@@ -206,6 +211,12 @@ def digest(
 
     Example: prhub digest --source jsonl:examples/verl-2026-W12-W16.jsonl.gz --repo verl-project/verl --week 2026-W16
     """
+    import asyncio
+
+    from bot.config import load_settings, settings_source
+    from bot.digest.window import resolve_window, zone
+    from bot.sources.base import default_source_spec
+
     try:
         settings = load_settings(timezone=tz, language=lang)
         zone(settings.timezone)

@@ -91,7 +91,6 @@ from pydantic_settings import (
 )
 
 from bot.errors import ConfigError
-from bot.filters import DEFAULT_BOTS, parse_filter
 from bot.models import Language
 from bot.push_spec import PushSpec, cron_fields
 
@@ -222,6 +221,8 @@ class ConfiguredSubscription(BaseModel):
     @field_validator("filter")
     @classmethod
     def _check_filter(cls, value: str) -> str:
+        from bot.filters import parse_filter
+
         parse_filter(value)  # FilterError is a ValueError: the message names what is known
         return value
 
@@ -427,6 +428,10 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check_subscriptions(self) -> Settings:
+        if not self.subscriptions:
+            return self
+        from bot.filters import parse_filter  # the grammar loads only when the file has subscriptions
+
         for n, entry in enumerate(self.subscriptions):
             repo = entry.repo or self.channel(entry.subscriber).repo
             if not repo or "/" not in repo:
@@ -505,6 +510,8 @@ class Settings(BaseSettings):
 
     def bots_of(self, repo: str) -> frozenset[str]:
         """The bot logins left out of ``repo``'s subscriptions: the built-in ones, ``bots`` and the repository's."""
+        from bot.filters import DEFAULT_BOTS
+
         return frozenset({*DEFAULT_BOTS, *self.bots, *self.repo(repo).bots})
 
 

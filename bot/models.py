@@ -396,3 +396,8 @@ class Digest(_Value):
             if item.number == number:
                 return item
         raise KeyError(number)
+
+    def by_number(self) -> dict[int, DigestPR]:
+        """The digest's entries by PR number (a new dict, built in one pass): for looking up many
+        numbers, where :meth:`pr` would scan the list once per number."""
+        return {item.number: item for item in self.prs}

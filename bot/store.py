@@ -48,13 +48,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-import redis.asyncio as aioredis
-from redis.exceptions import LockError, RedisError
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
 
 from bot.errors import StoreUnavailableError
 
@@ -293,6 +294,14 @@ class MemoryStore:
         return len(self._data) + len(self._hashes) + len(self._sets) + len(self._logs)
 
 
+def redis_errors() -> tuple[type[Exception], ...]:
+    """What a failed Redis call raises, for an ``except`` clause: ``(redis.exceptions.RedisError,)``, or
+    ``()`` when redis was never imported (then no store of the process talks to Redis, and nothing
+    raises it) — so a run on the :class:`MemoryStore` does not load redis-py just to name its error."""
+    module = sys.modules.get("redis.exceptions")
+    return (module.RedisError,) if module is not None else ()
+
+
 class _MemoryLease:
     def __init__(self, store: MemoryStore, key: str, token: str) -> None:
         self._store, self._key, self._token = store, key, token
@@ -320,19 +329,23 @@ class _RedisLease:
         self._lock = lock
 
     async def extend(self, ttl_s: float) -> bool:
+        from redis.exceptions import LockError  # a Redis lease exists only once redis is loaded
+
         try:
             return bool(await self._lock.extend(ttl_s, replace_ttl=True))
         except LockError:
             return False
-        except RedisError as exc:
+        except redis_errors() as exc:
             raise StoreUnavailableError(f"Redis does not answer ({exc})") from exc
 
     async def release(self) -> None:
+        from redis.exceptions import LockError
+
         try:
             await self._lock.release()
         except LockError:
             return  # expired, or taken by another since: nothing of ours to give back
-        except RedisError as exc:
+        except redis_errors() as exc:
             log.warning("could not release a lock (%s); it expires by itself", exc)
 
 
@@ -366,6 +379,8 @@ class RedisStore:
         (``socket_timeout_s``, 2 s) and a ``BlockingConnectionPool`` of ``max_connections``: a caller
         finding every connection busy waits up to ``pool_timeout_s`` for one (then a ``RedisError``);
         ``degrade`` and ``key_prefix`` as in the class."""
+        import redis.asyncio as aioredis  # imported here: a run on the memory store never loads redis
+
         pool = aioredis.BlockingConnectionPool.from_url(
             url, max_connections=max_connections, timeout=pool_timeout_s,
             socket_connect_timeout=min(socket_timeout_s, _CONNECT_TIMEOUT_S), socket_timeout=socket_timeout_s,
@@ -381,7 +396,7 @@ class RedisStore:
         """
         await self._client.ping()
 
-    def _lost(self, exc: RedisError) -> None:
+    def _lost(self, exc: Exception) -> None:
         if not self._degrade:
             raise exc
         if self.available:
@@ -395,7 +410,7 @@ class RedisStore:
             return None
         try:
             raw = await self._client.get(self.key_prefix + key)
-        except RedisError as exc:
+        except redis_errors() as exc:
             self._lost(exc)
             return None
         return None if raw is None else json.loads(raw)
@@ -406,7 +421,7 @@ class RedisStore:
             return
         try:
             await self._client.set(self.key_prefix + key, json.dumps(value, ensure_ascii=False), ex=ttl_s)
-        except RedisError as exc:
+        except redis_errors() as exc:
             self._lost(exc)
 
     async def delete(self, *keys: str) -> None:
@@ -415,7 +430,7 @@ class RedisStore:
             return
         try:
             await self._client.delete(*(self.key_prefix + k for k in keys))
-        except RedisError as exc:
+        except redis_errors() as exc:
             self._lost(exc)
 
     async def claim(self, key: str, ttl_s: int, *, local_ok: bool = False) -> bool:
@@ -539,7 +554,7 @@ class ResilientStore:
         if self._down_since is not None and self._clock() >= self._next_try:
             try:
                 await self.redis.ping()
-            except RedisError as exc:
+            except redis_errors() as exc:
                 self._failed(exc)
             else:
                 await self._recovered()
@@ -565,7 +580,7 @@ class ResilientStore:
             if left is not None:
                 try:
                     await self.redis.claim_for(key, int(left * 1000))
-                except RedisError as exc:
+                except redis_errors() as exc:
                     self._failed(exc)
                     return
                 written += 1
@@ -580,9 +595,10 @@ class ResilientStore:
             was_down = True
         else:
             was_down = False
+        failures: tuple[type[Exception], ...] = (TimeoutError, *redis_errors())
         try:
             result = await op()
-        except (TimeoutError, RedisError) as exc:
+        except failures as exc:
             self._failed(exc)
             return False, None
         if was_down:
@@ -715,7 +731,7 @@ async def open_store(url: str | None, *, warn: Callable[[str], None], key_prefix
     store = RedisStore.from_url(url, on_unavailable=warn, key_prefix=key_prefix)
     try:
         await store.ping()
-    except RedisError as exc:
+    except redis_errors() as exc:
         await store.close()
         warn(f"Redis at {_safe_url(url)} does not answer ({exc}); continuing without the cache")
         return MemoryStore()

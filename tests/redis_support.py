@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
@@ -26,6 +27,19 @@ async def redis_client() -> aioredis.Redis:
         await client.ping()
     except RedisError as exc:
         await client.aclose()
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Redis at {REDIS_URL} is required in CI: {exc}")
+        pytest.skip(f"Redis at {REDIS_URL} does not answer: {exc}")
+    return client
+
+
+def redis_sync_client() -> redis.Redis:
+    """A blocking client on :data:`REDIS_URL` that answered a PING (else fail in CI, skip elsewhere)."""
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except RedisError as exc:
+        client.close()
         if os.environ.get("CI") == "true":
             pytest.fail(f"Redis at {REDIS_URL} is required in CI: {exc}")
         pytest.skip(f"Redis at {REDIS_URL} does not answer: {exc}")

@@ -25,12 +25,14 @@ class Group:
 
 def key_prs(digest: Digest) -> list[DigestPR]:
     """The key PRs in ``Digest.key_prs`` order (highest importance first)."""
-    return [digest.pr(number) for number in digest.key_prs]
+    index = digest.by_number()
+    return [index[number] for number in digest.key_prs]
 
 
 def pending_prs(digest: Digest) -> list[DigestPR]:
     """The PRs listed in ``Digest.pending``, in that order."""
-    return [digest.pr(number) for number in digest.pending]
+    index = digest.by_number()
+    return [index[number] for number in digest.pending]
 
 
 def label_groups(digest: Digest) -> list[Group]:
@@ -38,7 +40,8 @@ def label_groups(digest: Digest) -> list[Group]:
 
     So the label view shows each PR of the digest at least once.
     """
-    groups = [Group(g.label, tuple(digest.pr(n) for n in g.pr_numbers)) for g in digest.label_view]
+    index = digest.by_number()
+    groups = [Group(g.label, tuple(index[n] for n in g.pr_numbers)) for g in digest.label_view]
     listed = {pr.number for group in groups for pr in group.prs}
     rest = tuple(pr for pr in digest.prs if pr.number not in listed)
     if rest:

@@ -9,17 +9,16 @@ waits for its window (``alerts_batch_s``) and the quiet hours whoever polls. Red
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.config import Settings, load_settings
 from bot.errors import PrhubError
 
 if TYPE_CHECKING:
+    from bot.config import Settings
     from bot.scheduler.alerts import PollReport
 
 _stderr = Console(stderr=True)
@@ -39,6 +38,10 @@ def alerts(
 
     Example: prhub alerts --once
     """
+    import asyncio
+
+    from bot.config import load_settings
+
     try:
         settings = load_settings(default_source=source)
         asyncio.run(_run(settings, once=once))
@@ -58,6 +61,8 @@ def describe(report: PollReport) -> str:
 
 
 async def _run(settings: Settings, *, once: bool) -> None:
+    import asyncio
+
     from bot.app import open_services
 
     async with open_services(settings, store="redis", purpose="label alerts need Redis") as services:

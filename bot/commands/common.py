@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+Lang = Literal["zh", "en"]
+"""The values of ``--lang``: :data:`bot.models.Language`, spelled here so that building the command line
+(``prhub --help``) imports no pydantic model (tests/test_cli_imports.py checks the two agree)."""
 
 # Options several commands share, declared once so their names and help read the same everywhere.
 SourceOption = Annotated[

@@ -12,12 +12,11 @@ A source that does not know a PR's author date (none of ours today) gets
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -31,11 +30,11 @@ from bot.commands.common import (
     UntilOption,
     WeekOption,
 )
-from bot.config import Settings, load_settings
-from bot.digest.window import resolve_window, zone
 from bot.errors import PrhubError, SourceError
-from bot.models import PullRequest, Window
-from bot.sources.base import canonical_repo, default_source_spec, request_summary
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.models import PullRequest, Window
 
 __all__ = ["register", "snapshot_lines", "snapshot_record"]
 
@@ -101,6 +100,12 @@ def export(
 
     Example: prhub export --repo verl-project/verl --week 2026-W16 --out verl-2026-W16.jsonl
     """
+    import asyncio
+
+    from bot.config import load_settings
+    from bot.digest.window import resolve_window, zone
+    from bot.sources.base import default_source_spec
+
     try:
         settings = load_settings(timezone=tz)
         zone(settings.timezone)
@@ -131,7 +136,10 @@ def export(
 async def _read(settings: Settings, spec: str, repo: str | None, window_of: Callable[[], Window],
                 ) -> tuple[str, Window, list[PullRequest], str]:
     """The repository, the window, its PRs and the source's request summary (the source from :mod:`bot.app`)."""
+    import asyncio
+
     from bot.app import open_services
+    from bot.sources.base import canonical_repo, request_summary
 
     async with open_services(settings, store="memory") as services:
         pr_source = services.channels.source(spec)

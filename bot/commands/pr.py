@@ -19,24 +19,24 @@ command with one line and exit code 1.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import SourceOption, warner
-from bot.config import Settings, load_settings, settings_source
-from bot.digest.window import week_window, zone
+from bot.commands.common import Lang, SourceOption, warner
 from bot.errors import PrhubError, PRNotFoundError
-from bot.models import DigestPR, Language, PullRequest, Window
-from bot.sources.base import PRSource, canonical_repo, default_source_spec
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.models import DigestPR, Language, PullRequest, Window
+    from bot.sources.base import PRSource
 
 _stderr = Console(stderr=True)
 
@@ -95,7 +95,7 @@ def pr(
         str | None,
         typer.Option(help="Repository owner/name; may be left out when N is a URL or the source holds only one."),
     ] = None,
-    lang: Annotated[Language | None, typer.Option(help="Language of the answer: zh or en.")] = None,
+    lang: Annotated[Lang | None, typer.Option(help="Language of the answer: zh or en.")] = None,
     fmt: Annotated[PRFormat, typer.Option("--format", help="Output format.")] = PRFormat.markdown,
     out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")] = None,
 ) -> None:
@@ -103,6 +103,11 @@ def pr(
 
     Example: prhub pr 6046 --source jsonl:examples/verl-2026-W16.jsonl
     """
+    import asyncio
+
+    from bot.config import load_settings, settings_source
+    from bot.sources.base import default_source_spec
+
     try:
         settings = load_settings(language=lang)
         url_repo, number = parse_pr_ref(ref)
@@ -130,7 +135,10 @@ async def _answer(settings: Settings, spec: str, wanted: str | None, number: int
     """The repository's name and PR ``number``'s analysis, from the process's services (:mod:`bot.app`):
     the heuristic, or with ``PRHUB_LLM_MODEL`` set the LLM's (from the cache when the digest already
     analysed this PR; LLM usage goes to stderr; an unusable model gives the heuristic, said so)."""
+    import asyncio
+
     from bot.app import open_services
+    from bot.sources.base import canonical_repo
 
     async with open_services(settings, store="cache" if settings.llm_model else "memory", warn=warner(_stderr),
                              on_fallback=warner(_stderr)) as services:
@@ -157,6 +165,8 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
 
 def _week_of(pr: PullRequest, timezone: str) -> Window:
     """``pr``'s ISO week in ``timezone`` (the digest's window)."""
+    from bot.digest.window import week_window, zone
+
     day = pr.merged_at.astimezone(zone(timezone)).date().isocalendar()
     return week_window(day.year, day.week, timezone)
 

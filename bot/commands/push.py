@@ -9,17 +9,16 @@ lets the push finish (``shutdown_grace_s``). Prints one line to stderr; exit cod
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.config import Settings, load_settings
 from bot.errors import PrhubError
 
 if TYPE_CHECKING:
+    from bot.config import Settings
     from bot.scheduler.push import PushOutcome
 
 _stderr = Console(stderr=True)
@@ -40,6 +39,10 @@ def push(
 
     Example: prhub push --channel slack:C0123456789 --week 2026-W16
     """
+    import asyncio
+
+    from bot.config import load_settings
+
     try:
         settings = load_settings()
         outcome = asyncio.run(_push(settings, channel, week))
@@ -59,6 +62,7 @@ def push(
 async def _push(settings: Settings, channel: str, week: str) -> PushOutcome:
     """The push, finished on SIGTERM (within ``shutdown_grace_s``; past it the push is cancelled and its
     progress kept for the next run to continue)."""
+    import asyncio
     import signal
 
     from bot.app import open_services

@@ -19,7 +19,6 @@ run by :func:`bot.app.serve`; this module reads the options.
 
 from __future__ import annotations
 
-import asyncio
 from enum import StrEnum
 from typing import Annotated
 
@@ -27,9 +26,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.config import load_settings, settings_source
+from bot.commands.common import Lang
 from bot.errors import PrhubError
-from bot.models import Language
 
 _stderr = Console(stderr=True)
 
@@ -72,13 +70,16 @@ def serve(
         str | None, typer.Option(help="Default source of channels without a binding (github, git:PATH, jsonl:PATH).")
     ] = None,
     repo: Annotated[str | None, typer.Option(help="Default repository owner/name of channels.")] = None,
-    lang: Annotated[Language | None, typer.Option(help="Default language: zh or en.")] = None,
+    lang: Annotated[Lang | None, typer.Option(help="Default language: zh or en.")] = None,
 ) -> None:
     """Run the chat bot: Slack and/or Feishu, the weekly pushes and the label alerts (Ctrl-C stops it).
 
     Example: prhub serve --slack http --feishu http --port 3000 --source jsonl:examples/verl-2026-W16.jsonl
     """
+    import asyncio
+
     from bot import app as root
+    from bot.config import load_settings, settings_source
 
     try:
         settings = load_settings(default_source=source, default_repo=repo, language=lang)

@@ -24,20 +24,22 @@ as made by ``cli``. Redis is required (``PRHUB_REDIS_URL``); the old layouts are
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.config import Settings, load_settings
+from bot.commands.common import Lang
 from bot.errors import ConfigError, FilterError, PrhubError
-from bot.models import Language
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.models import Language
 
 _stderr = Console(stderr=True)
 CHECK_WEEKS = 12
@@ -65,14 +67,17 @@ def subscriptions(
     check: Annotated[bool, typer.Option("--check", help="Flag labels the repository has never used.")] = False,
     output: Annotated[Literal["text", "json"], typer.Option("--format", help="text: one line each; json: the "
                                                                               "export (import reads it).")] = "text",
-    lang: Annotated[Language | None, typer.Option("--lang", help="Language of the filters said back.")] = None,
+    lang: Annotated[Lang | None, typer.Option("--lang", help="Language of the filters said back.")] = None,
 ) -> None:
     """List subscriptions (each filter in words and in the grammar), or export them with --format json.
 
     Example: prhub subscriptions --subscriber slack:C0123456789
     """
+    import asyncio
     if ctx.invoked_subcommand is not None:
         return
+    from bot.config import load_settings
+
     try:
         settings = load_settings()
         text = asyncio.run(_list(settings, subscriber, check, output, lang or settings.language))
@@ -91,6 +96,10 @@ def import_(
 
     Example: prhub subscriptions import subscriptions.json
     """
+    import asyncio
+
+    from bot.config import load_settings
+
     try:
         settings = load_settings()
         text = sys.stdin.read() if file == "-" else _read(Path(file))
@@ -110,6 +119,10 @@ def log(
 
     Example: prhub subscriptions log --limit 20
     """
+    import asyncio
+
+    from bot.config import load_settings
+
     try:
         settings = load_settings()
         text = asyncio.run(_log(settings, limit, output))
@@ -126,6 +139,8 @@ def _read(path: Path) -> str:
 
 
 async def _list(settings: Settings, subscriber: str | None, check: bool, output: str, lang: Language) -> str:
+    import asyncio
+
     from bot.app import open_services
     from bot.digest.window import date_window
     from bot.filters import describe

@@ -22,11 +22,10 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
-from redis.exceptions import RedisError
-
 from bot.cards.extras import CARD_CHARTS, NO_EXTRAS, CardExtras, CardImage
 from bot.errors import PrhubError
 from bot.models import Digest
+from bot.store import redis_errors
 
 if TYPE_CHECKING:
     from bot.cards.charts import Chart
@@ -82,9 +81,10 @@ class CardMedia:
     async def _page_url(self, digest: Digest) -> str | None:
         if self._link is None or not digest.prs:
             return None
+        failures: tuple[type[Exception], ...] = (PrhubError, *redis_errors())
         try:
             return await self._link(digest)
-        except (PrhubError, RedisError) as exc:
+        except failures as exc:
             log.warning("no page link for %s %s (完整报告 posts into the thread instead): %s",
                         digest.repo, digest.window.name, exc)
             return None

@@ -88,7 +88,8 @@ def trends(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], t: texts.
     """
     out = []
     for group in label_view(prs):
-        members = [p for p in prs if p.number in group.pr_numbers]
+        wanted = set(group.pr_numbers)
+        members = [p for p in prs if p.number in wanted]
         path_counts = Counter(path for p in members for path in set(files.get(p.number, ())))
         hot = tuple(HotFile(path=path, pr_count=n) for path, n in
                     sorted(path_counts.items(), key=lambda kv: (-kv[1], kv[0])) if n >= 2)[:MAX_HOT_FILES]
@@ -109,10 +110,12 @@ def trends(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], t: texts.
 def risk_rollup(prs: Sequence[DigestPR], t: texts.DigestTexts) -> tuple[RiskRollup, ...]:
     """Each risk kind present: its title, count and PR numbers (most important first)."""
     members: dict[str, list[DigestPR]] = defaultdict(list)
+    listed: dict[str, set[int]] = defaultdict(set)  # PR numbers per kind: a PR counts once per kind
     titles: dict[str, str] = {}
     for pr in by_importance(prs):
         for risk in pr.analysis.risks if pr.analysis else ():
-            if pr not in members[risk.kind]:
+            if pr.number not in listed[risk.kind]:
+                listed[risk.kind].add(pr.number)
                 members[risk.kind].append(pr)
             titles.setdefault(risk.kind, risk.title)
     rank = {kind: i for i, kind in enumerate(RISK_ORDER)}
@@ -249,7 +252,8 @@ def highlights(
     key = {p.number for p in prs if _importance(p) >= bar}
     top = next((x for x in areas if key & set(x.pr_numbers)), areas[0] if areas else None)
     if top is not None:
-        named = [p for p in by_importance(prs) if p.number in top.pr_numbers][:3]
+        top_numbers = set(top.pr_numbers)
+        named = [p for p in by_importance(prs) if p.number in top_numbers][:3]
         refs = t.list_sep.join(t.pr_ref.format(number=p.number, title=_title(p)) for p in named)
         out.append(t.highlight_label.format(label=top.label, prs_count=t.prs(top.count), prs=refs))
     groups: dict[int, str] = {}

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -171,8 +171,10 @@ def repeats_title(text: str, title: str) -> bool:
     return len(new) <= max(1, len(said) // 6)
 
 
+@lru_cache(maxsize=4096)
 def parse_description(body: str, title: str = "") -> Description:
-    """Split a PR description into prose, design points and test notes.
+    """Split a PR description into prose, design points and test notes (each distinct body and title is
+    read once per process: the same PR is analysed for its week, a look back, a question, an alert).
 
     Args:
         body: the description as written (Markdown, may hold HTML; may be empty).

@@ -292,9 +292,18 @@ def hot_files(prs: list[PullRequest], repo: RepoConfig, min_prs: int = HOT_FILE_
 
 
 class HeuristicAnalyzer:
-    """The embedded, deterministic analyzer (no network, no model)."""
+    """The embedded, deterministic analyzer (no network, no model).
+
+    Args:
+        descriptions: read each PR's description (its summary, design points, test notes); ``False``
+            leaves it unread — for digests that are only counted (week over week's earlier windows:
+            labels, hot files and risks, none of which comes from the description).
+    """
 
     name = ANALYZER_NAME
+
+    def __init__(self, *, descriptions: bool = True) -> None:
+        self.descriptions = descriptions
 
     def analyze(self, pr: PullRequest, context: AnalysisContext) -> Analysis:
         """Analyse one PR from its title, description and file statistics.
@@ -307,7 +316,7 @@ class HeuristicAnalyzer:
             An :class:`Analysis` with ``status="heuristic"``; never raises on odd input
             (empty body, no files, binary files).
         """
-        facts = _facts(pr, context.repo, context.subjects)
+        facts = _facts(pr, context.repo, context.subjects, descriptions=self.descriptions)
         t = texts.ANALYSIS[context.language]
         risks = _risks(facts, context, t)
         kinds = {r.kind for r in risks}
@@ -330,9 +339,10 @@ class HeuristicAnalyzer:
         )
 
 
-def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = None) -> _Facts:
+def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = None, *,
+           descriptions: bool = True) -> _Facts:
     kinds = {f.path: classify(f.path, repo.generated_paths) for f in pr.files}
-    description = parse_description(pr.body, pr.title)
+    description = parse_description(pr.body, pr.title) if descriptions else Description()
     diff = read_diff(pr, kinds)
     change_type, bang = _change_type(pr, kinds, diff)
     breaking = (

@@ -33,7 +33,7 @@ from datetime import UTC, date, datetime, timedelta
 from bot.digest.window import contains, date_window, last_day, week_window, zone
 from bot.errors import SourceError
 from bot.models import LookbackGap, PullRequest, Window
-from bot.sources.base import PRSource
+from bot.sources.base import PRSource, is_github
 
 log = logging.getLogger(__name__)
 
@@ -134,9 +134,7 @@ def read_earlier(
     windows = earlier_windows(window, count)
     if not windows:
         return Lookback(windows=())
-    from bot.sources.github import GitHubSource  # the GitHub client only matters for this check
-
-    if isinstance(source, GitHubSource):
+    if is_github(source):
         return _count_github(source, repo, windows)
     span = Window(start=windows[0].start, end=window.start, timezone=window.timezone,
                   name=f"{windows[0].name}..{windows[-1].name}")

@@ -187,9 +187,9 @@ def _contains_run(haystack: list[str], needle: tuple[str, ...]) -> bool:
 
 @dataclass(frozen=True)
 class _File:
-    """A changed file split into words once: its path(s) with their words, and its changed lines."""
+    """A changed file: the rules its path(s) hit (their indexes in the :class:`_RuleSet`), and its changed lines."""
 
-    paths: tuple[tuple[str, list[str]], ...]
+    hits: frozenset[int]
     lines: int
 
 
@@ -200,14 +200,15 @@ class _CompiledRule:
     tokens: tuple[tuple[str, ...], ...]
     keywords: tuple[tuple[str, ...], ...]
 
-    def matches(self, files: list[_File], words_of_title: list[str], min_share: float) -> bool:
+    def matches(self, files: list[_File], words_of_title: list[str], min_share: float, index: int) -> bool:
         """Title keyword, or path matches covering at least ``min_share`` of the PR's
         changed lines (of its files when no file has line counts): a rename touching
         100 files, or a version bump that edits five CI workflows by one line each,
-        does not make every topic named in those paths a topic of the PR."""
+        does not make every topic named in those paths a topic of the PR. ``index`` is
+        this rule's place in its rule set (what each file's ``hits`` hold)."""
         if any(_contains_run(words_of_title, k) for k in self.keywords):
             return True
-        return _covers([f for f in files if any(self._path_hit(p, w) for p, w in f.paths)], files, min_share)
+        return _covers([f for f in files if index in f.hits], files, min_share)
 
     def _path_hit(self, path: str, path_words: list[str]) -> bool:
         if not is_example_path(path) and any(_contains_run(path_words, t) for t in self.tokens):
@@ -224,11 +225,35 @@ def _covers(hits: list[_File], files: list[_File], min_share: float) -> bool:
     return len(hits) >= min_share * len(files)
 
 
+class _RuleSet:
+    """Compiled rules and, per path, the rules whose tokens or globs it hits — worked out once per
+    distinct path, since the same files change again and again (a long window would otherwise
+    match every rule against every file of every PR anew)."""
+
+    MAX_PATHS = 200_000
+    """Paths remembered; past this the memory starts again (a bot running for months)."""
+
+    def __init__(self, rules: tuple[_CompiledRule, ...]) -> None:
+        self.rules = rules
+        self._hits: dict[str, frozenset[int]] = {}
+
+    def hits(self, path: str) -> frozenset[int]:
+        """Indexes of the rules whose tokens or globs match ``path``."""
+        found = self._hits.get(path)
+        if found is None:
+            if len(self._hits) >= self.MAX_PATHS:
+                self._hits.clear()
+            path_words = words(path)
+            found = frozenset(i for i, rule in enumerate(self.rules) if rule._path_hit(path, path_words))
+            self._hits[path] = found
+        return found
+
+
 @lru_cache(maxsize=64)
-def _compiled(rules: tuple[LabelRule, ...], aliases: tuple[tuple[str, str], ...]) -> tuple[_CompiledRule, ...]:
+def _compiled(rules: tuple[LabelRule, ...], aliases: tuple[tuple[str, str], ...]) -> _RuleSet:
     """The rules compiled, once per process for each distinct rule set and aliases."""
     alias = dict(aliases)
-    return tuple(
+    return _RuleSet(tuple(
         _CompiledRule(
             label=alias.get(rule.label.strip().lower(), rule.label.strip().lower()),
             matcher=glob.compile(list(rule.paths), flags=_GLOB_FLAGS) if rule.paths else None,
@@ -236,7 +261,7 @@ def _compiled(rules: tuple[LabelRule, ...], aliases: tuple[tuple[str, str], ...]
             keywords=tuple(tuple(title_words(k)) for k in rule.keywords),
         )
         for rule in rules
-    )
+    ))
 
 
 class Labeler:
@@ -266,11 +291,14 @@ class Labeler:
         found += [self.canonical(x) for x in title_modules(pr.title)]
         explicit = bool(found)
         words_of_title = title_words(_strip_prefix(pr.title))
+        rules = self._rules
         files = [
-            _File(paths=tuple((p, words(p)) for p in (f.path, f.previous_path) if p), lines=f.changed_lines)
+            _File(hits=rules.hits(f.path) | rules.hits(f.previous_path) if f.previous_path else rules.hits(f.path),
+                  lines=f.changed_lines)
             for f in pr.files
         ]
-        found.extend(rule.label for rule in self._rules if rule.matches(files, words_of_title, self._min_share))
+        found.extend(rule.label for i, rule in enumerate(rules.rules)
+                     if rule.matches(files, words_of_title, self._min_share, i))
         if not explicit:
             found.extend(c for c in map(self.canonical, self._components(pr, files)) if not _named_by(c, found))
         unique = [label for label in dict.fromkeys(found) if label and not is_change_type(label)]

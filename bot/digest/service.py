@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
-from redis.exceptions import RedisError
-
 from bot.config import RepoConfig, Settings
 from bot.digest import aggregate, texts
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, hot_files, subjects
@@ -44,6 +42,7 @@ from bot.digest.usage import UsageMeter
 from bot.digest.window import contains, last_day
 from bot.errors import LLMStopError
 from bot.models import Analysis, Digest, DigestPR, Language, LLMUsage, PullRequest, Window
+from bot.store import redis_errors
 
 if TYPE_CHECKING:
     from bot.sources.base import PRSource
@@ -171,6 +170,7 @@ async def build_digest_async(
     config = settings.repo(repo)
     selected = _select(prs, repo, window)
     context = _context(selected, config, lang, lookback, history)
+    built: dict[str, Digest] | None = None
     if analyzer is None:
         heuristic = HeuristicAnalyzer()
         name = heuristic.name
@@ -179,35 +179,63 @@ async def build_digest_async(
             progress(len(selected), len(selected))
     else:
         name = analyzer.name
-        analyses = await _analyze_all(analyzer, selected, context, progress)
+        now = now or datetime.now(UTC)
+        # The earlier windows' heuristic digests (week over week) are built in a worker thread while
+        # the model is being waited for, instead of after it.
+        earlier = (asyncio.ensure_future(asyncio.to_thread(_earlier_digests, lookback, repo, settings, lang, now))
+                   if lookback is not None and lookback.prs else None)
+        try:
+            analyses = await _analyze_all(analyzer, selected, context, progress)
+        except BaseException:
+            if earlier is not None:
+                earlier.cancel()
+            raise
+        built = await earlier if earlier is not None else None
     items = _items(selected, analyses, repo, settings)
     files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
     now = now or datetime.now(UTC)
     digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, name, now)
-    digest = with_week_over_week(digest, lookback, settings=settings, known=known, now=now)
+    digest = with_week_over_week(digest, lookback, settings=settings, known=known, now=now, built=built)
     if narrator is not None:
         digest = await narrator.narrate(digest)
     return digest if meter is None else digest.model_copy(update={"usage": meter.snapshot()})
 
 
+_COUNTED = HeuristicAnalyzer(descriptions=False)
+"""The analyzer of week over week's earlier windows: they are only counted (labels, hot files, risks),
+so their descriptions are left unread."""
+
+
 def with_week_over_week(
     digest: Digest, lookback: Lookback | None, *, settings: Settings, known: Mapping[str, Digest] | None = None,
-    now: datetime | None = None,
+    now: datetime | None = None, built: Mapping[str, Digest] | None = None,
 ) -> Digest:
     """``digest`` with ``week_over_week`` computed from ``lookback`` (unchanged when ``None``).
 
     Earlier windows read as records get heuristic digests in ``digest.language`` (no LLM call);
-    ``known`` adds digests already built for earlier windows, by window name.
+    ``known`` adds digests already built for earlier windows, by window name; ``built`` holds
+    those heuristic digests already made (:func:`_earlier_digests`), by window name.
     """
     if lookback is None:
         return digest
     from bot.digest import weekly
 
     def build(prs: Sequence[PullRequest], window: Window) -> Digest:
+        if built is not None and window.name in built:
+            return built[window.name]
         return build_digest(prs, repo=digest.repo, window=window, settings=settings, language=digest.language,
-                            now=now or digest.generated_at)
+                            analyzer=_COUNTED, now=now or digest.generated_at)
 
     return digest.model_copy(update={"week_over_week": weekly.compare(digest, lookback, build=build, known=known)})
+
+
+def _earlier_digests(lookback: Lookback, repo: str, settings: Settings, language: Language,
+                     now: datetime) -> dict[str, Digest]:
+    """The heuristic digest of every earlier window ``lookback`` holds records of, by window name
+    (what :func:`with_week_over_week` would build)."""
+    return {w.name: build_digest(lookback.prs[w.name], repo=repo, window=w, settings=settings, language=language,
+                                 analyzer=_COUNTED, now=now)
+            for w in lookback.windows if w.name in lookback.prs}
 
 
 async def _analyze_all(
@@ -522,7 +550,7 @@ class DigestService:
         if self._history is not None and wanted:
             try:
                 kept = await self._history.known(repo, wanted, language or self.settings.language)
-            except RedisError as exc:
+            except redis_errors() as exc:
                 log.warning("earlier digests of %s could not be read: %s", repo, exc)
                 kept = {}
             # a digest built before its window ended (本周周报 on a Wednesday) saw part of it only
@@ -562,7 +590,7 @@ class DigestService:
         if self._history is not None:
             try:
                 await self._history.put(digest)
-            except RedisError as exc:
+            except redis_errors() as exc:
                 log.warning("the digest of %s %s could not be kept: %s", repo, window.name, exc)
         return digest
 

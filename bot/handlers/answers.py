@@ -209,7 +209,8 @@ class Answers:
         digest, _, notes = found
         label = self.core.canonical_label(digest.repo, intent.label)
         numbers = next((g.pr_numbers for g in digest.label_view if g.label.lower() == label), ())
-        return LabelReply(digest, label, tuple(digest.pr(n) for n in numbers), notes)
+        index = digest.by_number()
+        return LabelReply(digest, label, tuple(index[n] for n in numbers), notes)
 
     async def merged(self, intent: MergedIntent, conversation: Where, lang: Language) -> Reply:
         """The PRs merged in the intent's window, or who merged them."""

@@ -9,8 +9,9 @@ local git clone) is chosen by a spec string with :func:`open_source`.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeGuard, runtime_checkable
 
 from bot.errors import SourceError
 from bot.models import PullRequest, Window
@@ -18,9 +19,10 @@ from bot.sources.jsonl import SnapshotSource
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.sources.github import GitHubSource
 
-__all__ = ["SOURCE_FORMS", "PRSource", "canonical_repo", "close_source", "default_source_spec", "open_source",
-           "request_summary"]
+__all__ = ["SOURCE_FORMS", "PRSource", "canonical_repo", "close_source", "default_source_spec", "is_github",
+           "open_source", "request_summary"]
 
 SOURCE_FORMS = (
     "github (the GitHub API; GITHUB_TOKEN optional), git:PATH (a local clone) "
@@ -132,12 +134,17 @@ def default_source_spec(source: str | None, repo: str | None, settings: Settings
 
 def request_summary(source: PRSource) -> str:
     """`` · N GitHub API requests (M not modified)`` for a GitHub source, ``""`` for any other."""
-    from bot.sources.github import GitHubSource
-
-    if not isinstance(source, GitHubSource):
+    if not is_github(source):
         return ""
     stats = source.stats
     return f" · {stats.requests} GitHub API requests ({stats.not_modified} not modified)"
+
+
+def is_github(source: object) -> TypeGuard[GitHubSource]:
+    """Whether ``source`` is a :class:`~bot.sources.github.GitHubSource`, asked without importing that
+    module (and httpx): when it was never imported, no GitHub source exists."""
+    module = sys.modules.get("bot.sources.github")
+    return module is not None and isinstance(source, module.GitHubSource)
 
 
 def close_source(source: PRSource) -> None:

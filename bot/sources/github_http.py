@@ -185,13 +185,12 @@ class _Wait(Exception):
         self.rate_limit = rate_limit
 
 
-def _next_link(link: str) -> str | None:
-    """The ``rel="next"`` URL of a ``Link`` header, or ``None``."""
-    for part in link.split(","):
-        url, _, params = part.partition(";")
-        if any(p.strip().replace(" ", "") in ('rel="next"', "rel=next") for p in params.split(";")):
-            return url.strip().strip("<>")
-    return None
+def _next_link(source: httpx.Response | str) -> str | None:
+    """The ``rel="next"`` URL of a response's ``Link`` header (or of a stored header's text, for an
+    answer from the ETag cache), or ``None``; parsed by httpx (:attr:`httpx.Response.links`)."""
+    response = source if isinstance(source, httpx.Response) else httpx.Response(200, headers={"link": source})
+    url = response.links.get("next", {}).get("url")
+    return url or None
 
 
 def _message(response: httpx.Response) -> str:
@@ -315,7 +314,7 @@ class GitHubHTTP:
         etag = response.headers.get("etag")
         if cache_key is not None and etag:
             self.cache.put(cache_key, CachedAnswer(etag=etag, body=response.content, link=link))
-        return Answer(status, self._decode(response.content, accept), _next_link(link))
+        return Answer(status, self._decode(response.content, accept), _next_link(response))
 
     @staticmethod
     def _decode(body: bytes, accept: str) -> Any:

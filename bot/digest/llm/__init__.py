@@ -1,7 +1,9 @@
 """LLM analysis through litellm: the per-PR analyzer, the digest narrative and their client.
 
-Importing this package imports litellm (a few seconds); the digest core imports
-it only when ``PRHUB_LLM_MODEL`` is set. :func:`llm_runtime` builds the three
+The digest core imports this package only when ``PRHUB_LLM_MODEL`` is set, and
+litellm itself (a few seconds) is imported only when a request is about to be built
+(:mod:`bot.digest.llm._litellm`): a run answered from the cache never loads it.
+:func:`llm_runtime` builds the three
 parts from the settings around one shared :class:`~bot.digest.usage.UsageMeter`.
 
 Modules: ``client`` (the one call, timeouts, retries, error mapping), ``prompts``

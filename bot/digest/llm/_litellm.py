@@ -1,18 +1,25 @@
-"""litellm, imported once with our process-wide settings; every module here imports it from this one.
+"""litellm, imported on first use with our process-wide settings; every module here gets it from :func:`load`.
 
-``LITELLM_LOCAL_MODEL_COST_MAP`` keeps litellm from downloading its model price
-list at import (the copy bundled with the package is used); debug banners are
-off so that our stderr stays ours.
+Importing litellm takes seconds, so it happens when a request is about to be built (a prompt's token
+count, or the call itself) — never for a run whose every analysis comes from the cache.
+``LITELLM_LOCAL_MODEL_COST_MAP`` keeps litellm from downloading its model price list at import (the
+copy bundled with the package is used); debug banners are off so that our stderr stays ours.
 """
 
 from __future__ import annotations
 
 import os
+from functools import cache
+from types import ModuleType
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+__all__ = ["load"]
 
-import litellm  # after the variable above
 
-litellm.suppress_debug_info = True
+@cache
+def load() -> ModuleType:
+    """The ``litellm`` module, imported (once) with the settings above."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm  # after the variable above
 
-__all__ = ["litellm"]
+    litellm.suppress_debug_info = True
+    return litellm

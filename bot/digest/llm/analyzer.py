@@ -29,13 +29,14 @@ Merge rules (facts come from code, words may come from the model):
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 from functools import cache
 from typing import Any
 
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
-from bot.digest.llm._litellm import litellm
+from bot.digest.llm import _litellm
 from bot.digest.llm.client import LLMClient
 from bot.digest.llm.evidence import IMPORTANCE_BAND, INSIGHT_BAND, band, judge
 from bot.digest.llm.excerpts import ExcerptPlan, plan_excerpts
@@ -68,7 +69,7 @@ def analysis_key(pr: PullRequest, *, prompt_version: str, model: str, language: 
 def context_tokens(model: str, default: int) -> int:
     """The model's input context size from litellm's metadata, else ``default``."""
     try:
-        info = litellm.get_model_info(model)
+        info = _litellm.load().get_model_info(model)
     except Exception:  # litellm raises a bare Exception for models it does not know
         return default
     size = info.get("max_input_tokens") or info.get("max_tokens")
@@ -98,6 +99,7 @@ class LLMAnalyzer:
         self.prompt = prompt or load_prompt("pr_analysis")
         self.heuristic = heuristic or HeuristicAnalyzer()
         self.name = f"llm:{client.model}"
+        self._preparing = asyncio.Lock()
 
     async def analyze_async(self, pr: PullRequest, context: AnalysisContext) -> Analysis:
         """The analysis of ``pr``: cached, else asked, else the heuristic with ``fallback_reason``.
@@ -105,14 +107,18 @@ class LLMAnalyzer:
         Raises:
             LLMStopError: the provider refused the credentials or the quota is spent.
         """
-        base = self.heuristic.analyze(pr, context)
         key = analysis_key(pr, prompt_version=self.prompt.version, model=self.client.model,
                            language=context.language)
         cached = await self.store.get_json(key)
         if cached is not None:
             self.client.meter.cache_hits += 1
             return Analysis.model_validate(cached)
-        messages, plan = self._prompt(pr, context, base)
+        # One PR's facts and prompt at a time, each request sent as soon as its prompt is ready: the
+        # lock hands over to the next PR only after this one's request has had its turn on the event
+        # loop, so the first wave leaves after one prompt, not after every PR's.
+        async with self._preparing:
+            base = self.heuristic.analyze(pr, context)
+            messages, plan = self._prompt(pr, context, base)
         try:
             reply = await ask_json(self.client, messages, AnalysisReply, max_tokens=MAX_REPLY_TOKENS)
         except LLMCallError as exc:
@@ -130,6 +136,7 @@ class LLMAnalyzer:
             plan = plan_excerpts(pr.files, budget_tokens=0, count=len, generated=context.repo.generated_paths)
             return self.prompt.render(**variables, excerpts=[], left_out=[]), plan
         model = self.client.model
+        litellm = _litellm.load()
 
         def count(text: str) -> int:
             return int(litellm.token_counter(model=model, text=text))

@@ -38,11 +38,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import openai
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from bot.config import Settings
-from bot.digest.llm._litellm import litellm
+from bot.digest.llm import _litellm
 from bot.digest.usage import UsageMeter
 from bot.errors import LLMAuthError, LLMCallError, LLMQuotaError, LLMStopError
 
@@ -158,6 +157,9 @@ class LLMClient:
         return float(min(2 ** (state.attempt_number - 1), self.max_wait_s))
 
     async def _send(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
+        litellm = _litellm.load()  # the first request imports litellm (and the OpenAI SDK it brings)
+        import openai
+
         self.meter.llm_calls += 1
         try:
             response: Any = await asyncio.wait_for(
@@ -192,7 +194,7 @@ class LLMClient:
             self.meter.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
             self.meter.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
         try:
-            self.meter.add_cost(float(litellm.completion_cost(completion_response=response, model=self.model)))
+            self.meter.add_cost(float(_litellm.load().completion_cost(completion_response=response, model=self.model)))
         except Exception:  # litellm raises a bare Exception for models without a price
             self.meter.add_cost(None)
 

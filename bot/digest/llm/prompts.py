@@ -19,15 +19,14 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 _VERSION = re.compile(r"^\{#-?\s*version:\s*(\S+)\s*-?#\}")
-_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
-                          trim_blocks=True, lstrip_blocks=True)
 
 
 @dataclass(frozen=True)
@@ -50,11 +49,26 @@ class Prompt:
         Raises:
             jinja2.UndefinedError: a variable the template uses was not given.
         """
-        template = _ENV.from_string(self.source)
+        template = _compiled(self.source)
         return [
             {"role": "system", "content": template.render(part="system", **variables).strip()},
             {"role": "user", "content": template.render(part="user", **variables).strip()},
         ]
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    """The templates' Jinja2 environment, made on first use (a run answered from the cache renders no prompt)."""
+    import jinja2
+
+    return jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+                              trim_blocks=True, lstrip_blocks=True)
+
+
+@lru_cache(maxsize=32)
+def _compiled(source: str) -> jinja2.Template:
+    """The template of ``source``, compiled once per process (compiling costs milliseconds a prompt)."""
+    return _environment().from_string(source)
 
 
 def make_prompt(name: str, source: str) -> Prompt:
