@@ -43,8 +43,7 @@ Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE 
     then + BREAKING_BONUS. A fix of source code whose title names what the code computes (a loss, a gradient,
     a mask, padding, a dtype, a normalisation; _NUMERICS_TITLE) gets NUMERICS_BONUS beyond that cap: such fixes
     change results silently, however small. A title that only validates an input or config
-    (``Validate …``) is at most GUARD_MAX_IMPORTANCE; a feature whose source files all lie under an
-    experiments / examples / recipes / contrib folder at most PERIPHERAL_MAX_IMPORTANCE. A docs-only diff
+    (``Validate …``) is at most GUARD_MAX_IMPORTANCE. A docs-only diff
     is at most PROSE_ONLY_MAX_IMPORTANCE; a revert at most
     REVERT_MAX_IMPORTANCE. A mechanical change (>= MECHANICAL_DIFF_SHARE of >= MECHANICAL_MIN_CODE_LINES
     changed code lines only move or repeat one substitution; or, by file counts, >= MECHANICAL_MIN_FILES
@@ -130,7 +129,6 @@ EXPLAINED_FIX_PROSE = 350  # letters of description prose that make a fix "expla
 REVERT_MAX_IMPORTANCE = 3  # its content is known from the reverted PR
 NUMERICS_BONUS = 1  # a fix of what the program computes (a loss, a gradient, a mask, a dtype): a silent wrong result
 GUARD_MAX_IMPORTANCE = 3  # a check that fails earlier with a clearer error: behaviour otherwise unchanged
-PERIPHERAL_MAX_IMPORTANCE = 5  # a feature only under experiments / examples / recipes / contrib: opt-in, few run it
 
 PROSE_BUCKETS = ((1200, 3), (500, 2), (150, 1))  # (letters of prose at least, points)
 INSIGHT_SIZE_BUCKETS = ((300, 2), (50, 1))
@@ -164,9 +162,6 @@ _NUMERICS_TITLE = re.compile(
     r"interpolat\w*|entropy|overflow|underflow|rounding|(?:tp|dp|pp|ep|cp)\s+(?:size|degree))\b", re.I)
 # A guard that validates an input or a config and only turns a later failure into an earlier error.
 _GUARD_TITLE = re.compile(r"^\s*(?:validate|validation\s+(?:of|for))\b", re.I)
-# Folders whose code few users run: experiments, prototypes, examples and recipes, contributed extras.
-_PERIPHERAL_DIRS = frozenset({"experiments", "experimental", "prototype", "prototypes", "examples", "example",
-                              "recipes", "recipe", "contrib", "sandbox", "playground"})
 _REVERT_TITLE = re.compile(r"^\s*revert\b", re.I)
 _REVERTED_NUMBER = re.compile(r"#(\d+)")
 _REVERT_BODY = re.compile(r"\breverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.I)
@@ -505,8 +500,6 @@ def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
         score = min(score + NUMERICS_BONUS, MAX_WITHOUT_BREAKING)
     if _GUARD_TITLE.match(subject(facts.pr.title)):
         score = min(score, GUARD_MAX_IMPORTANCE)
-    if _peripheral(facts):
-        score = min(score, PERIPHERAL_MAX_IMPORTANCE)
     score += BREAKING_BONUS if facts.breaking else 0
     if facts.change_type == "doc" and facts.diff.prose_only:
         score = min(score, PROSE_ONLY_MAX_IMPORTANCE)
@@ -527,14 +520,6 @@ def _numerics_fix(facts: _Facts) -> bool:
     """A fix (or performance change) of source code whose title names what the code computes."""
     return (facts.change_type in ("fix", "perf") and bool(facts.files(FileKind.SOURCE))
             and bool(_NUMERICS_TITLE.search(subject(facts.pr.title))))
-
-
-def _peripheral(facts: _Facts) -> bool:
-    """A new feature whose changed source files all lie under an experiments / examples / recipes / contrib
-    folder (a fix there still corrects what its users run)."""
-    source = facts.files(FileKind.SOURCE)
-    return facts.change_type == "feat" and bool(source) and all(
-        _PERIPHERAL_DIRS & set(PurePosixPath(f.path).parts[:-1]) for f in source)
 
 
 def _insight(facts: _Facts, core: bool) -> int:

@@ -223,18 +223,6 @@ def test_a_validation_guard_is_a_skip(default_settings) -> None:  # type: ignore
     assert a.recommendation.level == "skip"
 
 
-def test_a_feature_only_under_experiments_is_at_most_a_skim(default_settings) -> None:  # type: ignore[no-untyped-def]
-    analyzer, context = HeuristicAnalyzer(), _bare(default_settings)
-    title = "feat: add a graph compile pass"
-    inside = analyzer.analyze(_small_pr(title, ("pkg/experiments/graph/passes.py",), lines=700), context)
-    outside = analyzer.analyze(_small_pr(title, ("pkg/graph/passes.py",), lines=700), context)
-    assert inside.importance <= 5 < outside.importance
-    assert inside.recommendation.level == "skim"
-    fix = analyzer.analyze(_small_pr("fix: wrong step count after resume", ("pkg/experiments/graph/passes.py",),
-                                     lines=700), context)
-    assert fix.importance > 5  # a fix there still corrects what its users run
-
-
 def test_a_broad_non_code_change_is_a_skim(default_settings) -> None:  # type: ignore[no-untyped-def]
     analyzer, context = HeuristicAnalyzer(), _bare(default_settings)
     broad = analyzer.analyze(_small_pr("chore: update the launch scripts for the new image",
