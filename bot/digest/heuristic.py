@@ -40,7 +40,11 @@ Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE 
     repeated substitutions taken out; SIZE_BUCKETS) + reasons, together at most MAX_REASON_POINTS:
     CORE_BONUS, CONTRACT_BONUS, DEPENDENCY_BONUS (not for a CI action or own version), and 1 for a
     fix whose description explains it (>= EXPLAINED_FIX_PROSE letters); at most MAX_WITHOUT_BREAKING,
-    then + BREAKING_BONUS. A docs-only diff is at most PROSE_ONLY_MAX_IMPORTANCE; a revert at most
+    then + BREAKING_BONUS. A fix of source code whose title names what the code computes (a loss, a gradient,
+    a mask, padding, a dtype, a normalisation; _NUMERICS_TITLE) gets NUMERICS_BONUS beyond that cap: such fixes
+    change results silently, however small. A title that only validates an input or config
+    (``Validate …``) is at most GUARD_MAX_IMPORTANCE. A docs-only diff
+    is at most PROSE_ONLY_MAX_IMPORTANCE; a revert at most
     REVERT_MAX_IMPORTANCE. A mechanical change (>= MECHANICAL_DIFF_SHARE of >= MECHANICAL_MIN_CODE_LINES
     changed code lines only move or repeat one substitution; or, by file counts, >= MECHANICAL_MIN_FILES
     files, >= MECHANICAL_SHARE of them replacing as many lines as they remove) gets no size or core
@@ -50,7 +54,9 @@ Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     design points, + 1 for test notes + source size (INSIGHT_SIZE_BUCKETS)
     + 1 for a new source module + 1 for a core path.
 Recommendation: ``close_read`` at the key-PR bar (at most CLOSE_READ_IMPORTANCE), ``skim``
-    at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``. Minutes =
+    at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``; a broad non-code change
+    (>= BROAD_NON_CODE_FILES files and >= BROAD_NON_CODE_LINES lines of examples, CI, images or docs, not
+    tests only) is at least ``skim`` with importance at least BROAD_NON_CODE_IMPORTANCE. Minutes =
     lines to read (not generated, lock, notebook, snapshot or vendored files) / LINES_PER_MINUTE +
     description words / WORDS_PER_MINUTE, at least 1. Where to start: files that lose a public
     name or change a default, then core files, then source before config, tests and docs.
@@ -108,6 +114,11 @@ TYPE_BASE: dict[ChangeType, int] = {
     "test": 2, "ci": 2, "chore": 2, "doc": 1,
 }
 NON_CODE_BASE = 2
+# A non-code change this broad (examples, CI workflows, images, docs; not only tests) changes what users run or
+# read: a skim at BROAD_NON_CODE_IMPORTANCE, though no line of it is code to review.
+BROAD_NON_CODE_FILES = 3
+BROAD_NON_CODE_LINES = 40
+BROAD_NON_CODE_IMPORTANCE = 3
 SIZE_BUCKETS = ((500, 3), (100, 2), (20, 1))  # (source lines at least, points)
 CORE_BONUS = 1
 BREAKING_BONUS = 2
@@ -116,6 +127,8 @@ MAX_REASON_POINTS = 2  # core + contract + dependency + explained fix, together 
 MAX_WITHOUT_BREAKING = 9
 EXPLAINED_FIX_PROSE = 350  # letters of description prose that make a fix "explained"
 REVERT_MAX_IMPORTANCE = 3  # its content is known from the reverted PR
+NUMERICS_BONUS = 1  # a fix of what the program computes (a loss, a gradient, a mask, a dtype): a silent wrong result
+GUARD_MAX_IMPORTANCE = 3  # a check that fails earlier with a clearer error: behaviour otherwise unchanged
 
 PROSE_BUCKETS = ((1200, 3), (500, 2), (150, 1))  # (letters of prose at least, points)
 INSIGHT_SIZE_BUCKETS = ((300, 2), (50, 1))
@@ -141,6 +154,14 @@ _VERBS: tuple[tuple[re.Pattern[str], ChangeType], ...] = (
     (re.compile(r"\b(?:refactor|remove|clean|rename|move|simplify|deprecate)\b", re.I), "refactor"),
     (re.compile(r"\b(?:add|support|introduce|enable|new|implement)\b", re.I), "feat"),
 )
+# What a fix may have got wrong silently: the numbers a program computes, not whether it runs. Words of numeric
+# code in any field (losses, gradients, masks, padding, normalisation, dtypes, scales), read in the title.
+_NUMERICS_TITLE = re.compile(
+    r"\b(?:loss(?:es)?|grad(?:s|ient|ients)?|backward|requires_grad|log[-_ ]?(?:softmax|sum[-_ ]?exp|probs?|its?)|"
+    r"softmax|logits?|dtype|pad(?:s|ded|ding)?|mask(?:s|ed|ing)?|normali[sz](?:e|es|ed|ation)|bias|"
+    r"interpolat\w*|entropy|overflow|underflow|rounding|(?:tp|dp|pp|ep|cp)\s+(?:size|degree))\b", re.I)
+# A guard that validates an input or a config and only turns a later failure into an earlier error.
+_GUARD_TITLE = re.compile(r"^\s*(?:validate|validation\s+(?:of|for))\b", re.I)
 _REVERT_TITLE = re.compile(r"^\s*revert\b", re.I)
 _REVERTED_NUMBER = re.compile(r"#(\d+)")
 _REVERT_BODY = re.compile(r"\breverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.I)
@@ -226,6 +247,14 @@ class _Facts:
     @property
     def touches_code(self) -> bool:
         return any(k in _CODE_KINDS for k in self.kinds.values())
+
+    @property
+    def broad_non_code(self) -> bool:
+        """No code, and at least BROAD_NON_CODE_FILES files / BROAD_NON_CODE_LINES lines of examples, CI, images
+        or docs (not tests only)."""
+        kinds = set(self.kinds.values()) - {FileKind.GENERATED}
+        return (not self.touches_code and kinds != {FileKind.TEST} and len(self.pr.files) >= BROAD_NON_CODE_FILES
+                and self.reviewable_lines >= BROAD_NON_CODE_LINES)
 
 
 def core_files(history: Sequence[PullRequest], repo: RepoConfig, min_series: int = CORE_MIN_SERIES) -> frozenset[str]:
@@ -467,6 +496,10 @@ def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
             and facts.description.prose_chars >= EXPLAINED_FIX_PROSE):
         reasons += 1  # a fix its author had to explain is rarely a one-liner to skip
     score = min(score + min(reasons, MAX_REASON_POINTS), MAX_WITHOUT_BREAKING)
+    if _numerics_fix(facts) and not sweep:
+        score = min(score + NUMERICS_BONUS, MAX_WITHOUT_BREAKING)
+    if _GUARD_TITLE.match(subject(facts.pr.title)):
+        score = min(score, GUARD_MAX_IMPORTANCE)
     score += BREAKING_BONUS if facts.breaking else 0
     if facts.change_type == "doc" and facts.diff.prose_only:
         score = min(score, PROSE_ONLY_MAX_IMPORTANCE)
@@ -476,9 +509,17 @@ def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
             # a sweep that reaches the packaging metadata renames the project or its package: every user's
             # imports, links and install commands change, though there is little to read
             score = PROJECT_RENAME_IMPORTANCE
+    if facts.broad_non_code and facts.change_type != "revert":
+        score = max(score, BROAD_NON_CODE_IMPORTANCE)
     if facts.change_type == "revert":
         score = min(score, REVERT_MAX_IMPORTANCE)
     return max(1, min(10, score))
+
+
+def _numerics_fix(facts: _Facts) -> bool:
+    """A fix (or performance change) of source code whose title names what the code computes."""
+    return (facts.change_type in ("fix", "perf") and bool(facts.files(FileKind.SOURCE))
+            and bool(_NUMERICS_TITLE.search(subject(facts.pr.title))))
 
 
 def _insight(facts: _Facts, core: bool) -> int:
@@ -507,6 +548,8 @@ def _recommendation(
     level = _level(importance, insight, context.repo.key_pr_bar)
     if facts.mechanical and level == "close_read":
         level = "skim"
+    if level == "skip" and facts.broad_non_code and facts.change_type != "revert":
+        level = "skim"  # what users run or read changed widely: worth a look, not a review
     words = len(" ".join(facts.description.paragraphs).split())
     minutes = max(1, math.ceil(facts.reviewable_lines / LINES_PER_MINUTE + words / WORDS_PER_MINUTE))
     core = {p for r in risks if r.kind == "core_path_change" for p in r.evidence}

@@ -186,3 +186,52 @@ def test_mechanical_sweep_is_skimmed(analyze, prs_by_number) -> None:  # type: i
     assert "逐行替换" in a.recommendation.reason
     assert "core_path_change" in kinds(a)  # the risk stays listed
     assert a.importance <= 6
+
+
+def _small_pr(title: str, paths: tuple[str, ...], lines: int = 30, number: int = 11) -> PullRequest:
+    files = tuple(FileChange(path=p, status="modified", additions=lines // 2, deletions=lines - lines // 2)
+                  for p in paths)
+    return PullRequest(repo="o/r", number=number, title=title, merged_at=datetime(2026, 1, 1, tzinfo=UTC),
+                       files=files, additions=sum(f.additions or 0 for f in files),
+                       deletions=sum(f.deletions or 0 for f in files))
+
+
+def _bare(default_settings: Settings) -> AnalysisContext:
+    return AnalysisContext(repo=default_settings.repo("o/r"))
+
+
+def test_a_fix_of_what_the_code_computes_is_a_close_read(default_settings) -> None:  # type: ignore[no-untyped-def]
+    """The same small diff: a fix naming a loss, a mask or padding weighs one more than one naming a log line."""
+    analyzer, context = HeuristicAnalyzer(), _bare(default_settings)
+    plain = analyzer.analyze(_small_pr("fix: handle an empty list in the progress logger", ("pkg/log.py",)), context)
+    for title in ("fix: normalize the loss by the global token count", "Fix padding mask for short sequences",
+                  "[model] fix: gradient lost when inputs are flattened"):
+        numeric = analyzer.analyze(_small_pr(title, ("pkg/model.py",)), context)
+        assert numeric.importance == plain.importance + 1, title
+        assert numeric.recommendation.level == "close_read", title
+    assert plain.recommendation.level == "skim"
+    # a feature naming the same words gets nothing for them: only a fix changes results that were wrong
+    feat = analyzer.analyze(_small_pr("feat: add a loss scale option", ("pkg/model.py",)), context)
+    assert feat.importance <= plain.importance
+
+
+def test_a_validation_guard_is_a_skip(default_settings) -> None:  # type: ignore[no-untyped-def]
+    a = HeuristicAnalyzer().analyze(
+        _small_pr("[config] Validate the batch size before training", ("pkg/config.py", "pkg/train.py"), lines=150),
+        _bare(default_settings))
+    assert a.importance <= 3
+    assert a.recommendation.level == "skip"
+
+
+def test_a_broad_non_code_change_is_a_skim(default_settings) -> None:  # type: ignore[no-untyped-def]
+    analyzer, context = HeuristicAnalyzer(), _bare(default_settings)
+    broad = analyzer.analyze(_small_pr("chore: update the launch scripts for the new image",
+                                       ("examples/a/run.sh", "examples/b/run.sh", "docs/start.md"), lines=40),
+                             context)
+    assert broad.recommendation.level == "skim"
+    assert broad.importance == 3
+    narrow = analyzer.analyze(_small_pr("chore: update a launch script", ("examples/a/run.sh",), lines=40), context)
+    assert narrow.recommendation.level == "skip"
+    tests_only = analyzer.analyze(_small_pr("ci: fix flaky tests", ("tests/a_test.py", "tests/b_test.py",
+                                                                      "tests/c_test.py"), lines=40), context)
+    assert tests_only.recommendation.level == "skip"
