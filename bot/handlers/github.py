@@ -31,6 +31,8 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from bot.claims import Claims, seen_key
+from bot.errors import StoreUnavailableError
+from bot.store import redis_errors
 
 __all__ = ["GitHubWebhook", "signature"]
 
@@ -116,9 +118,10 @@ class GitHubWebhook:
         delivery = request.headers.get("x-github-delivery", "").strip()
         if not delivery:
             return _text(400, "缺少 X-GitHub-Delivery", "X-GitHub-Delivery missing")
+        store_failed: tuple[type[Exception], ...] = (StoreUnavailableError, *redis_errors())
         try:
             first = await self._claims.first_delivery(seen_key("github", "delivery", delivery))
-        except Exception as exc:  # Redis: let GitHub redeliver later rather than lose or double the work
+        except store_failed as exc:  # Redis: let GitHub redeliver later rather than lose or double the work
             log.warning("github webhook %s: delivery claim failed: %s", delivery, exc)
             return _text(503, "暂时无法处理，请稍后重试", "temporarily unavailable, retry later")
         if not first:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import dramatiq
 from dramatiq.middleware import CurrentMessage
+from redis.exceptions import RedisError
 
 from bot.config import Settings
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
@@ -129,7 +130,7 @@ class AnalysisWorker:
             self._beat_thread.join(timeout=BEAT_EVERY_S + 1)
         try:
             self.queue.forget(self.id)
-        except Exception as exc:  # a Redis gone at shutdown: the beat just ages out
+        except RedisError as exc:  # a Redis gone at shutdown: the beat just ages out
             log.warning("worker %s: heartbeat not removed: %s", self.id, exc)
         if self._loop is not None:
             self._call(self._close())
@@ -181,7 +182,7 @@ class AnalysisWorker:
         while not self._stopping.wait(BEAT_EVERY_S):
             try:
                 self._beat()
-            except Exception as exc:  # Redis away for a moment: the next beat tries again
+            except RedisError as exc:  # Redis away for a moment: the next beat tries again
                 log.warning("worker %s: heartbeat failed: %s", self.id, exc)
 
     # -- one job ------------------------------------------------------------------------------------------
