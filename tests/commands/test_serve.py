@@ -4,11 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -17,15 +12,10 @@ import redis
 from conftest import EXAMPLE, ROOT
 from fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuAPI
 from fakes.slack_api import FakeSlack, serve
+from serve_support import running_serve
 from typer.testing import CliRunner
 
 from bot.cli import app
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _require_redis() -> None:
@@ -47,7 +37,6 @@ def test_serve_without_any_platform_is_one_line_error(monkeypatch: pytest.Monkey
 
 def test_slack_and_feishu_share_one_http_server(tmp_path: Path) -> None:
     _require_redis()
-    port = _free_port()
     with FakeFeishuAPI() as feishu, serve(FakeSlack()) as slack_url:
         env = {
             **os.environ, "PRHUB_CONFIG": str(ROOT / "prhub.toml"), "PRHUB_REDIS_URL": "redis://127.0.0.1:6379/15",
@@ -56,37 +45,14 @@ def test_slack_and_feishu_share_one_http_server(tmp_path: Path) -> None:
             "FEISHU_VERIFICATION_TOKEN": "v-token-test", "PRHUB_FEISHU_API_URL": feishu.base_url,
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
-        exe = Path(sys.executable).with_name("prhub")
-        proc = subprocess.Popen(
-            [str(exe), "serve", "--slack", "http", "--feishu", "http", "--host", "127.0.0.1", "--port", str(port),
-             "--source", f"jsonl:{EXAMPLE}", "--repo", "verl-project/verl"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        try:
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(f"{base}/healthz", timeout=1).json()["status"] == "ok":
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert proc.poll() is None, proc.communicate()[1]
-                assert time.monotonic() < deadline, "prhub serve did not come up in 60 s"
-                time.sleep(0.2)
+        with running_serve(["--slack", "http", "--feishu", "http", "--source", f"jsonl:{EXAMPLE}",
+                            "--repo", "verl-project/verl"], env) as bot:
             challenge = json.loads((ROOT / "tests/fixtures/feishu/url_challenge.json").read_text(encoding="utf-8"))
-            answer = httpx.post(f"{base}/feishu/events", json=challenge, timeout=10)
+            answer = httpx.post(f"{bot.base}/feishu/events", json=challenge, timeout=10)
             assert answer.status_code == 200
             assert answer.json() == {"challenge": challenge["challenge"]}
-            unsigned = httpx.post(f"{base}/slack/events", data={"command": "/prhub", "text": "help"}, timeout=10)
+            unsigned = httpx.post(f"{bot.base}/slack/events", data={"command": "/prhub", "text": "help"}, timeout=10)
             assert unsigned.status_code == 401
-        finally:
-            proc.send_signal(signal.SIGINT)
-            try:
-                _, err = proc.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                _, err = proc.communicate()
-                pytest.fail(f"prhub serve did not stop on SIGINT:\n{err[-2000:]}")
+        err = bot.err
         assert "Slack http · Feishu http" in err
         assert "Traceback" not in err, err[-3000:]

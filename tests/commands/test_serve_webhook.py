@@ -5,28 +5,22 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 import uuid
-from pathlib import Path
 
 import httpx
-import pytest
 from conftest import EXAMPLE, ROOT
 from fakes.slack_api import FakeSlack, serve
+from serve_support import running_serve
 
 from bot.handlers.github import signature
 
-from .test_serve import _free_port, _require_redis
+from .test_serve import _require_redis
 
 SECRET = "a-webhook-secret"
 
 
 def test_serve_takes_github_webhooks_and_reports_workers() -> None:
     _require_redis()
-    port = _free_port()
     with serve(FakeSlack()) as slack_url:
         env = {
             **os.environ, "PRHUB_CONFIG": str(ROOT / "prhub.toml"), "PRHUB_REDIS_URL": "redis://127.0.0.1:6379/15",
@@ -35,39 +29,16 @@ def test_serve_takes_github_webhooks_and_reports_workers() -> None:
             "PRHUB_SLACK_API_URL": f"{slack_url}/api/", "GITHUB_WEBHOOK_SECRET": SECRET,
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
-        exe = Path(sys.executable).with_name("prhub")
-        proc = subprocess.Popen(
-            [str(exe), "serve", "--slack", "http", "--feishu", "off", "--host", "127.0.0.1", "--port", str(port),
-             "--source", f"jsonl:{EXAMPLE}", "--repo", "verl-project/verl"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        try:
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(f"{base}/healthz", timeout=1).json()["status"] == "ok":
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert proc.poll() is None, proc.communicate()[1]
-                assert time.monotonic() < deadline, "prhub serve did not come up in 60 s"
-                time.sleep(0.2)
+        with running_serve(["--slack", "http", "--feishu", "off", "--source", f"jsonl:{EXAMPLE}",
+                            "--repo", "verl-project/verl"], env) as bot:
             body = json.dumps({"zen": "Design for failure.", "hook_id": 7}).encode()
             headers = {"X-GitHub-Event": "ping", "X-GitHub-Delivery": str(uuid.uuid4())}
-            pong = httpx.post(f"{base}/github/webhook", content=body, timeout=10,
+            pong = httpx.post(f"{bot.base}/github/webhook", content=body, timeout=10,
                               headers=headers | {"X-Hub-Signature-256": signature(SECRET, body)})
             assert pong.status_code == 200
-            unsigned = httpx.post(f"{base}/github/webhook", content=body, headers=headers, timeout=10)
+            unsigned = httpx.post(f"{bot.base}/github/webhook", content=body, headers=headers, timeout=10)
             assert unsigned.status_code == 401
-            workers = httpx.get(f"{base}/healthz/workers", timeout=10).json()
+            workers = httpx.get(f"{bot.base}/healthz/workers", timeout=10).json()
             assert workers["alive"] == 0  # no model, no queue: the bot analyses in its own process
-        finally:
-            proc.send_signal(signal.SIGINT)
-            try:
-                _, err = proc.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                _, err = proc.communicate()
-                pytest.fail(f"prhub serve did not stop on SIGINT:\n{err[-2000:]}")
+        err = bot.err
         assert "Traceback" not in err, err[-3000:]
