@@ -220,6 +220,31 @@ class FeishuClient:
         return AsyncRetrying(stop=stop_after_attempt(MAX_RETRIES + 1), wait=_rate_limit_wait,
                              retry=retry_if_exception_type(_RateLimited), sleep=self._sleep, reraise=True)
 
+    async def _tried(self, what: str, once: Callable[[], Awaitable[_Result]], *, needs_id: bool = True) -> str:
+        """``once()`` until it succeeds (code 0, and a message id where ``needs_id``), rate limits waited out
+        (:meth:`_retrying`); the message id it gave (``""`` when none came and none was needed).
+
+        Raises:
+            FeishuAPIError: ``"{what} failed: …"`` — refused for a reason other than rate limiting, or still
+                rate-limited after :data:`MAX_RETRIES` waits.
+        """
+        try:
+            async for attempt in self._retrying():
+                with attempt:
+                    result = await once()
+                    if result.code == 0 and (result.message_id or not needs_id):
+                        return result.message_id or ""
+                    if result.status == 429 or result.code in RATE_LIMIT_CODES:
+                        raise _RateLimited(result)
+                    raise FeishuAPIError(f"{what} failed: {result.code} {result.msg}", code=result.code,
+                                         msg=result.msg, status=result.status)
+        except _RateLimited as exc:
+            limited = exc.result
+            raise FeishuAPIError(f"{what} failed: {limited.code} {limited.msg} (still rate-limited after "
+                                 f"{MAX_RETRIES} waits)", code=limited.code, msg=limited.msg,
+                                 status=limited.status) from exc
+        raise AssertionError("unreachable: tenacity either returns or re-raises")  # pragma: no cover
+
     async def send(self, target: Target, msg_type: str, content: dict[str, Any], *, uuid: str | None = None) -> str:
         """Send one message, waiting out rate limits.
 
@@ -237,24 +262,12 @@ class FeishuClient:
                 rate-limited after :data:`MAX_RETRIES` waits.
         """
         text = json.dumps(content, ensure_ascii=False)
-        retrying = self._retrying()
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    await self._pacer.wait("feishu", target.key)
-                    result = await asyncio.to_thread(self._send_once, target, msg_type, text, uuid)
-                    if result.code == 0 and result.message_id:
-                        return result.message_id
-                    if result.status == 429 or result.code in RATE_LIMIT_CODES:
-                        raise _RateLimited(result)
-                    raise FeishuAPIError(f"send {msg_type} failed: {result.code} {result.msg}",
-                                         code=result.code, msg=result.msg, status=result.status)
-        except _RateLimited as exc:
-            limited = exc.result
-            raise FeishuAPIError(f"send {msg_type} failed: {limited.code} {limited.msg} (still rate-limited "
-                                 f"after {MAX_RETRIES} waits)", code=limited.code, msg=limited.msg,
-                                 status=limited.status) from exc
-        raise AssertionError("unreachable: tenacity either returns or re-raises")  # pragma: no cover
+
+        async def once() -> _Result:
+            await self._pacer.wait("feishu", target.key)
+            return await asyncio.to_thread(self._send_once, target, msg_type, text, uuid)
+
+        return await self._tried(f"send {msg_type}", once)
 
     async def upload_image(self, png: bytes) -> str:
         """Upload ``png`` as a message image (``POST /open-apis/im/v1/images``), waiting out rate limits.
@@ -266,23 +279,7 @@ class FeishuClient:
             FeishuAPIError: refused (e.g. ``99991672``: the app lacks ``im:resource``), or still
                 rate-limited after :data:`MAX_RETRIES` waits.
         """
-        retrying = self._retrying()
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    result = await asyncio.to_thread(self._upload_once, png)
-                    if result.code == 0 and result.message_id:
-                        return result.message_id
-                    if result.status == 429 or result.code in RATE_LIMIT_CODES:
-                        raise _RateLimited(result)
-                    raise FeishuAPIError(f"image upload failed: {result.code} {result.msg}", code=result.code,
-                                         msg=result.msg, status=result.status)
-        except _RateLimited as exc:
-            limited = exc.result
-            raise FeishuAPIError(f"image upload failed: {limited.code} {limited.msg} (still rate-limited after "
-                                 f"{MAX_RETRIES} waits)", code=limited.code, msg=limited.msg,
-                                 status=limited.status) from exc
-        raise AssertionError("unreachable: tenacity either returns or re-raises")  # pragma: no cover
+        return await self._tried("image upload", lambda: asyncio.to_thread(self._upload_once, png))
 
     def _upload_once(self, png: bytes) -> _Result:
         """One upload; the ``image_key`` travels in ``_Result.message_id``."""
@@ -349,21 +346,12 @@ class FeishuClient:
                 after :data:`MAX_RETRIES` waits.
         """
         text = json.dumps(card, ensure_ascii=False)
-        retrying = self._retrying()
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    await self._pacer.wait("feishu", f"patch:{message_id}")
-                    result = await asyncio.to_thread(self._patch_once, message_id, text)
-                    if result.code == 0:
-                        return
-                    if result.status == 429 or result.code in RATE_LIMIT_CODES:
-                        raise _RateLimited(result)
-                    raise FeishuAPIError(f"update card failed: {result.code} {result.msg}", code=result.code,
-                                         msg=result.msg, status=result.status)
-        except _RateLimited as exc:
-            raise FeishuAPIError(f"update card failed: still rate-limited after {MAX_RETRIES} waits",
-                                 code=exc.result.code, msg=exc.result.msg, status=exc.result.status) from exc
+
+        async def once() -> _Result:
+            await self._pacer.wait("feishu", f"patch:{message_id}")
+            return await asyncio.to_thread(self._patch_once, message_id, text)
+
+        await self._tried("update card", once, needs_id=False)
 
     def _patch_once(self, message_id: str, content: str) -> _Result:
         try:
