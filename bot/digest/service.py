@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from bot.config import RepoConfig, Settings
 from bot.digest import aggregate, texts
@@ -75,7 +75,8 @@ class AsyncAnalyzer(Protocol):
 
 class Narrator(Protocol):
     """Rewrites the narrative of an assembled digest (numbers untouched); returns it unchanged
-    when it cannot."""
+    when it cannot. With an async analyzer it is given the digest before week over week is added
+    (which neither reads nor changes the narrative)."""
 
     async def narrate(self, digest: Digest) -> Digest: ...
 
@@ -151,6 +152,7 @@ async def build_digest_async(
     lookback: Lookback | None = None,
     known: Mapping[str, Digest] | None = None,
     history: Sequence[PullRequest] | None = None,
+    sending: Callable[[], Awaitable[None]] | None = None,
 ) -> Digest:
     """Build the digest with an async analyzer; arguments as :func:`build_digest`, plus:
 
@@ -161,6 +163,10 @@ async def build_digest_async(
             (e.g. :class:`bot.digest.llm.Narrator`); default: the heuristic narrative stays.
         meter: the run's LLM usage counter; its snapshot becomes ``Digest.usage``.
         progress: called ``(done, total)`` as each analysis completes (in completion order).
+        sending: returns once the model's first request has left (:meth:`bot.digest.llm.LLMClient.sending`);
+            week over week's earlier digests, built in a worker thread, start then (or once the analyses
+            are done) rather than share the interpreter with the import of litellm and the first prompts;
+            ``None``: they start with the analyses.
 
     Raises:
         LLMStopError: the analyzer or narrator found the model unusable (auth, quota);
@@ -170,35 +176,51 @@ async def build_digest_async(
     config = settings.repo(repo)
     selected = _select(prs, repo, window)
     context = _context(selected, config, lang, lookback, history)
-    built: dict[str, Digest] | None = None
+    now = now or datetime.now(UTC)
+    files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
     if analyzer is None:
         heuristic = HeuristicAnalyzer()
-        name = heuristic.name
         analyses: list[Analysis | None] = [heuristic.analyze(pr, context) for pr in selected]
         if progress is not None and selected:
             progress(len(selected), len(selected))
-    else:
-        name = analyzer.name
-        now = now or datetime.now(UTC)
-        # The earlier windows' heuristic digests (week over week) are built in a worker thread while
-        # the model is being waited for, instead of after it.
-        earlier = (asyncio.ensure_future(asyncio.to_thread(_earlier_digests, lookback, repo, settings, lang, now))
-                   if lookback is not None and lookback.prs else None)
-        try:
-            analyses = await _analyze_all(analyzer, selected, context, progress)
-        except BaseException:
-            if earlier is not None:
-                earlier.cancel()
-            raise
+        digest = _assemble(repo, window, lang, _items(selected, analyses, repo, settings), files,
+                           config.key_pr_bar, heuristic.name, now)
+        digest = with_week_over_week(digest, lookback, settings=settings, known=known, now=now)
+        if narrator is not None:
+            digest = await narrator.narrate(digest)
+        return digest if meter is None else digest.model_copy(update={"usage": meter.snapshot()})
+    # The earlier windows' heuristic digests (week over week) are built in a worker thread while the model
+    # is being waited for — the analyses' requests, then the narrative's (which week over week does not
+    # change, nor it the narrative) — and only once a request is out (see `sending`).
+    analysing = asyncio.ensure_future(_analyze_all(analyzer, selected, context, progress))
+    earlier: asyncio.Future[dict[str, Digest]] | None = None
+    try:
+        if lookback is not None and lookback.prs:
+            if sending is not None:
+                await _first_done(sending(), analysing)
+            earlier = asyncio.ensure_future(asyncio.to_thread(_earlier_digests, lookback, repo, settings, lang, now))
+        analyses = await analysing
+        digest = _assemble(repo, window, lang, _items(selected, analyses, repo, settings), files,
+                           config.key_pr_bar, analyzer.name, now)
+        if narrator is not None:
+            digest = await narrator.narrate(digest)
         built = await earlier if earlier is not None else None
-    items = _items(selected, analyses, repo, settings)
-    files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
-    now = now or datetime.now(UTC)
-    digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, name, now)
+    except BaseException:
+        analysing.cancel()
+        if earlier is not None:
+            earlier.cancel()
+        raise
     digest = with_week_over_week(digest, lookback, settings=settings, known=known, now=now, built=built)
-    if narrator is not None:
-        digest = await narrator.narrate(digest)
     return digest if meter is None else digest.model_copy(update={"usage": meter.snapshot()})
+
+
+async def _first_done(signal: Awaitable[None], work: asyncio.Future[Any]) -> None:
+    """Wait until ``signal`` returns or ``work`` is done, whichever comes first (``signal`` is dropped)."""
+    waiting: asyncio.Future[Any] = asyncio.ensure_future(signal)
+    try:
+        await asyncio.wait({waiting, work}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiting.cancel()
 
 
 _COUNTED = HeuristicAnalyzer(descriptions=False)
@@ -450,6 +472,14 @@ class LLMParts(Protocol):
     def meter(self) -> UsageMeter: ...
 
 
+@runtime_checkable
+class Sending(Protocol):
+    """LLM parts that can say when their first request has left (:meth:`bot.digest.llm.LLMRuntime.sending`);
+    parts without it (a job queue: the requests leave from the workers) let the earlier digests start at once."""
+
+    async def sending(self) -> None: ...
+
+
 class DigestHistory(Protocol):
     """Digests already built, by repository, window name and language (the bot's is
     :class:`bot.web.pages.DigestPages`, in Redis; it also serves their pages)."""
@@ -614,7 +644,7 @@ class DigestService:
             return await build_digest_async(
                 prs, repo=repo, window=window, settings=self.settings, language=language, analyzer=analyzer,
                 narrator=narrator, meter=self._llm.meter, now=now, progress=progress, lookback=lookback,
-                known=known, history=history)
+                known=known, history=history, sending=self._llm.sending if isinstance(self._llm, Sending) else None)
         except LLMStopError as exc:
             reason = self._fell_back(exc, f"{repo} {window.name}")
         digest = await asyncio.to_thread(build_digest, prs, repo=repo, window=window, settings=self.settings,

@@ -41,6 +41,10 @@ class LLMRuntime:
         """The run's usage counts."""
         return self.client.meter
 
+    async def sending(self) -> None:
+        """Return once the client's first request has left (:meth:`LLMClient.sending`)."""
+        await self.client.sending()
+
 
 def llm_runtime(settings: Settings, store: Store) -> LLMRuntime:
     """The LLM parts ``PRHUB_LLM_*`` describe, caching in ``store``.

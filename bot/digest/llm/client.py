@@ -98,6 +98,7 @@ class LLMClient:
         self._stopped_until = 0.0
         self.stop_for_s = STOP_FOR_S
         self._clock: Callable[[], float] = time.monotonic
+        self._on_wire = asyncio.Event()
 
     @classmethod
     def from_settings(cls, settings: Settings, meter: UsageMeter | None = None) -> LLMClient:
@@ -114,6 +115,13 @@ class LLMClient:
             timeout_s=settings.llm_timeout_s, max_retries=settings.llm_max_retries,
             concurrency=settings.llm_concurrency, meter=meter,
         )
+
+    async def sending(self) -> None:
+        """Return once a request of this client has left (at once if one has before): from then on
+        the run waits on the network, and other work of the process (week over week's earlier
+        digests) no longer delays a request — before that it would, sharing the interpreter with
+        the import of litellm and the first prompts."""
+        await self._on_wire.wait()
 
     async def complete(self, messages: list[dict[str, str]], *, max_tokens: int) -> Completion:
         """Send one chat completion (retrying rate limits and transient errors).
@@ -161,15 +169,19 @@ class LLMClient:
         import openai
 
         self.meter.llm_calls += 1
+        request = asyncio.ensure_future(asyncio.wait_for(
+            litellm.acompletion(
+                model=self.model, messages=messages, api_base=self.api_base, api_key=self._api_key,
+                timeout=self.timeout_s, max_tokens=max_tokens, temperature=0.2,
+                num_retries=0, max_retries=0,
+            ),
+            timeout=self.timeout_s + OUTER_GRACE_S,
+        ))
+        # Said once the request's own first steps have run (the first call's lazy imports in the
+        # OpenAI SDK, building and writing it): whoever waits in `sending` wakes after them.
+        asyncio.get_running_loop().call_soon(self._on_wire.set)
         try:
-            response: Any = await asyncio.wait_for(
-                litellm.acompletion(
-                    model=self.model, messages=messages, api_base=self.api_base, api_key=self._api_key,
-                    timeout=self.timeout_s, max_tokens=max_tokens, temperature=0.2,
-                    num_retries=0, max_retries=0,
-                ),
-                timeout=self.timeout_s + OUTER_GRACE_S,
-            )
+            response: Any = await request
         except (TimeoutError, openai.APITimeoutError) as exc:
             raise LLMCallError(f"timeout after {self.timeout_s:g}s") from exc
         except openai.RateLimitError as exc:
