@@ -384,17 +384,25 @@ def same_fixes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> li
     source file and whose titles share a run of two or more words that say what is fixed
     (``… routed_experts on partial rollout resume``), or three such words anywhere."""
     fixes = [p for p in prs if p.analysis is not None and p.analysis.change_type == "fix"]
+    sources = [{f for f in files.get(p.number, ()) if _is_source(f)} for p in fixes]
+    subjects = [subject(p.title) for p in fixes]
+    by_file: dict[str, list[int]] = defaultdict(list)  # only fixes that share a source file are compared
+    for index, paths in enumerate(sources):
+        for path in paths:
+            by_file[path].append(index)
     out: list[tuple[str, str, list[DigestPR]]] = []
     used: set[int] = set()
     for i, a in enumerate(fixes):
         if a.number in used:
             continue
         group, topic, where = [a], "", ""
-        for b in fixes[i + 1:]:
+        later = sorted({j for path in sources[i] for j in by_file[path] if j > i})
+        for j in later:
+            b = fixes[j]
             if b.number in used:
                 continue
-            shared = [f for f in files.get(a.number, ()) if f in files.get(b.number, ()) and _is_source(f)]
-            found = _shared_topic(subject(a.title), subject(b.title))
+            shared = [f for f in files.get(a.number, ()) if f in sources[j] and _is_source(f)]
+            found = _shared_topic(subjects[i], subjects[j]) if shared else ""
             if shared and found:
                 group.append(b)
                 topic, where = topic or found, where or shared[0]
