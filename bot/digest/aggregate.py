@@ -263,16 +263,18 @@ def highlights(
     ranked = [p for p in by_importance(prs) if p.analysis is not None]
     picked = [p for p in ranked if _importance(p) >= bar]
     if len(picked) < MIN_NAMED_PRS:
-        picked += [p for p in ranked if p not in picked][: MIN_NAMED_PRS - len(picked)]
+        picked += [p for p in ranked if _importance(p) < bar][: MIN_NAMED_PRS - len(picked)]
+    picked_numbers = {p.number for p in picked}
     related = _related(prs, files)
     room = MAX_HIGHLIGHTS - len(out) - min(1, len(related))
     rank: dict[str, int] = {}
-    for pr in [*picked, *(p for p in ranked if p.number in groups and p not in picked)]:
+    for pr in [*picked, *(p for p in ranked if p.number in groups and p.number not in picked_numbers)]:
         line = groups.get(pr.number) or _pr_line(pr, t)
-        if pr in picked or _importance(pr) >= bar:
+        if pr.number in picked_numbers or _importance(pr) >= bar:
             rank[line] = max(_importance(pr), rank.get(line, 0))
-    for line in dict.fromkeys(groups.values()):  # a long series is news even when no part is key
-        if line not in rank and sum(v == line for v in groups.values()) >= MIN_SERIES_PRS:
+    members = Counter(groups.values())
+    for line in members:  # a long series is news even when no part is key
+        if line not in rank and members[line] >= MIN_SERIES_PRS:
             rank[line] = 0
     told_together = set(groups.values())
     # series and fixes of one problem are told before single PRs of the same rank, and get at least
@@ -280,7 +282,8 @@ def highlights(
     order = sorted(rank, key=lambda line: (-rank[line], line not in told_together))
     chosen = [line for line in order if line in told_together][: min(MAX_GROUP_LINES, room)]
     chosen += [line for line in order if line not in chosen][: max(0, room - len(chosen))]
-    out += sorted(chosen, key=order.index)
+    position = {line: index for index, line in enumerate(order)}
+    out += sorted(chosen, key=position.__getitem__)
     told = {n for n, line in groups.items() if line in out}
     fresh = [(path, group) for path, group in related if not {p.number for p in group} <= told]
     if fresh:
