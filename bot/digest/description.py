@@ -90,10 +90,6 @@ _OPTIONS = pyromark.Options.ENABLE_TABLES
 _INLINE_TAGS = frozenset(("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"))
 """Start/end tags inside a paragraph; every other tag opens or closes a block."""
 
-_INLINE_EVENTS = frozenset(("Text", "Code", "InlineHtml", "InlineMath", "DisplayMath", "FootnoteReference",
-                            "TaskListMarker", "SoftBreak", "HardBreak"))
-
-
 @dataclass(frozen=True)
 class Description:
     """What a PR description says, separated from its template.
@@ -233,8 +229,17 @@ def _tag(value: Any) -> str:
     return value if isinstance(value, str) else next(iter(value))
 
 
+_ATX = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)|(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_LINE = re.compile(r"\n[ \t]{0,3}(?:=+|-+)[ \t]*$")
+_ITEM_MARKER = re.compile(r"^[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]*")
+
+
 class _Reader:
-    """Walks pyromark's events of one description and keeps the prose blocks (see :func:`_blocks`)."""
+    """Walks pyromark's events of one description and keeps the prose blocks (see :func:`_blocks`).
+
+    Only block events are looked at: a paragraph or a heading is read back from its byte range; the text
+    of a tight list item (which has no paragraph) runs from the item's start, or the end of a block nested
+    in it, to the next block in it or the item's end."""
 
     def __init__(self, body: str) -> None:
         self.source = body.encode()
@@ -243,42 +248,51 @@ class _Reader:
         self.heading = ""
         self.has_test_notes = False
         self.quote_depth = self.list_depth = 0
-        self.containers: list[str] = []  # open block tags, innermost last
-        self.run: tuple[int, int] | None = None  # byte range of the inline run being read
+        # per open list item: where its unread tight text starts, and whether that is the item's marker
+        self.items: list[tuple[int, bool] | None] = []
         self.code: list[str] | None = None  # text of the code block being read
 
     def read(self) -> None:
         for event, span in pyromark.events_with_range(self.source.decode(), options=_OPTIONS):
             if isinstance(event, str):  # SoftBreak, HardBreak, Rule
-                if event == "Rule":
-                    self._flush()
-                else:
-                    self._extend(span)
                 continue
-            (kind, value), = event.items()
-            if kind in ("Start", "End"):
-                tag = _tag(value)
-                if tag in _INLINE_TAGS:
-                    self._extend(span)
-                elif kind == "Start":
-                    self._flush()
-                    self._open(tag)
-                else:
-                    self._flush()
-                    self._close(tag)
-            elif self.code is not None:
-                if kind == "Text":
-                    self.code.append(str(value))
-            elif kind in _INLINE_EVENTS:
-                self._extend(span)
-        self._flush()
+            if "Start" in event:
+                tag = _tag(event["Start"])
+                if tag not in _INLINE_TAGS:
+                    self._open(tag, span)
+            elif "End" in event:
+                tag = _tag(event["End"])
+                if tag not in _INLINE_TAGS:
+                    self._close(tag, span)
+            elif self.code is not None and "Text" in event:
+                self.code.append(str(event["Text"]))
 
-    def _extend(self, span: Range) -> None:
-        start, end = span["start"], span["end"]
-        self.run = (start, end) if self.run is None else (self.run[0], max(self.run[1], end))
+    def _text(self, start: int, end: int) -> str:
+        return self.source[start:end].decode().strip()
 
-    def _open(self, tag: str) -> None:
-        self.containers.append(tag)
+    def _item_text(self, end: int) -> None:
+        """The innermost item's tight text up to ``end`` (a nested block starts there, or the item ends)."""
+        unread = self.items[-1] if self.items else None
+        if unread is None:
+            return
+        self.items[-1] = None
+        raw = self._text(unread[0], end)
+        if unread[1]:
+            raw = _ITEM_MARKER.sub("", raw, count=1)
+        if raw:
+            self._paragraph(raw)
+
+    def _open(self, tag: str, span: Range) -> None:
+        if tag == "Item":
+            if self.items:
+                self._item_text(span["start"])
+            self.items.append((span["start"], True))
+            return
+        if self.items and self.items[-1] is not None:
+            if tag == "Paragraph":
+                self.items[-1] = None  # a loose item: its paragraphs are read as such
+            else:
+                self._item_text(span["start"])
         if tag == "BlockQuote":
             self.quote_depth += 1
         elif tag == "List":
@@ -288,29 +302,28 @@ class _Reader:
         elif tag == "Table" and _TEST_HEADING.search(self.heading):
             self.has_test_notes = True
 
-    def _close(self, tag: str) -> None:
-        if self.containers and self.containers[-1] == tag:
-            self.containers.pop()
-        if tag == "BlockQuote":
+    def _close(self, tag: str, span: Range) -> None:
+        if tag == "Item":
+            self._item_text(span["end"])
+            if self.items:
+                self.items.pop()
+            return
+        if tag == "Paragraph":
+            self._paragraph(self._text(span["start"], span["end"]))
+        elif tag == "Heading":
+            raw = self._text(span["start"], span["end"])
+            raw = _SETEXT_LINE.sub("", raw) if "\n" in raw else _ATX.sub("", raw)
+            self.heading = _clean_inline(raw.strip())
+            self.sections.append(self.heading)
+        elif tag == "BlockQuote":
             self.quote_depth -= 1
         elif tag == "List":
             self.list_depth -= 1
         elif tag == "CodeBlock" and self.code is not None:
             self._code_block("".join(self.code))
             self.code = None
-
-    def _flush(self) -> None:
-        """The inline run just ended: a heading's text, a paragraph or a tight list item's text."""
-        if self.run is None:
-            return
-        raw = self.source[self.run[0]:self.run[1]].decode().strip()
-        self.run = None
-        where = self.containers[-1] if self.containers else ""
-        if where == "Heading":
-            self.heading = _clean_inline(raw)
-            self.sections.append(self.heading)
-        elif where in ("Paragraph", "Item"):
-            self._paragraph(raw)
+        if self.items and tag in ("List", "CodeBlock", "BlockQuote", "HtmlBlock", "Heading", "Table"):
+            self.items[-1] = (span["end"], False)  # text after a block nested in a tight item is read too
 
     def _code_block(self, content: str) -> None:
         if self.quote_depth or _CHORE_HEADING.search(self.heading):
