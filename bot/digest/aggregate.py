@@ -418,6 +418,8 @@ def same_fixes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> li
 def _shared_topic(a: str, b: str) -> str:
     wa, wb = _TITLE_WORD.findall(a), _TITLE_WORD.findall(b)
     la, lb = [w.lower() for w in wa], [w.lower() for w in wb]
+    if len(set(la).intersection(lb).difference(_GENERIC)) < 2:
+        return ""  # a run needs two meaningful words in common, and the fallback three
     best = (0, 0, 0)  # length, start in a, meaningful words
     for i in range(len(la)):
         for j in range(len(lb)):
