@@ -272,9 +272,9 @@ def highlights(
         line = groups.get(pr.number) or _pr_line(pr, t)
         if pr.number in picked_numbers or _importance(pr) >= bar:
             rank[line] = max(_importance(pr), rank.get(line, 0))
-    members = Counter(groups.values())
-    for line in members:  # a long series is news even when no part is key
-        if line not in rank and members[line] >= MIN_SERIES_PRS:
+    told_by = Counter(groups.values())
+    for line in told_by:  # a long series is news even when no part is key
+        if line not in rank and told_by[line] >= MIN_SERIES_PRS:
             rank[line] = 0
     told_together = set(groups.values())
     # series and fixes of one problem are told before single PRs of the same rank, and get at least
