@@ -278,9 +278,10 @@ def hot_files(prs: list[PullRequest], repo: RepoConfig, min_prs: int = HOT_FILE_
     busy file "core"."""
     touched: dict[str, set[str]] = {}
     for pr in prs:
+        key = series_key(pr)
         for f in pr.files:
             if classify(f.path, repo.generated_paths) is FileKind.SOURCE:
-                touched.setdefault(f.path, set()).add(series_key(pr))
+                touched.setdefault(f.path, set()).add(key)
     ranked = sorted(((len(k), path) for path, k in touched.items() if len(k) >= min_prs),
                     key=lambda x: (-x[0], x[1]))
     return frozenset(path for _, path in ranked[:HOT_FILE_MAX])
