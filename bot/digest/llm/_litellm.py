@@ -12,7 +12,7 @@ import os
 from functools import cache
 from types import ModuleType
 
-__all__ = ["load"]
+__all__ = ["load", "prepare"]
 
 
 @cache
@@ -23,3 +23,22 @@ def load() -> ModuleType:
 
     litellm.suppress_debug_info = True
     return litellm
+
+
+@cache
+def prepare(model: str) -> None:
+    """Import, once, what the first request to ``model`` would import inside the request itself.
+
+    For a model served through the OpenAI SDK (``openai/…`` and the OpenAI-compatible providers
+    litellm lists) that is ``openai.resources`` (about 0.3 s): imported here, before the request is
+    made, rather than after the request has started — when the caller already counts it as sent and
+    other work of the process (:meth:`~bot.digest.llm.client.LLMClient.sending`) competes for the
+    interpreter. Other providers import nothing here.
+    """
+    litellm = load()
+    try:
+        provider = litellm.get_llm_provider(model)[1]
+    except Exception:  # litellm raises a bare Exception for a model string it cannot place
+        return
+    if provider in {"openai", "azure", "text-completion-openai", *litellm.openai_compatible_providers}:
+        import openai.resources  # noqa: F401

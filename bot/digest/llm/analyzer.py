@@ -100,6 +100,7 @@ class LLMAnalyzer:
         self.heuristic = heuristic or HeuristicAnalyzer()
         self.name = f"llm:{client.model}"
         self._preparing = asyncio.Lock()
+        self._ahead = asyncio.Semaphore(2 * client.concurrency)
 
     def key(self, pr: PullRequest, language: Language) -> str:
         """The cache key of ``pr``'s analysis in ``language`` (:func:`analysis_key`; also its job id)."""
@@ -118,15 +119,19 @@ class LLMAnalyzer:
             return Analysis.model_validate(cached)
         # One PR's facts and prompt at a time, each request sent as soon as its prompt is ready: the
         # lock hands over to the next PR only after this one's request has had its turn on the event
-        # loop, so the first wave leaves after one prompt, not after every PR's.
-        async with self._preparing:
-            base = self.heuristic.analyze(pr, context)
-            messages, plan = self._prompt(pr, context, base)
-        try:
-            reply = await ask_json(self.client, messages, AnalysisReply, max_tokens=MAX_REPLY_TOKENS)
-        except LLMCallError as exc:
-            self.client.meter.fallbacks += 1
-            return base.model_copy(update={"fallback_reason": str(exc)})
+        # loop, so the first wave leaves after one prompt, not after every PR's. Prompts are made at
+        # most one wave ahead (twice the client's concurrency between prompt and answer): the next
+        # wave's while this one is out, not every PR's at once, which would hold up the handling of
+        # the answers that free the slots.
+        async with self._ahead:
+            async with self._preparing:
+                base = self.heuristic.analyze(pr, context)
+                messages, plan = self._prompt(pr, context, base)
+            try:
+                reply = await ask_json(self.client, messages, AnalysisReply, max_tokens=MAX_REPLY_TOKENS)
+            except LLMCallError as exc:
+                self.client.meter.fallbacks += 1
+                return base.model_copy(update={"fallback_reason": str(exc)})
         analysis = merge_reply(base, reply, pr, plan.coverage, analyzer=self.name,
                                key_pr_bar=context.repo.key_pr_bar, generated=context.repo.generated_paths)
         await self.store.set_json(key, analysis.model_dump(mode="json"), self.ttl_s)

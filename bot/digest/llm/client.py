@@ -93,6 +93,7 @@ class LLMClient:
         self.max_retries = max_retries
         self.meter = meter or UsageMeter()
         self.max_wait_s = max_wait_s
+        self.concurrency = concurrency
         self._slots = asyncio.Semaphore(concurrency)
         self._stopped: LLMStopError | None = None
         self._stopped_until = 0.0
@@ -166,6 +167,7 @@ class LLMClient:
 
     async def _send(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
         litellm = _litellm.load()  # the first request imports litellm (and the OpenAI SDK it brings)
+        _litellm.prepare(self.model)
         import openai
 
         self.meter.llm_calls += 1
