@@ -241,6 +241,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
 _SPEC = r"""(?:===|==|>=|<=|~=|!=|<|>)\s*[^"',;#\s]+"""
 _REQUIREMENT = re.compile(rf"""^\s*["']?([A-Za-z][A-Za-z0-9_.\-]*)(?:\[[^\]]*\])?\s*({_SPEC}(?:\s*,\s*{_SPEC})*)""")
 _OWN_VERSION = re.compile(r"""^\s*["']?(?:__version__|version|VERSION)["']?\s*[:=]\s*["']?v?\d+(?:\.\w+)+""")
+_PYTHON_REQUIRES = re.compile(r"""^\s*["']?(?:requires-python|python_requires)["']?\s*[:=]\s*["']([^"']+)["']""")
 _ACTION = re.compile(r"\buses:\s*([\w.\-]+/[\w.\-/]+)@(\S+)")
 _IMAGE = re.compile(r"^\s*FROM\s+(\S+?):(\S+)", re.I)
 _PIP_IN_SCRIPT = re.compile(r"\bpip3?\s+install\b.*?\b([A-Za-z][\w.\-]*)\s*==\s*([\w.+\-]+)")
@@ -294,6 +295,8 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
     """The dependency changes of ``pr`` read from its patches: requirement lines of manifests (``name==1.2``,
     ``"name>=1,<2"``), the own ``version`` of a manifest, ``uses: action@v4`` of CI files, ``FROM image:tag`` and
     ``pip install name==x`` of Docker files and scripts, and added code that compares a dependency's version.
+    The supported Python versions of a manifest (``requires-python``, ``python_requires``) are the range of a
+    dependency named ``python``: raising its lower bound drops users of the older versions.
     A manifest edit that changes none of these gives nothing. Files without a patch give nothing."""
     out: list[DependencyChange] = []
     temporary = bool(_TEMPORARY.search(pr.title))
@@ -308,6 +311,10 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
                 out.append(DependencyChange("version_bump", f.path, ""))
             before = _specs([x for x in removed if not _OWN_VERSION.match(x)], _REQUIREMENT)
             after = _specs([x for x in added if not _OWN_VERSION.match(x)], _REQUIREMENT)
+            for side, lines in ((before, removed), (after, added)):
+                found = [m.group(1) for m in map(_PYTHON_REQUIRES.match, lines) if m]
+                if found:
+                    side["python"] = re.sub(r"\s+", "", found[-1])
             for name in sorted(set(before) | set(after)):
                 old, new = before.get(name, ""), after.get(name, "")
                 if old == new:

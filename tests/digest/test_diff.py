@@ -101,6 +101,10 @@ def test_a_widened_annotation_is_no_contract_change(default_settings: Settings) 
     (".github/workflows/ci.yml", "ci: checkout v5", "@@ -4 +4 @@\n-      - uses: actions/checkout@v4\n"
                                                       "+      - uses: actions/checkout@v5\n", "ci_action_bump"),
     ("pyproject.toml", "release 0.3.1", '@@ -2 +2 @@\n-version = "0.3.0"\n+version = "0.3.1"\n', "version_bump"),
+    ("pyproject.toml", "Drop Python 3.10 support", '@@ -4 +4 @@\n-requires-python = ">=3.10"\n'
+                                                    '+requires-python = ">=3.11"\n', "dependency_range"),
+    ("setup.py", "require python 3.9", "@@ -7 +7 @@\n-    python_requires='>=3.8',\n"
+                                       "+    python_requires='>=3.9',\n", "dependency_range"),
 ])
 def test_dependency_changes_are_told_apart(path: str, title: str, patch: str, kind: str,
                                            default_settings: Settings) -> None:
@@ -172,3 +176,11 @@ def test_verl_w16_without_config_reads_its_diffs(default_settings: Settings) -> 
         analysis = digest.pr(docs).analysis
         assert analysis is not None
         assert analysis.recommendation.level == "skip"
+
+
+def test_dropping_a_python_version_names_it() -> None:
+    pr = _pr(8, "Drop Python 3.10 support", ("pyproject.toml", '@@ -4 +4 @@\n-requires-python = ">=3.10"\n'
+                                                                '+requires-python = ">=3.11"\n'))
+    (change,) = read_dependencies(pr, _kinds(pr))
+    assert (change.name, change.before, change.after) == ("python", ">=3.10", ">=3.11")
+    assert change.evidence == "pyproject.toml: python >=3.10 -> >=3.11"
