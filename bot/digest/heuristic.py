@@ -49,7 +49,8 @@ Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE 
     changed code lines only move or repeat one substitution; or, by file counts, >= MECHANICAL_MIN_FILES
     files, >= MECHANICAL_SHARE of them replacing as many lines as they remove) gets no size or core
     points and at most MECHANICAL_MAX_IMPORTANCE — unless it also edits the packaging metadata (a
-    project or package rename: PROJECT_RENAME_IMPORTANCE) — and is at most ``skim``.
+    project or package rename: PROJECT_RENAME_IMPORTANCE) or deletes a source module whose callers it
+    rewrites (a public import path removed: REMOVED_PATH_IMPORTANCE) — and is at most ``skim``.
 Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     design points, + 1 for test notes + source size (INSIGHT_SIZE_BUCKETS)
     + 1 for a new source module + 1 for a core path.
@@ -100,6 +101,7 @@ CORE_FILE_MAX = 20  # at most this many core files from the history
 MECHANICAL_DIFF_SHARE = 0.7  # of changed code lines that only move or repeat one substitution
 MECHANICAL_MAX_IMPORTANCE = 3
 PROJECT_RENAME_IMPORTANCE = 6
+REMOVED_PATH_IMPORTANCE = 6  # a sweep that deletes a module: every downstream import of the old path breaks
 MECHANICAL_MIN_CODE_LINES = 10  # fewer changed code lines are read, however they look
 PROSE_ONLY_MAX_IMPORTANCE = 2
 CONTRACT_BONUS = 1
@@ -509,11 +511,21 @@ def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
             # a sweep that reaches the packaging metadata renames the project or its package: every user's
             # imports, links and install commands change, though there is little to read
             score = PROJECT_RENAME_IMPORTANCE
+        elif _removed_modules(facts):
+            # the callers were rewritten and the old module deleted: little to read, but the import path is gone
+            # for everyone outside the repository
+            score = REMOVED_PATH_IMPORTANCE
     if facts.broad_non_code and facts.change_type != "revert":
         score = max(score, BROAD_NON_CODE_IMPORTANCE)
     if facts.change_type == "revert":
         score = min(score, REVERT_MAX_IMPORTANCE)
     return max(1, min(10, score))
+
+
+def _removed_modules(facts: _Facts) -> list[str]:
+    """Source modules the PR deletes (not a package's ``__init__.py``): import paths that stop working."""
+    return [f.path for f in facts.pr.files if f.status == "removed" and facts.kinds[f.path] is FileKind.SOURCE
+            and PurePosixPath(f.path).name != "__init__.py"]
 
 
 def _numerics_fix(facts: _Facts) -> bool:
