@@ -56,8 +56,8 @@ Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     + 1 for a new source module + 1 for a core path.
 Recommendation: ``close_read`` at the key-PR bar (at most CLOSE_READ_IMPORTANCE), ``skim``
     at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``; a broad non-code change
-    (>= BROAD_NON_CODE_FILES files and >= BROAD_NON_CODE_LINES lines of examples, CI, images or docs, not
-    tests only) is at least ``skim`` with importance at least BROAD_NON_CODE_IMPORTANCE. Minutes =
+    (>= BROAD_NON_CODE_FILES files and >= BROAD_NON_CODE_LINES lines, or >= BROAD_NON_CODE_MANY_FILES files
+    however few lines, of examples, CI, images or docs, not tests only) is at least ``skim`` with importance at least BROAD_NON_CODE_IMPORTANCE. Minutes =
     lines to read (not generated, lock, notebook, snapshot or vendored files) / LINES_PER_MINUTE +
     description words / WORDS_PER_MINUTE, at least 1. Where to start: files that lose a public
     name or change a default, then core files, then source before config, tests and docs.
@@ -120,6 +120,7 @@ NON_CODE_BASE = 2
 # read: a skim at BROAD_NON_CODE_IMPORTANCE, though no line of it is code to review.
 BROAD_NON_CODE_FILES = 3
 BROAD_NON_CODE_LINES = 40
+BROAD_NON_CODE_MANY_FILES = 10  # this many example / CI / doc files changed is broad however short each edit is
 BROAD_NON_CODE_IMPORTANCE = 3
 SIZE_BUCKETS = ((500, 3), (100, 2), (20, 1))  # (source lines at least, points)
 CORE_BONUS = 1
@@ -252,11 +253,12 @@ class _Facts:
 
     @property
     def broad_non_code(self) -> bool:
-        """No code, and at least BROAD_NON_CODE_FILES files / BROAD_NON_CODE_LINES lines of examples, CI, images
-        or docs (not tests only)."""
+        """No code, and at least BROAD_NON_CODE_FILES files / BROAD_NON_CODE_LINES lines (or BROAD_NON_CODE_MANY_FILES
+        files) of examples, CI, images or docs (not tests only)."""
         kinds = set(self.kinds.values()) - {FileKind.GENERATED}
-        return (not self.touches_code and kinds != {FileKind.TEST} and len(self.pr.files) >= BROAD_NON_CODE_FILES
-                and self.reviewable_lines >= BROAD_NON_CODE_LINES)
+        files = len(self.pr.files)
+        return (not self.touches_code and kinds != {FileKind.TEST} and files >= BROAD_NON_CODE_FILES
+                and (self.reviewable_lines >= BROAD_NON_CODE_LINES or files >= BROAD_NON_CODE_MANY_FILES))
 
 
 def core_files(history: Sequence[PullRequest], repo: RepoConfig, min_series: int = CORE_MIN_SERIES) -> frozenset[str]:

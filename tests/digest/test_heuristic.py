@@ -257,6 +257,13 @@ def test_a_broad_non_code_change_is_a_skim(default_settings) -> None:  # type: i
     assert broad.importance == 3
     narrow = analyzer.analyze(_small_pr("chore: update a launch script", ("examples/a/run.sh",), lines=40), context)
     assert narrow.recommendation.level == "skip"
+    # one option renamed in twelve launch scripts: two lines each, but what users run changed everywhere
+    many = analyzer.analyze(_small_pr("fix: auto-convert the old cache flag in the launch scripts",
+                                      tuple(f"examples/m{i}/run.sh" for i in range(12)), lines=2), context)
+    assert many.recommendation.level == "skim"
+    few = analyzer.analyze(_small_pr("fix: the old cache flag in the launch scripts",
+                                     tuple(f"examples/m{i}/run.sh" for i in range(4)), lines=2), context)
+    assert few.recommendation.level == "skip"
     tests_only = analyzer.analyze(_small_pr("ci: fix flaky tests", ("tests/a_test.py", "tests/b_test.py",
                                                                       "tests/c_test.py"), lines=40), context)
     assert tests_only.recommendation.level == "skip"
