@@ -223,8 +223,8 @@ def changed_lines(path: str, patch: str) -> tuple[ChangedLine, ...]:
         if raw.startswith("@@"):
             hunks.append([])
             header = _HUNK_HEADER.match(raw)
-            tops.append({"-": bool(header) and int(header.group(1)) <= 1,
-                         "+": bool(header) and int(header.group(2)) <= 1})
+            starts = (int(header.group(1)), int(header.group(2))) if header else (2, 2)
+            tops.append({"-": starts[0] <= 1, "+": starts[1] <= 1})
         elif hunks and not raw.startswith("\\"):
             hunks[-1].append(raw[:MAX_LINE_CHARS] if raw else " ")
     out: list[ChangedLine] = []

@@ -57,7 +57,8 @@ Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
 Recommendation: ``close_read`` at the key-PR bar (at most CLOSE_READ_IMPORTANCE), ``skim``
     at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``; a broad non-code change
     (>= BROAD_NON_CODE_FILES files and >= BROAD_NON_CODE_LINES lines, or >= BROAD_NON_CODE_MANY_FILES files
-    however few lines, of examples, CI, images or docs, not tests only) is at least ``skim`` with importance at least BROAD_NON_CODE_IMPORTANCE. Minutes =
+    however few lines, of examples, CI, images or docs, not tests only) is at least ``skim`` with importance
+    at least BROAD_NON_CODE_IMPORTANCE. Minutes =
     lines to read (not generated, lock, notebook, snapshot or vendored files) / LINES_PER_MINUTE +
     description words / WORDS_PER_MINUTE, at least 1. Where to start: files that lose a public
     name or change a default, then core files, then source before config, tests and docs.
@@ -77,7 +78,7 @@ from bot.digest import texts
 from bot.digest.description import Description, parse_description, shorten
 from bot.digest.diff import DiffFacts, read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_config_schema, is_reading, matches_any
-from bot.digest.history import series_key
+from bot.digest.history import series_keys
 from bot.digest.labels import subject
 from bot.models import (
     Analysis,
@@ -263,11 +264,12 @@ class _Facts:
 
 def core_files(history: Sequence[PullRequest], repo: RepoConfig, min_series: int = CORE_MIN_SERIES) -> frozenset[str]:
     """The repository's core source files as its history shows them: touched by at least ``min_series``
-    of ``history`` (PRs merged *before* the window; a series counts once, see
-    :func:`bot.digest.history.series_key`), at most ``CORE_FILE_MAX`` (most touched first)."""
+    of ``history`` (PRs merged *before* the window; a series or one author's stack counts once, see
+    :func:`bot.digest.history.series_keys`), at most ``CORE_FILE_MAX`` (most touched first)."""
     touched: dict[str, set[str]] = {}
+    keys = series_keys(history)
     for pr in history:
-        key = series_key(pr)
+        key = keys[pr.number]
         for f in pr.files:
             if classify(f.path, repo.generated_paths) is FileKind.SOURCE:
                 touched.setdefault(f.path, set()).add(key)
@@ -281,10 +283,11 @@ def hot_files(prs: list[PullRequest], repo: RepoConfig, min_prs: int = HOT_FILE_
     at most ``HOT_FILE_MAX`` of them (most PRs first), so a long window does not make every
     busy file "core"."""
     touched: dict[str, set[str]] = {}
+    keys = series_keys(prs)
     for pr in prs:
         for f in pr.files:
             if classify(f.path, repo.generated_paths) is FileKind.SOURCE:
-                touched.setdefault(f.path, set()).add(series_key(pr))
+                touched.setdefault(f.path, set()).add(keys[pr.number])
     ranked = sorted(((len(k), path) for path, k in touched.items() if len(k) >= min_prs),
                     key=lambda x: (-x[0], x[1]))
     return frozenset(path for _, path in ranked[:HOT_FILE_MAX])

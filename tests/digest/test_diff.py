@@ -13,7 +13,7 @@ from bot.config import Settings
 from bot.digest.diff import read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_reading
 from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, subjects
-from bot.digest.history import series_key
+from bot.digest.history import series_key, series_keys, stack_of
 from bot.digest.service import build_digest
 from bot.digest.window import week_window
 from bot.models import Analysis, FileChange, PullRequest
@@ -139,6 +139,33 @@ def test_core_files_come_from_history_and_a_series_counts_once(default_settings:
     a = _analyze(_pr(30, "fix: engine", ("widget/engine.py", hunk)), default_settings,
                  hot_files=core_files(others, config))
     assert "core_path_change" in {r.kind for r in a.risks}
+
+
+def test_one_authors_stack_counts_once_for_core_files(default_settings: Settings) -> None:
+    """ghstack and Sapling list the stack in each PR's description; PRs whose lists overlap are one series
+    (titles that share nothing), so three parts of one stack do not make the file they all touch core."""
+    config = default_settings.repo("acme/widget")
+    hunk = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    ghstack = "Stack from [ghstack](https://github.com/ezyang/ghstack) (oldest at bottom):\n"
+    sapling = "Stack created with [Sapling](https://sapling-scm.com). Best reviewed with ReviewStack.\n"
+    stack = [
+        _pr(41, "Add the planner", ("widget/plan.py", hunk), author="bo", body=ghstack + "* #42\n* __->__ #41\n"),
+        _pr(42, "Use the planner in the trainer", ("widget/plan.py", hunk), author="bo",
+            body=ghstack + "* __->__ #42\n* #41\n"),
+        _pr(44, "Tidy the planner's names", ("widget/plan.py", hunk), author="bo",  # the base landed: #42, #44 left
+            body=sapling + "* __->__ #44\n* #42\n"),
+    ]
+    keys = series_keys(stack)
+    assert len(set(keys.values())) == 1
+    assert stack_of(stack[2]) == frozenset({42, 44})
+    assert core_files(stack, config) == frozenset()
+    # the same stack list under another author's name is not that author's stack; a body without a stack tool
+    # that lists PRs is no stack
+    other = _pr(43, "Plan faster", ("widget/plan.py", hunk), author="cy", body=ghstack + "* __->__ #43\n* #41\n")
+    listed = _pr(45, "Planner notes", ("widget/plan.py", hunk), author="dee", body="Follow-ups:\n* #41\n* #42\n")
+    assert stack_of(listed) == frozenset()
+    assert len(set(series_keys([*stack, other, listed]).values())) == 3
+    assert core_files([*stack, other, listed], config) == frozenset({"widget/plan.py"})
 
 
 def test_a_revert_is_linked_to_the_pr_whose_title_it_quotes(default_settings: Settings) -> None:
