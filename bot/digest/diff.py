@@ -24,6 +24,7 @@ any product file had one, so a caller can tell "no prose-only change" from "noth
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -343,3 +344,24 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
             if any(_VERSION_GATE.search(c) for c in code):
                 out.append(DependencyChange("dependency_range", f.path, "version check"))
     return tuple(out)
+
+
+def fingerprint(pr: PullRequest, *, inverted: bool = False) -> str | None:
+    """A digest of what ``pr`` changes: every added and removed line of its patches (stripped, blank ones left
+    out) with its file and sign, in no particular order — so a PR that undoes another (a revert, whatever its
+    title) has, ``inverted`` (``+`` and ``-`` swapped), the other's fingerprint. ``None`` when no file had a
+    patch with a changed line. A hex string (SHA-1)."""
+    lines = []
+    for f in pr.files:
+        if not f.patch:
+            continue
+        in_hunk = False
+        for raw in f.patch.splitlines():
+            if raw.startswith("@@"):
+                in_hunk = True
+            elif in_hunk and raw[:1] in ("+", "-") and raw[1:].strip():
+                sign = raw[0] if not inverted else ("-" if raw[0] == "+" else "+")
+                lines.append(f"{f.path}\0{sign}\0{raw[1:].strip()}")
+    if not lines:
+        return None
+    return hashlib.sha1("\n".join(sorted(lines)).encode("utf-8"), usedforsecurity=False).hexdigest()

@@ -71,12 +71,13 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import PurePosixPath
 
 from bot.config import RepoConfig
 from bot.digest import texts
 from bot.digest.description import Description, parse_description, shorten
-from bot.digest.diff import DiffFacts, read_dependencies, read_diff
+from bot.digest.diff import DiffFacts, fingerprint, read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_config_schema, is_reading, matches_any
 from bot.digest.history import series_keys
 from bot.digest.labels import subject
@@ -190,12 +191,34 @@ class AnalysisContext:
             :func:`core_files`, or the window's hot files).
         subjects: titles (:func:`title_key`) of the PRs merged in the window and before it, each to its
             number: a ``Revert "<title>"`` is linked to the PR it reverts by them.
+        diffs: what the PRs merged in the window and before it change (:func:`diffs`): a PR whose diff is the
+            inverse of an earlier one's is linked to it as its revert, whatever its title says.
     """
 
     repo: RepoConfig
     language: Language = "zh"
     hot_files: frozenset[str] = field(default_factory=frozenset)
     subjects: Mapping[str, int] = field(default_factory=dict)
+    diffs: Mapping[str, Undone] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Undone:
+    """An earlier PR another one may undo: its number and when it was merged."""
+
+    number: int
+    merged_at: datetime
+
+
+def diffs(prs: Iterable[PullRequest]) -> dict[str, Undone]:
+    """:attr:`AnalysisContext.diffs` of ``prs``: each PR's :func:`bot.digest.diff.fingerprint` to the PR (the
+    earliest of the same diff wins)."""
+    out: dict[str, Undone] = {}
+    for p in sorted(prs, key=lambda p: p.merged_at, reverse=True):
+        key = fingerprint(p)
+        if key is not None:
+            out[key] = Undone(p.number, p.merged_at)
+    return out
 
 
 _TITLE_TAIL = re.compile(r"\s*\(#\d+\)\s*$")
@@ -318,7 +341,7 @@ class HeuristicAnalyzer:
             An :class:`Analysis` with ``status="heuristic"``; never raises on odd input
             (empty body, no files, binary files).
         """
-        facts = _facts(pr, context.repo, context.subjects, descriptions=self.descriptions)
+        facts = _facts(pr, context.repo, context.subjects, descriptions=self.descriptions, undone=context.diffs)
         t = texts.ANALYSIS[context.language]
         risks = _risks(facts, context, t)
         kinds = {r.kind for r in risks}
@@ -342,7 +365,7 @@ class HeuristicAnalyzer:
 
 
 def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = None, *,
-           descriptions: bool = True) -> _Facts:
+           descriptions: bool = True, undone: Mapping[str, Undone] | None = None) -> _Facts:
     kinds = {f.path: classify(f.path, repo.generated_paths) for f in pr.files}
     description = parse_description(pr.body, pr.title) if descriptions else Description()
     diff = read_diff(pr, kinds)
@@ -360,6 +383,14 @@ def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = 
         if reverts is None and subject_of and known:
             target = known.get(title_key(subject_of.group(1)))
             reverts = target if target != pr.number else None
+    if reverts is None and undone:
+        inverse = fingerprint(pr, inverted=True)
+        earlier = undone.get(inverse) if inverse is not None else None
+        if earlier is not None and earlier.number != pr.number and earlier.merged_at <= pr.merged_at:
+            # it undoes that PR line for line: linked and told as a revert, but its type and score stay what its
+            # title and diff say (a follow-up that takes a line back out, a reland of a reverted PR, is no
+            # revert to skip)
+            reverts = earlier.number
     return _Facts(pr, kinds, description, change_type, breaking, reverts, diff)
 
 
@@ -406,7 +437,7 @@ def _risks(facts: _Facts, context: AnalysisContext, t: texts.AnalysisTexts) -> l
     if facts.breaking:
         risks.append(Risk(kind="breaking_change", title=t.breaking_title, detail=t.breaking_detail,
                           evidence=(pr.title,)))
-    if facts.change_type == "revert":
+    if facts.change_type == "revert" or facts.reverts is not None:
         target = f"#{facts.reverts}" if facts.reverts else pr.title
         risks.append(Risk(kind="revert", title=t.revert_title, detail=t.revert_detail.format(target=target),
                           evidence=(target,)))

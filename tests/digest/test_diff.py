@@ -1,6 +1,7 @@
 """Reading the diff without a model (bot/digest/diff.py) and what the heuristic makes of it: prose-only and
 mechanical changes, removed names and changed defaults, dependency kinds, core files from the history (a
-series once) and reverts linked by their subject — on small made-up patches and on real PRs."""
+series or stack once) and reverts linked by their subject or by an inverse diff — on small made-up patches and
+on real PRs."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import pytest
 from conftest import REPO, ROOT
 
 from bot.config import Settings
+from bot.digest.aggregate import revert_pairs
 from bot.digest.diff import read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_reading
-from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, subjects
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, diffs, subjects
 from bot.digest.history import series_key, series_keys, stack_of
 from bot.digest.service import build_digest
 from bot.digest.window import week_window
@@ -177,6 +179,38 @@ def test_a_revert_is_linked_to_the_pr_whose_title_it_quotes(default_settings: Se
     assert a.reverts == 40
     assert next(r for r in a.risks if r.kind == "revert").evidence == ("#40",)
     assert a.importance <= 3
+
+
+def test_a_pr_that_undoes_another_line_for_line_is_linked_as_its_revert(default_settings: Settings) -> None:
+    """No "Revert" in its title: its diff is the earlier PR's inverted. It is linked (the revert risk names the
+    PR, the digest tells the two together) but keeps its own type and score; the earlier PR reverts nothing,
+    and one that undoes only part of it is not linked."""
+    original = _pr(50, "feat: faster loader", ("widget/loader.py", "@@ -3,2 +3,3 @@\n x = 1\n-y = load(a)\n"
+                                                                   "+y = load(a, fast=True)\n+z = 2\n"))
+    undo = _pr(51, "fix: loader hangs on NFS", ("widget/loader.py", "@@ -3,3 +3,2 @@\n x = 1\n"
+                                                                    "-y = load(a, fast=True)\n-z = 2\n+y = load(a)\n"),
+               at=T0 + timedelta(hours=5))
+    partial = _pr(52, "fix: no z", ("widget/loader.py", "@@ -4,2 +4,1 @@\n y = load(a, fast=True)\n-z = 2\n"),
+                  at=T0 + timedelta(hours=6))
+    known = diffs([original, undo, partial])
+    a = _analyze(undo, default_settings, diffs=known)
+    assert a.reverts == 50
+    assert a.change_type == "fix"
+    assert next(r for r in a.risks if r.kind == "revert").evidence == ("#50",)
+    assert a.importance == _analyze(undo, default_settings).importance
+    assert _analyze(original, default_settings, diffs=known).reverts is None
+    assert _analyze(partial, default_settings, diffs=known).reverts is None
+    digest = build_digest([original, undo], repo="acme/widget", window=week_window(2026, 16, "UTC"),
+                          settings=default_settings, language="en", now=T0 + timedelta(days=7))
+    assert [(r.number, target.number) for r, target in revert_pairs(digest.prs)] == [(51, 50)]
+
+
+def test_a_real_follow_up_that_takes_a_line_back_out_is_linked(default_settings: Settings) -> None:
+    """torchtitan #4242 "[ci] Fix test_validate.py again" removes the line #4238 added two hours before."""
+    source = SnapshotSource(ROOT / "tests" / "data" / "torchtitan.jsonl.gz")
+    first, again = (source.pull_request("pytorch/torchtitan", n) for n in (4238, 4242))
+    a = _analyze(again, default_settings, diffs=diffs([first, again]))
+    assert a.reverts == 4238
 
 
 def test_generated_lock_notebook_and_vendored_files_are_not_reading() -> None:
