@@ -263,16 +263,18 @@ def highlights(
     ranked = [p for p in by_importance(prs) if p.analysis is not None]
     picked = [p for p in ranked if _importance(p) >= bar]
     if len(picked) < MIN_NAMED_PRS:
-        picked += [p for p in ranked if p not in picked][: MIN_NAMED_PRS - len(picked)]
+        picked += [p for p in ranked if _importance(p) < bar][: MIN_NAMED_PRS - len(picked)]
+    picked_numbers = {p.number for p in picked}
     related = _related(prs, files)
     room = MAX_HIGHLIGHTS - len(out) - min(1, len(related))
     rank: dict[str, int] = {}
-    for pr in [*picked, *(p for p in ranked if p.number in groups and p not in picked)]:
+    for pr in [*picked, *(p for p in ranked if p.number in groups and p.number not in picked_numbers)]:
         line = groups.get(pr.number) or _pr_line(pr, t)
-        if pr in picked or _importance(pr) >= bar:
+        if pr.number in picked_numbers or _importance(pr) >= bar:
             rank[line] = max(_importance(pr), rank.get(line, 0))
-    for line in dict.fromkeys(groups.values()):  # a long series is news even when no part is key
-        if line not in rank and sum(v == line for v in groups.values()) >= MIN_SERIES_PRS:
+    told_by = Counter(groups.values())
+    for line in told_by:  # a long series is news even when no part is key
+        if line not in rank and told_by[line] >= MIN_SERIES_PRS:
             rank[line] = 0
     told_together = set(groups.values())
     # series and fixes of one problem are told before single PRs of the same rank, and get at least
@@ -280,7 +282,8 @@ def highlights(
     order = sorted(rank, key=lambda line: (-rank[line], line not in told_together))
     chosen = [line for line in order if line in told_together][: min(MAX_GROUP_LINES, room)]
     chosen += [line for line in order if line not in chosen][: max(0, room - len(chosen))]
-    out += sorted(chosen, key=order.index)
+    position = {line: index for index, line in enumerate(order)}
+    out += sorted(chosen, key=position.__getitem__)
     told = {n for n, line in groups.items() if line in out}
     fresh = [(path, group) for path, group in related if not {p.number for p in group} <= told]
     if fresh:
@@ -384,17 +387,25 @@ def same_fixes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> li
     source file and whose titles share a run of two or more words that say what is fixed
     (``… routed_experts on partial rollout resume``), or three such words anywhere."""
     fixes = [p for p in prs if p.analysis is not None and p.analysis.change_type == "fix"]
+    sources = [{f for f in files.get(p.number, ()) if _is_source(f)} for p in fixes]
+    subjects = [subject(p.title) for p in fixes]
+    by_file: dict[str, list[int]] = defaultdict(list)  # only fixes that share a source file are compared
+    for index, paths in enumerate(sources):
+        for path in paths:
+            by_file[path].append(index)
     out: list[tuple[str, str, list[DigestPR]]] = []
     used: set[int] = set()
     for i, a in enumerate(fixes):
         if a.number in used:
             continue
         group, topic, where = [a], "", ""
-        for b in fixes[i + 1:]:
+        later = sorted({j for path in sources[i] for j in by_file[path] if j > i})
+        for j in later:
+            b = fixes[j]
             if b.number in used:
                 continue
-            shared = [f for f in files.get(a.number, ()) if f in files.get(b.number, ()) and _is_source(f)]
-            found = _shared_topic(subject(a.title), subject(b.title))
+            shared = [f for f in files.get(a.number, ()) if f in sources[j] and _is_source(f)]
+            found = _shared_topic(subjects[i], subjects[j]) if shared else ""
             if shared and found:
                 group.append(b)
                 topic, where = topic or found, where or shared[0]
@@ -407,6 +418,8 @@ def same_fixes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> li
 def _shared_topic(a: str, b: str) -> str:
     wa, wb = _TITLE_WORD.findall(a), _TITLE_WORD.findall(b)
     la, lb = [w.lower() for w in wa], [w.lower() for w in wb]
+    if len(set(la).intersection(lb).difference(_GENERIC)) < 2:
+        return ""  # a run needs two meaningful words in common, and the fallback three
     best = (0, 0, 0)  # length, start in a, meaningful words
     for i in range(len(la)):
         for j in range(len(lb)):

@@ -2,14 +2,15 @@
 
 PR descriptions mix the author's words with the repository's template
 (``### What does this PR do?``, ``> Add **concise** overview …`` hints,
-checklists, images, HTML comments). The description is parsed as CommonMark
-with markdown-it-py; template parts are recognised by their shape, not by one
-repository's wording:
+checklists, images, HTML comments). The description is parsed as CommonMark with
+GitHub's tables by pyromark (pulldown-cmark); each block's Markdown source is
+read back by its byte range, so inline markup is kept as written. Template parts
+are recognised by their shape, not by one repository's wording:
 
 - headings are section names, never content, and so is a paragraph that is one
   bold phrase (``**Motivation**``);
 - block quotes are template hints; check-list items (``- [x] …``) are chores;
-- code blocks, HTML blocks and images carry no prose; HTML tags (``<img …/>``
+- code blocks, HTML blocks, tables and images carry no prose; HTML tags (``<img …/>``
   across lines too) and ``<details>`` blocks are removed;
 - what tools add is removed before anything is read (:func:`strip_boilerplate`):
   ghstack's "Stack from ghstack (oldest at bottom)" and its PR list, commit
@@ -28,10 +29,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import lru_cache
+from typing import Any
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+import pyromark
+from pyromark.event import Range
 
 from bot.sources.links import strip_trailers
 
@@ -82,12 +84,11 @@ _FILLER = frozenset((
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\u4e00-\u9fff])|(?<=[。！？])")
 
 
-@cache
-def _parser() -> MarkdownIt:
-    # Only the block structure is needed; inline tokens keep their raw text, so the
-    # (costly) inline rules are switched off.
-    return MarkdownIt("commonmark").disable(["inline", "text_join"])
+_OPTIONS = pyromark.Options.ENABLE_TABLES
+"""CommonMark plus tables (GitHub renders them; a results table is test notes, never a summary)."""
 
+_INLINE_TAGS = frozenset(("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"))
+"""Start/end tags inside a paragraph; every other tag opens or closes a block."""
 
 @dataclass(frozen=True)
 class Description:
@@ -223,55 +224,140 @@ def _with_following_items(text: str, rest: list[tuple[str, bool, str]]) -> str:
     return f"{text} {'; '.join(items)}" if items else text.rstrip(":：") + "."
 
 
+def _tag(value: Any) -> str:
+    """The name of a Start/End event's tag: ``"Paragraph"`` or ``{"Heading": {...}}`` → ``"Heading"``."""
+    return value if isinstance(value, str) else next(iter(value))
+
+
+_ATX = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)|(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_LINE = re.compile(r"\n[ \t]{0,3}(?:=+|-+)[ \t]*$")
+_ITEM_MARKER = re.compile(r"^[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]*")
+
+
+class _Reader:
+    """Walks pyromark's events of one description and keeps the prose blocks (see :func:`_blocks`).
+
+    Only block events are looked at: a paragraph or a heading is read back from its byte range; the text
+    of a tight list item (which has no paragraph) runs from the item's start, or the end of a block nested
+    in it, to the next block in it or the item's end."""
+
+    def __init__(self, body: str) -> None:
+        self.source = body.encode()
+        self.blocks: list[tuple[str, bool, str]] = []
+        self.sections: list[str] = []
+        self.heading = ""
+        self.has_test_notes = False
+        self.quote_depth = self.list_depth = 0
+        # per open list item: where its unread tight text starts, and whether that is the item's marker
+        self.items: list[tuple[int, bool] | None] = []
+        self.code: list[str] | None = None  # text of the code block being read
+
+    def read(self) -> None:
+        for event, span in pyromark.events_with_range(self.source.decode(), options=_OPTIONS):
+            if isinstance(event, str):  # SoftBreak, HardBreak, Rule
+                continue
+            if "Start" in event:
+                tag = _tag(event["Start"])
+                if tag not in _INLINE_TAGS:
+                    self._open(tag, span)
+            elif "End" in event:
+                tag = _tag(event["End"])
+                if tag not in _INLINE_TAGS:
+                    self._close(tag, span)
+            elif self.code is not None and "Text" in event:
+                self.code.append(str(event["Text"]))
+
+    def _text(self, start: int, end: int) -> str:
+        return self.source[start:end].decode().strip()
+
+    def _item_text(self, end: int) -> None:
+        """The innermost item's tight text up to ``end`` (a nested block starts there, or the item ends)."""
+        unread = self.items[-1] if self.items else None
+        if unread is None:
+            return
+        self.items[-1] = None
+        raw = self._text(unread[0], end)
+        if unread[1]:
+            raw = _ITEM_MARKER.sub("", raw, count=1)
+        if raw:
+            self._paragraph(raw)
+
+    def _open(self, tag: str, span: Range) -> None:
+        if tag == "Item":
+            if self.items:
+                self._item_text(span["start"])
+            self.items.append((span["start"], True))
+            return
+        if self.items and self.items[-1] is not None:
+            if tag == "Paragraph":
+                self.items[-1] = None  # a loose item: its paragraphs are read as such
+            else:
+                self._item_text(span["start"])
+        if tag == "BlockQuote":
+            self.quote_depth += 1
+        elif tag == "List":
+            self.list_depth += 1
+        elif tag == "CodeBlock":
+            self.code = []
+        elif tag == "Table" and _TEST_HEADING.search(self.heading):
+            self.has_test_notes = True
+
+    def _close(self, tag: str, span: Range) -> None:
+        if tag == "Item":
+            self._item_text(span["end"])
+            if self.items:
+                self.items.pop()
+            return
+        if tag == "Paragraph":
+            self._paragraph(self._text(span["start"], span["end"]))
+        elif tag == "Heading":
+            raw = self._text(span["start"], span["end"])
+            raw = _SETEXT_LINE.sub("", raw) if "\n" in raw else _ATX.sub("", raw)
+            self.heading = _clean_inline(raw.strip())
+            self.sections.append(self.heading)
+        elif tag == "BlockQuote":
+            self.quote_depth -= 1
+        elif tag == "List":
+            self.list_depth -= 1
+        elif tag == "CodeBlock" and self.code is not None:
+            self._code_block("".join(self.code))
+            self.code = None
+        if self.items and tag in ("List", "CodeBlock", "BlockQuote", "HtmlBlock", "Heading", "Table"):
+            self.items[-1] = (span["end"], False)  # text after a block nested in a tight item is read too
+
+    def _code_block(self, content: str) -> None:
+        if self.quote_depth or _CHORE_HEADING.search(self.heading):
+            return
+        self.has_test_notes = self.has_test_notes or bool(_TEST_HEADING.search(self.heading))
+        first = next((ln.strip() for ln in content.splitlines() if ln.strip()), "")
+        announced = bool(self.blocks) and self.blocks[-1][2].endswith((":", "："))
+        if first and announced and not _TEST_HEADING.search(self.heading):
+            self.blocks.append((self.heading, True, f"`{shorten(first.replace('`', ''), 160)}`"))
+
+    def _paragraph(self, raw: str) -> None:
+        if self.quote_depth or _CHORE_HEADING.search(self.heading):
+            return
+        bold = _BOLD_HEADING.match(raw)
+        if bold and self.list_depth == 0:  # a paragraph that is one bold phrase ("**Motivation**") is a heading
+            self.heading = bold["name"].strip()
+            self.sections.append(self.heading)
+            return
+        if _TEST_LABEL.match(raw) and self.list_depth == 0:
+            self.heading = "Test Plan"  # Phabricator style: "Test Plan:" opens the test notes
+            self.sections.append(self.heading)
+        text = _clean_inline(raw)
+        if _TEST_HEADING.search(self.heading) and (_is_prose(text) or "![" in raw or "<img" in raw):
+            self.has_test_notes = True
+        if _is_prose(text):
+            self.blocks.append((self.heading, self.list_depth > 0, text))
+
+
 def _blocks(body: str) -> tuple[list[tuple[str, bool, str]], list[str], bool]:
     """Prose blocks as ``(heading, is_list_item, text)``, the headings, and whether
     the description holds test notes. Template parts are dropped here."""
-    tokens = _parser().parse(body)
-    blocks: list[tuple[str, bool, str]] = []
-    sections: list[str] = []
-    heading = ""
-    quote_depth = list_depth = 0
-    has_test_notes = False
-    for i, tok in enumerate(tokens):
-        if tok.type == "heading_open":
-            heading = _clean_inline(_inline_text(tokens, i))
-            sections.append(heading)
-        elif tok.type == "blockquote_open":
-            quote_depth += 1
-        elif tok.type == "blockquote_close":
-            quote_depth -= 1
-        elif tok.type in ("bullet_list_open", "ordered_list_open"):
-            list_depth += 1
-        elif tok.type in ("bullet_list_close", "ordered_list_close"):
-            list_depth -= 1
-        elif tok.type in ("fence", "code_block") and quote_depth == 0 and not _CHORE_HEADING.search(heading):
-            has_test_notes = has_test_notes or bool(_TEST_HEADING.search(heading))
-            first = next((ln.strip() for ln in tok.content.splitlines() if ln.strip()), "")
-            if first and blocks and blocks[-1][2].endswith((":", "：")) and not _TEST_HEADING.search(heading):
-                blocks.append((heading, True, f"`{shorten(first.replace('`', ''), 160)}`"))
-        elif _TEST_HEADING.search(heading) and tok.type == "table_open":
-            has_test_notes = True
-        elif tok.type == "paragraph_open" and quote_depth == 0 and not _CHORE_HEADING.search(heading):
-            raw = _inline_text(tokens, i)
-            bold = _BOLD_HEADING.match(raw)
-            if bold and list_depth == 0:  # a paragraph that is one bold phrase ("**Motivation**") is a heading
-                heading = bold["name"].strip()
-                sections.append(heading)
-                continue
-            if _TEST_LABEL.match(raw) and list_depth == 0:
-                heading = "Test Plan"  # Phabricator style: "Test Plan:" opens the test notes
-                sections.append(heading)
-            text = _clean_inline(raw)
-            if _TEST_HEADING.search(heading) and (_is_prose(text) or "![" in raw or "<img" in raw):
-                has_test_notes = True
-            if _is_prose(text):
-                blocks.append((heading, list_depth > 0, text))
-    return blocks, sections, has_test_notes
-
-
-def _inline_text(tokens: list[Token], open_index: int) -> str:
-    nxt = tokens[open_index + 1] if open_index + 1 < len(tokens) else None
-    return nxt.content if nxt is not None and nxt.type == "inline" else ""
+    reader = _Reader(body)
+    reader.read()
+    return reader.blocks, reader.sections, reader.has_test_notes
 
 
 def shorten(text: str, limit: int = SUMMARY_MAX_CHARS) -> str:

@@ -121,9 +121,20 @@ def _string_end(line: str, start: int, quote: str) -> int:
     return -1
 
 
+@lru_cache(maxsize=64)
+def _specials(syntax: Syntax) -> re.Pattern[str]:
+    """Where something other than plain code may start: a comment, a block comment's opening or
+    closing, a triple quote, a quote. Everything between two such places is code, copied at once."""
+    starts = {*syntax.line, *(o for o, _ in syntax.block), *(c for _, c in syntax.block), *syntax.quotes}
+    if syntax.triple:
+        starts.update(TRIPLE_QUOTES)
+    return re.compile("|".join(re.escape(s) for s in sorted(starts, key=len, reverse=True)) or r"(?!)")
+
+
 def _scan_line(line: str, scan: _Scan) -> tuple[str, str]:
     """Split one line into (code, prose), updating the scanner's state."""
     syntax = scan.syntax
+    specials = _specials(syntax)
     code: list[str] = []
     prose: list[str] = []
     i, n = 0, len(line)
@@ -137,6 +148,13 @@ def _scan_line(line: str, scan: _Scan) -> tuple[str, str]:
             i, scan.state = j + len(scan.state), None
             code.append(" ")
             continue
+        found = specials.search(line, i)
+        if found is None:
+            code.append(line[i:])
+            break
+        if found.start() > i:
+            code.append(line[i:found.start()])
+            i = found.start()
         if any(line.startswith(s, i) and (s != "#" or i == 0 or line[i - 1].isspace()) for s in syntax.line):
             prose.append(line[i:])
             break
@@ -205,8 +223,10 @@ def _read_side(lines: list[str], syntax: Syntax, at_top: bool = False) -> list[t
     return result if inside is None else _read(lines, _Scan(syntax, state=inside))
 
 
+@lru_cache(maxsize=256)
 def changed_lines(path: str, patch: str) -> tuple[ChangedLine, ...]:
-    """The added and removed lines of ``patch`` (the diff of ``path``), in patch order.
+    """The added and removed lines of ``patch`` (the diff of ``path``), in patch order (the last few hundred
+    patches read are kept: one PR's analysis reads each of its patches more than once).
 
     Args:
         path: the file's repository path (chooses the comment syntax).

@@ -182,7 +182,9 @@ def is_test_path(path: str) -> bool:
 
 def _contains_run(haystack: list[str], needle: tuple[str, ...]) -> bool:
     n = len(needle)
-    return n > 0 and any(tuple(haystack[i : i + n]) == needle for i in range(len(haystack) - n + 1))
+    if n == 0 or needle[0] not in haystack:
+        return False
+    return any(tuple(haystack[i : i + n]) == needle for i in range(len(haystack) - n + 1))
 
 
 @dataclass(frozen=True)
