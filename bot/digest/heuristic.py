@@ -210,11 +210,20 @@ class Undone:
     merged_at: datetime
 
 
-def diffs(prs: Iterable[PullRequest]) -> dict[str, Undone]:
+def _shape(pr: PullRequest, inverted: bool = False) -> tuple[tuple[str, int | None, int | None], ...]:
+    return tuple(sorted((f.path, f.deletions, f.additions) if inverted else (f.path, f.additions, f.deletions)
+                        for f in pr.files))
+
+
+def diffs(prs: Iterable[PullRequest], undoers: Iterable[PullRequest] | None = None) -> dict[str, Undone]:
     """:attr:`AnalysisContext.diffs` of ``prs``: each PR's :func:`bot.digest.diff.fingerprint` to the PR (the
-    earliest of the same diff wins)."""
+    earliest of the same diff wins). With ``undoers`` (the PRs that will be looked up), only the PRs one of them
+    could undo are read: the same files, with its added and removed line counts swapped."""
+    wanted = None if undoers is None else {_shape(p, inverted=True) for p in undoers}
     out: dict[str, Undone] = {}
     for p in sorted(prs, key=lambda p: p.merged_at, reverse=True):
+        if wanted is not None and _shape(p) not in wanted:
+            continue
         key = fingerprint(p)
         if key is not None:
             out[key] = Undone(p.number, p.merged_at)

@@ -264,7 +264,8 @@ def _context(selected: Sequence[PullRequest], config: RepoConfig, lang: Language
              history: Sequence[PullRequest] | None) -> AnalysisContext:
     records = history if history is not None else (lookback.records if lookback is not None else ())
     return AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback, history),
-                           subjects=subjects([*records, *selected]), diffs=diffs([*records, *selected]))
+                           subjects=subjects([*records, *selected]),
+                           diffs=diffs([*records, *selected], undoers=selected))
 
 
 def _core(selected: Sequence[PullRequest], config: RepoConfig, lookback: Lookback | None,
