@@ -15,7 +15,11 @@
   defined on a removed line of a source or config file, and on no added line of the PR; a top-level key
   of a removed config-file line the same way;
 - **changed defaults**: a field/parameter (``name: type = value``), a ``default=`` of a flag or field,
-  or a config-file key given one value on a removed line and another on an added line of the same file.
+  or a config-file key given one value on a removed line and another on an added line of the same file;
+- **changed signatures**: a public function whose one-line ``def name(…):`` is removed and added again in
+  the same file with a parameter gone (a removed name ``name(param)``), a parameter's default changed
+  (a changed default ``name(param)``), or a new parameter without a default (``name(+param)``: every
+  caller must now pass it).
 
 Files without a patch (binary, too large, a source that has none) add nothing; ``patched`` says whether
 any product file had one, so a caller can tell "no prose-only change" from "nothing to read".
@@ -63,6 +67,8 @@ class DiffFacts:
         all_code_lines: changed code lines of any file but docs (the base of ``mechanical_share``).
         removed_names: ``(path, name)`` of public names the PR removes, product files only.
         changed_defaults: ``(path, name)`` of defaults the PR changes, product files only.
+        required_parameters: ``(path, "function(+param)")`` of parameters without a default the PR adds to a
+            public function, product files only.
     """
 
     patched: bool = False
@@ -72,6 +78,7 @@ class DiffFacts:
     all_code_lines: int = 0
     removed_names: tuple[tuple[str, str], ...] = ()
     changed_defaults: tuple[tuple[str, str], ...] = ()
+    required_parameters: tuple[tuple[str, str], ...] = ()
 
     @property
     def prose_only(self) -> bool:
@@ -91,8 +98,9 @@ class DiffFacts:
 
     @property
     def contract(self) -> tuple[tuple[str, str], ...]:
-        """Removed names and changed defaults together (removed first), at most :data:`MAX_NAMES`."""
-        return (*self.removed_names, *self.changed_defaults)[:MAX_NAMES]
+        """Removed names, required parameters added and changed defaults together (in that order), at most
+        :data:`MAX_NAMES`."""
+        return (*self.removed_names, *self.required_parameters, *self.changed_defaults)[:MAX_NAMES]
 
 
 def _normal(code: str) -> str:
@@ -167,6 +175,41 @@ def _defaults(code: str, config: bool) -> dict[str, str]:
     return out
 
 
+_SIGNATURE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\((.*)\)\s*(?:->\s*[^:]+)?:\s*$")
+_PLAIN_PARAMS = frozenset({"self", "cls"})
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
+def _signature(code: str) -> tuple[str, dict[str, str | None]] | None:
+    """(function, {parameter: default or None}) of a public one-line ``def`` (``self``, ``cls``, ``*args`` and
+    ``**kwargs`` left out), else ``None``."""
+    found = _SIGNATURE.match(code)
+    if not found or (found.group(1).startswith("_") and found.group(1) != "__init__"):
+        return None
+    params: dict[str, str | None] = {}
+    for part in _split_top(found.group(2)):
+        part = part.strip()
+        name = re.match(r"[A-Za-z_]\w*", part)
+        if not name or name.group(0) in _PLAIN_PARAMS:
+            continue
+        default = part.split("=", 1)[1].strip() if "=" in part else None
+        params[name.group(0)] = _normal(default) if default is not None else None
+    return found.group(1), params
+
+
 def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     """Read the patches of ``pr`` (see the module docstring).
 
@@ -214,6 +257,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     added_code = "\n".join(line.code for _, line in all_code if line.sign == "+")
     removed_names: dict[tuple[str, str], None] = {}
     changed: dict[tuple[str, str], None] = {}
+    required: dict[tuple[str, str], None] = {}
     for path, (kind, lines) in per_file.items():
         if kind not in (FileKind.SOURCE, FileKind.CONFIG):
             continue
@@ -221,9 +265,13 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         schema = is_config_schema(path)
         before: dict[str, set[str]] = {}
         after: dict[str, set[str]] = {}
+        defs: dict[str, dict[str, dict[str, str | None]]] = {"-": {}, "+": {}}
         for line in lines:
             if not line.code.strip():
                 continue
+            header = _signature(line.code)
+            if header is not None:
+                defs[line.sign][header[0]] = header[1]
             if line.sign == "-":
                 for name in _defined(line.code, config, schema):
                     if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", added_code):
@@ -233,9 +281,22 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         for name, values in before.items():
             if name in after and after[name] != values and (path, name) not in removed_names:
                 changed[(path, name)] = None
+        for function, old_params in defs["-"].items():
+            new_params = defs["+"].get(function)
+            if new_params is None:
+                continue
+            for param, default in old_params.items():
+                if param not in new_params:
+                    removed_names[(path, f"{function}({param})")] = None
+                elif default is not None and new_params[param] is not None and new_params[param] != default:
+                    changed[(path, f"{function}({param})")] = None
+            for param, default in new_params.items():
+                if param not in old_params and default is None:
+                    required[(path, f"{function}(+{param})")] = None
     return DiffFacts(
         patched=patched, code_lines=code, prose_lines=prose, mechanical_lines=len(mechanical),
         all_code_lines=len(all_code), removed_names=tuple(removed_names), changed_defaults=tuple(changed),
+        required_parameters=tuple(required),
     )
 
 

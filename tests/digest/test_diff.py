@@ -87,6 +87,32 @@ def test_removed_public_names_and_changed_defaults_are_the_contract(default_sett
     assert "widget/trainer_config.py: lr" in contract.evidence
 
 
+def test_a_changed_signature_of_a_public_function_is_the_contract(default_settings: Settings) -> None:
+    """A new parameter without a default (every caller must pass it), a parameter gone and a default changed
+    on a one-line ``def`` are contract changes, with the function and the parameter as evidence; a parameter
+    added with a default, a private function and ``self`` are not."""
+    patch = ("@@ -10,6 +10,6 @@\n"
+             '-def remote_rm_fn(api_url, queries, score_key="rewards"):\n'
+             '+def remote_rm_fn(api_url, queries, prompts, score_key="rewards"):\n'
+             "     return call(api_url)\n"
+             "-    def generate(self, prompts, max_tokens=16, stream=False):\n"
+             "+    def generate(self, prompts, max_tokens=32, timeout=None):\n"
+             "-def _helper(a):\n+def _helper(a, b):\n"
+             "-def load(path):\n+def load(path, strict=True):\n")
+    pr = _pr(9, "feat: custom reward functions", ("widget/remote_rm.py", patch))
+    facts = read_diff(pr, _kinds(pr))
+    assert facts.required_parameters == (("widget/remote_rm.py", "remote_rm_fn(+prompts)"),)
+    assert facts.removed_names == (("widget/remote_rm.py", "generate(stream)"),)
+    assert facts.changed_defaults == (("widget/remote_rm.py", "generate(max_tokens)"),)
+    contract = next(r for r in _analyze(pr, default_settings).risks if r.kind == "config_contract_change")
+    assert "widget/remote_rm.py: remote_rm_fn(+prompts)" in contract.evidence
+    assert "required parameters added" in contract.detail
+    # the same function with only a parameter that has a default added is no contract change
+    kept = _pr(10, "feat: strict loading",
+               ("widget/io.py", "@@ -1 +1 @@\n-def load(path):\n+def load(path, strict=True):\n"))
+    assert read_diff(kept, _kinds(kept)).contract == ()
+
+
 def test_a_widened_annotation_is_no_contract_change(default_settings: Settings) -> None:
     patch = "@@ -1,3 +1,3 @@\n class RunConfig:\n-    seed: int = 0\n+    seed: int | None = 0\n     name: str = 'x'\n"
     pr = _pr(4, "fix: allow no seed", ("widget/run_config.py", patch))
