@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.config import RepoConfig, Settings
 from bot.digest import aggregate, texts
-from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, hot_files, subjects
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, diffs, hot_files, subjects
 from bot.digest.history import CHART_WINDOWS, Lookback, earlier_windows, read_earlier
 from bot.digest.labels import Labeler
 from bot.digest.usage import UsageMeter
@@ -265,7 +265,8 @@ def _context(selected: Sequence[PullRequest], config: RepoConfig, lang: Language
              history: Sequence[PullRequest] | None) -> AnalysisContext:
     records = history if history is not None else (lookback.records if lookback is not None else ())
     return AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback, history),
-                           subjects=subjects([*records, *selected]))
+                           subjects=subjects([*records, *selected]),
+                           diffs=diffs([*records, *selected], undoers=selected))
 
 
 def _core(selected: Sequence[PullRequest], config: RepoConfig, lookback: Lookback | None,
