@@ -15,7 +15,11 @@
   defined on a removed line of a source or config file, and on no added line of the PR; a top-level key
   of a removed config-file line the same way;
 - **changed defaults**: a field/parameter (``name: type = value``), a ``default=`` of a flag or field,
-  or a config-file key given one value on a removed line and another on an added line of the same file.
+  or a config-file key given one value on a removed line and another on an added line of the same file;
+- **changed signatures**: a public function whose one-line ``def name(…):`` is removed and added again in
+  the same file with a parameter gone (a removed name ``name(param)``), a parameter's default changed
+  (a changed default ``name(param)``), or a new parameter without a default (``name(+param)``: every
+  caller must now pass it).
 
 Files without a patch (binary, too large, a source that has none) add nothing; ``patched`` says whether
 any product file had one, so a caller can tell "no prose-only change" from "nothing to read".
@@ -24,6 +28,7 @@ any product file had one, so a caller can tell "no prose-only change" from "noth
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -62,6 +67,8 @@ class DiffFacts:
         all_code_lines: changed code lines of any file but docs (the base of ``mechanical_share``).
         removed_names: ``(path, name)`` of public names the PR removes, product files only.
         changed_defaults: ``(path, name)`` of defaults the PR changes, product files only.
+        required_parameters: ``(path, "function(+param)")`` of parameters without a default the PR adds to a
+            public function, product files only.
     """
 
     patched: bool = False
@@ -71,6 +78,7 @@ class DiffFacts:
     all_code_lines: int = 0
     removed_names: tuple[tuple[str, str], ...] = ()
     changed_defaults: tuple[tuple[str, str], ...] = ()
+    required_parameters: tuple[tuple[str, str], ...] = ()
 
     @property
     def prose_only(self) -> bool:
@@ -90,8 +98,9 @@ class DiffFacts:
 
     @property
     def contract(self) -> tuple[tuple[str, str], ...]:
-        """Removed names and changed defaults together (removed first), at most :data:`MAX_NAMES`."""
-        return (*self.removed_names, *self.changed_defaults)[:MAX_NAMES]
+        """Removed names, required parameters added and changed defaults together (in that order), at most
+        :data:`MAX_NAMES`."""
+        return (*self.removed_names, *self.required_parameters, *self.changed_defaults)[:MAX_NAMES]
 
 
 def _normal(code: str) -> str:
@@ -166,6 +175,41 @@ def _defaults(code: str, config: bool) -> dict[str, str]:
     return out
 
 
+_SIGNATURE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\((.*)\)\s*(?:->\s*[^:]+)?:\s*$")
+_PLAIN_PARAMS = frozenset({"self", "cls"})
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
+def _signature(code: str) -> tuple[str, dict[str, str | None]] | None:
+    """(function, {parameter: default or None}) of a public one-line ``def`` (``self``, ``cls``, ``*args`` and
+    ``**kwargs`` left out), else ``None``."""
+    found = _SIGNATURE.match(code)
+    if not found or (found.group(1).startswith("_") and found.group(1) != "__init__"):
+        return None
+    params: dict[str, str | None] = {}
+    for part in _split_top(found.group(2)):
+        part = part.strip()
+        name = re.match(r"[A-Za-z_]\w*", part)
+        if not name or name.group(0) in _PLAIN_PARAMS:
+            continue
+        default = part.split("=", 1)[1].strip() if "=" in part else None
+        params[name.group(0)] = _normal(default) if default is not None else None
+    return found.group(1), params
+
+
 def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     """Read the patches of ``pr`` (see the module docstring).
 
@@ -213,6 +257,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     added_code = "\n".join(line.code for _, line in all_code if line.sign == "+")
     removed_names: dict[tuple[str, str], None] = {}
     changed: dict[tuple[str, str], None] = {}
+    required: dict[tuple[str, str], None] = {}
     for path, (kind, lines) in per_file.items():
         if kind not in (FileKind.SOURCE, FileKind.CONFIG):
             continue
@@ -220,9 +265,13 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         schema = is_config_schema(path)
         before: dict[str, set[str]] = {}
         after: dict[str, set[str]] = {}
+        defs: dict[str, dict[str, dict[str, str | None]]] = {"-": {}, "+": {}}
         for line in lines:
             if not line.code.strip():
                 continue
+            header = _signature(line.code)
+            if header is not None:
+                defs[line.sign][header[0]] = header[1]
             if line.sign == "-":
                 for name in _defined(line.code, config, schema):
                     if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", added_code):
@@ -232,15 +281,29 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         for name, values in before.items():
             if name in after and after[name] != values and (path, name) not in removed_names:
                 changed[(path, name)] = None
+        for function, old_params in defs["-"].items():
+            new_params = defs["+"].get(function)
+            if new_params is None:
+                continue
+            for param, default in old_params.items():
+                if param not in new_params:
+                    removed_names[(path, f"{function}({param})")] = None
+                elif default is not None and new_params[param] is not None and new_params[param] != default:
+                    changed[(path, f"{function}({param})")] = None
+            for param, default in new_params.items():
+                if param not in old_params and default is None:
+                    required[(path, f"{function}(+{param})")] = None
     return DiffFacts(
         patched=patched, code_lines=code, prose_lines=prose, mechanical_lines=len(mechanical),
         all_code_lines=len(all_code), removed_names=tuple(removed_names), changed_defaults=tuple(changed),
+        required_parameters=tuple(required),
     )
 
 
 _SPEC = r"""(?:===|==|>=|<=|~=|!=|<|>)\s*[^"',;#\s]+"""
 _REQUIREMENT = re.compile(rf"""^\s*["']?([A-Za-z][A-Za-z0-9_.\-]*)(?:\[[^\]]*\])?\s*({_SPEC}(?:\s*,\s*{_SPEC})*)""")
 _OWN_VERSION = re.compile(r"""^\s*["']?(?:__version__|version|VERSION)["']?\s*[:=]\s*["']?v?\d+(?:\.\w+)+""")
+_PYTHON_REQUIRES = re.compile(r"""^\s*["']?(?:requires-python|python_requires)["']?\s*[:=]\s*["']([^"']+)["']""")
 _ACTION = re.compile(r"\buses:\s*([\w.\-]+/[\w.\-/]+)@(\S+)")
 _IMAGE = re.compile(r"^\s*FROM\s+(\S+?):(\S+)", re.I)
 _PIP_IN_SCRIPT = re.compile(r"\bpip3?\s+install\b.*?\b([A-Za-z][\w.\-]*)\s*==\s*([\w.+\-]+)")
@@ -294,6 +357,8 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
     """The dependency changes of ``pr`` read from its patches: requirement lines of manifests (``name==1.2``,
     ``"name>=1,<2"``), the own ``version`` of a manifest, ``uses: action@v4`` of CI files, ``FROM image:tag`` and
     ``pip install name==x`` of Docker files and scripts, and added code that compares a dependency's version.
+    The supported Python versions of a manifest (``requires-python``, ``python_requires``) are the range of a
+    dependency named ``python``: raising its lower bound drops users of the older versions.
     A manifest edit that changes none of these gives nothing. Files without a patch give nothing."""
     out: list[DependencyChange] = []
     temporary = bool(_TEMPORARY.search(pr.title))
@@ -308,6 +373,10 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
                 out.append(DependencyChange("version_bump", f.path, ""))
             before = _specs([x for x in removed if not _OWN_VERSION.match(x)], _REQUIREMENT)
             after = _specs([x for x in added if not _OWN_VERSION.match(x)], _REQUIREMENT)
+            for side, lines in ((before, removed), (after, added)):
+                found = [m.group(1) for m in map(_PYTHON_REQUIRES.match, lines) if m]
+                if found:
+                    side["python"] = re.sub(r"\s+", "", found[-1])
             for name in sorted(set(before) | set(after)):
                 old, new = before.get(name, ""), after.get(name, "")
                 if old == new:
@@ -336,3 +405,24 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
             if any(_VERSION_GATE.search(c) for c in code):
                 out.append(DependencyChange("dependency_range", f.path, "version check"))
     return tuple(out)
+
+
+def fingerprint(pr: PullRequest, *, inverted: bool = False) -> str | None:
+    """A digest of what ``pr`` changes: every added and removed line of its patches (stripped, blank ones left
+    out) with its file and sign, in no particular order — so a PR that undoes another (a revert, whatever its
+    title) has, ``inverted`` (``+`` and ``-`` swapped), the other's fingerprint. ``None`` when no file had a
+    patch with a changed line. A hex string (SHA-1)."""
+    lines = []
+    for f in pr.files:
+        if not f.patch:
+            continue
+        in_hunk = False
+        for raw in f.patch.splitlines():
+            if raw.startswith("@@"):
+                in_hunk = True
+            elif in_hunk and raw[:1] in ("+", "-") and raw[1:].strip():
+                sign = raw[0] if not inverted else ("-" if raw[0] == "+" else "+")
+                lines.append(f"{f.path}\0{sign}\0{raw[1:].strip()}")
+    if not lines:
+        return None
+    return hashlib.sha1("\n".join(sorted(lines)).encode("utf-8"), usedforsecurity=False).hexdigest()

@@ -23,7 +23,9 @@ templates, notebooks) have no code at all. Unknown file types read ``#``,
 ``//`` and ``/* */`` as comments (less code seen means less evidence accepted).
 A hunk can start inside a docstring or a block comment: when the first
 delimiter of a hunk closes one rather than opens it, the lines before it are
-read as prose. Lines beyond :data:`MAX_LINE_CHARS` are cut there.
+read as prose — unless the hunk's side starts at the file's first line (its
+``@@ -a,b +c,d @@`` header says line 1, or 0 for a file that is added or
+removed), where nothing can be open yet. Lines beyond :data:`MAX_LINE_CHARS` are cut there.
 """
 
 from __future__ import annotations
@@ -182,6 +184,7 @@ def _scan_line(line: str, scan: _Scan) -> tuple[str, str]:
 
 
 TRIPLE_QUOTES = ('"' * 3, "'" * 3)
+_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _OPENER = re.compile(r"(?:[=(\[{,+:]|\breturn|\byield)$")
 _PREFIX = re.compile(r"[rRbBuUfF]{1,2}$")
 
@@ -211,12 +214,12 @@ def _read(lines: list[str], scan: _Scan) -> list[tuple[str, str]]:
     return result
 
 
-def _read_side(lines: list[str], syntax: Syntax) -> list[tuple[str, str]]:
+def _read_side(lines: list[str], syntax: Syntax, at_top: bool = False) -> list[tuple[str, str]]:
     if syntax.prose:
         return [("", text) for text in lines]
     scan = _Scan(syntax)
     result = _read(lines, scan)
-    inside = _starts_inside(lines, scan)
+    inside = None if at_top else _starts_inside(lines, scan)
     return result if inside is None else _read(lines, _Scan(syntax, state=inside))
 
 
@@ -235,17 +238,21 @@ def changed_lines(path: str, patch: str) -> tuple[ChangedLine, ...]:
     """
     syntax = syntax_for(path)
     hunks: list[list[str]] = []
+    tops: list[dict[str, bool]] = []  # per hunk: whether its "-" / "+" side starts at the file's first line
     for raw in patch.splitlines():
         if raw.startswith("@@"):
             hunks.append([])
+            header = _HUNK_HEADER.match(raw)
+            starts = (int(header.group(1)), int(header.group(2))) if header else (2, 2)
+            tops.append({"-": starts[0] <= 1, "+": starts[1] <= 1})
         elif hunks and not raw.startswith("\\"):
             hunks[-1].append(raw[:MAX_LINE_CHARS] if raw else " ")
     out: list[ChangedLine] = []
-    for hunk in hunks:
+    for hunk, top in zip(hunks, tops, strict=True):
         sides: dict[str, list[tuple[str, str]]] = {}
         for sign in "-+":
             mine = [line[1:] for line in hunk if line[0] in (sign, " ")]
-            sides[sign] = _read_side(mine, syntax)
+            sides[sign] = _read_side(mine, syntax, at_top=top[sign])
         position = {"-": 0, "+": 0}
         for line in hunk:
             marker = line[0]

@@ -49,14 +49,16 @@ Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE 
     changed code lines only move or repeat one substitution; or, by file counts, >= MECHANICAL_MIN_FILES
     files, >= MECHANICAL_SHARE of them replacing as many lines as they remove) gets no size or core
     points and at most MECHANICAL_MAX_IMPORTANCE — unless it also edits the packaging metadata (a
-    project or package rename: PROJECT_RENAME_IMPORTANCE) — and is at most ``skim``.
+    project or package rename: PROJECT_RENAME_IMPORTANCE) or deletes a source module whose callers it
+    rewrites (a public import path removed: REMOVED_PATH_IMPORTANCE) — and is at most ``skim``.
 Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     design points, + 1 for test notes + source size (INSIGHT_SIZE_BUCKETS)
     + 1 for a new source module + 1 for a core path.
 Recommendation: ``close_read`` at the key-PR bar (at most CLOSE_READ_IMPORTANCE), ``skim``
     at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``; a broad non-code change
-    (>= BROAD_NON_CODE_FILES files and >= BROAD_NON_CODE_LINES lines of examples, CI, images or docs, not
-    tests only) is at least ``skim`` with importance at least BROAD_NON_CODE_IMPORTANCE. Minutes =
+    (>= BROAD_NON_CODE_FILES files and >= BROAD_NON_CODE_LINES lines, or >= BROAD_NON_CODE_MANY_FILES files
+    however few lines, of examples, CI, images or docs, not tests only) is at least ``skim`` with importance
+    at least BROAD_NON_CODE_IMPORTANCE. Minutes =
     lines to read (not generated, lock, notebook, snapshot or vendored files) / LINES_PER_MINUTE +
     description words / WORDS_PER_MINUTE, at least 1. Where to start: files that lose a public
     name or change a default, then core files, then source before config, tests and docs.
@@ -69,14 +71,15 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import PurePosixPath
 
 from bot.config import RepoConfig
 from bot.digest import texts
 from bot.digest.description import Description, parse_description, shorten
-from bot.digest.diff import DiffFacts, read_dependencies, read_diff
+from bot.digest.diff import DiffFacts, fingerprint, read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_config_schema, is_reading, matches_any
-from bot.digest.history import series_key
+from bot.digest.history import series_keys
 from bot.digest.labels import subject
 from bot.models import (
     Analysis,
@@ -100,6 +103,7 @@ CORE_FILE_MAX = 20  # at most this many core files from the history
 MECHANICAL_DIFF_SHARE = 0.7  # of changed code lines that only move or repeat one substitution
 MECHANICAL_MAX_IMPORTANCE = 3
 PROJECT_RENAME_IMPORTANCE = 6
+REMOVED_PATH_IMPORTANCE = 6  # a sweep that deletes a module: every downstream import of the old path breaks
 MECHANICAL_MIN_CODE_LINES = 10  # fewer changed code lines are read, however they look
 PROSE_ONLY_MAX_IMPORTANCE = 2
 CONTRACT_BONUS = 1
@@ -118,6 +122,7 @@ NON_CODE_BASE = 2
 # read: a skim at BROAD_NON_CODE_IMPORTANCE, though no line of it is code to review.
 BROAD_NON_CODE_FILES = 3
 BROAD_NON_CODE_LINES = 40
+BROAD_NON_CODE_MANY_FILES = 10  # this many example / CI / doc files changed is broad however short each edit is
 BROAD_NON_CODE_IMPORTANCE = 3
 SIZE_BUCKETS = ((500, 3), (100, 2), (20, 1))  # (source lines at least, points)
 CORE_BONUS = 1
@@ -186,12 +191,43 @@ class AnalysisContext:
             :func:`core_files`, or the window's hot files).
         subjects: titles (:func:`title_key`) of the PRs merged in the window and before it, each to its
             number: a ``Revert "<title>"`` is linked to the PR it reverts by them.
+        diffs: what the PRs merged in the window and before it change (:func:`diffs`): a PR whose diff is the
+            inverse of an earlier one's is linked to it as its revert, whatever its title says.
     """
 
     repo: RepoConfig
     language: Language = "zh"
     hot_files: frozenset[str] = field(default_factory=frozenset)
     subjects: Mapping[str, int] = field(default_factory=dict)
+    diffs: Mapping[str, Undone] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Undone:
+    """An earlier PR another one may undo: its number and when it was merged."""
+
+    number: int
+    merged_at: datetime
+
+
+def _shape(pr: PullRequest, inverted: bool = False) -> tuple[tuple[str, int | None, int | None], ...]:
+    return tuple(sorted((f.path, f.deletions, f.additions) if inverted else (f.path, f.additions, f.deletions)
+                        for f in pr.files))
+
+
+def diffs(prs: Iterable[PullRequest], undoers: Iterable[PullRequest] | None = None) -> dict[str, Undone]:
+    """:attr:`AnalysisContext.diffs` of ``prs``: each PR's :func:`bot.digest.diff.fingerprint` to the PR (the
+    earliest of the same diff wins). With ``undoers`` (the PRs that will be looked up), only the PRs one of them
+    could undo are read: the same files, with its added and removed line counts swapped."""
+    wanted = None if undoers is None else {_shape(p, inverted=True) for p in undoers}
+    out: dict[str, Undone] = {}
+    for p in sorted(prs, key=lambda p: p.merged_at, reverse=True):
+        if wanted is not None and _shape(p) not in wanted:
+            continue
+        key = fingerprint(p)
+        if key is not None:
+            out[key] = Undone(p.number, p.merged_at)
+    return out
 
 
 _TITLE_TAIL = re.compile(r"\s*\(#\d+\)\s*$")
@@ -250,20 +286,22 @@ class _Facts:
 
     @property
     def broad_non_code(self) -> bool:
-        """No code, and at least BROAD_NON_CODE_FILES files / BROAD_NON_CODE_LINES lines of examples, CI, images
-        or docs (not tests only)."""
+        """No code, and at least BROAD_NON_CODE_FILES files / BROAD_NON_CODE_LINES lines (or BROAD_NON_CODE_MANY_FILES
+        files) of examples, CI, images or docs (not tests only)."""
         kinds = set(self.kinds.values()) - {FileKind.GENERATED}
-        return (not self.touches_code and kinds != {FileKind.TEST} and len(self.pr.files) >= BROAD_NON_CODE_FILES
-                and self.reviewable_lines >= BROAD_NON_CODE_LINES)
+        files = len(self.pr.files)
+        return (not self.touches_code and kinds != {FileKind.TEST} and files >= BROAD_NON_CODE_FILES
+                and (self.reviewable_lines >= BROAD_NON_CODE_LINES or files >= BROAD_NON_CODE_MANY_FILES))
 
 
 def core_files(history: Sequence[PullRequest], repo: RepoConfig, min_series: int = CORE_MIN_SERIES) -> frozenset[str]:
     """The repository's core source files as its history shows them: touched by at least ``min_series``
-    of ``history`` (PRs merged *before* the window; a series counts once, see
-    :func:`bot.digest.history.series_key`), at most ``CORE_FILE_MAX`` (most touched first)."""
+    of ``history`` (PRs merged *before* the window; a series or one author's stack counts once, see
+    :func:`bot.digest.history.series_keys`), at most ``CORE_FILE_MAX`` (most touched first)."""
     touched: dict[str, set[str]] = {}
+    keys = series_keys(history)
     for pr in history:
-        key = series_key(pr)
+        key = keys[pr.number]
         for f in pr.files:
             if classify(f.path, repo.generated_paths) is FileKind.SOURCE:
                 touched.setdefault(f.path, set()).add(key)
@@ -277,11 +315,11 @@ def hot_files(prs: list[PullRequest], repo: RepoConfig, min_prs: int = HOT_FILE_
     at most ``HOT_FILE_MAX`` of them (most PRs first), so a long window does not make every
     busy file "core"."""
     touched: dict[str, set[str]] = {}
+    keys = series_keys(prs)
     for pr in prs:
-        key = series_key(pr)
         for f in pr.files:
             if classify(f.path, repo.generated_paths) is FileKind.SOURCE:
-                touched.setdefault(f.path, set()).add(key)
+                touched.setdefault(f.path, set()).add(keys[pr.number])
     ranked = sorted(((len(k), path) for path, k in touched.items() if len(k) >= min_prs),
                     key=lambda x: (-x[0], x[1]))
     return frozenset(path for _, path in ranked[:HOT_FILE_MAX])
@@ -312,7 +350,7 @@ class HeuristicAnalyzer:
             An :class:`Analysis` with ``status="heuristic"``; never raises on odd input
             (empty body, no files, binary files).
         """
-        facts = _facts(pr, context.repo, context.subjects, descriptions=self.descriptions)
+        facts = _facts(pr, context.repo, context.subjects, descriptions=self.descriptions, undone=context.diffs)
         t = texts.ANALYSIS[context.language]
         risks = _risks(facts, context, t)
         kinds = {r.kind for r in risks}
@@ -336,7 +374,7 @@ class HeuristicAnalyzer:
 
 
 def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = None, *,
-           descriptions: bool = True) -> _Facts:
+           descriptions: bool = True, undone: Mapping[str, Undone] | None = None) -> _Facts:
     kinds = {f.path: classify(f.path, repo.generated_paths) for f in pr.files}
     description = parse_description(pr.body, pr.title) if descriptions else Description()
     diff = read_diff(pr, kinds)
@@ -354,6 +392,14 @@ def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = 
         if reverts is None and subject_of and known:
             target = known.get(title_key(subject_of.group(1)))
             reverts = target if target != pr.number else None
+    if reverts is None and undone:
+        inverse = fingerprint(pr, inverted=True)
+        earlier = undone.get(inverse) if inverse is not None else None
+        if earlier is not None and earlier.number != pr.number and earlier.merged_at <= pr.merged_at:
+            # it undoes that PR line for line: linked and told as a revert, but its type and score stay what its
+            # title and diff say (a follow-up that takes a line back out, a reland of a reverted PR, is no
+            # revert to skip)
+            reverts = earlier.number
     return _Facts(pr, kinds, description, change_type, breaking, reverts, diff)
 
 
@@ -400,7 +446,7 @@ def _risks(facts: _Facts, context: AnalysisContext, t: texts.AnalysisTexts) -> l
     if facts.breaking:
         risks.append(Risk(kind="breaking_change", title=t.breaking_title, detail=t.breaking_detail,
                           evidence=(pr.title,)))
-    if facts.change_type == "revert":
+    if facts.change_type == "revert" or facts.reverts is not None:
         target = f"#{facts.reverts}" if facts.reverts else pr.title
         risks.append(Risk(kind="revert", title=t.revert_title, detail=t.revert_detail.format(target=target),
                           evidence=(target,)))
@@ -510,11 +556,21 @@ def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
             # a sweep that reaches the packaging metadata renames the project or its package: every user's
             # imports, links and install commands change, though there is little to read
             score = PROJECT_RENAME_IMPORTANCE
+        elif _removed_modules(facts):
+            # the callers were rewritten and the old module deleted: little to read, but the import path is gone
+            # for everyone outside the repository
+            score = REMOVED_PATH_IMPORTANCE
     if facts.broad_non_code and facts.change_type != "revert":
         score = max(score, BROAD_NON_CODE_IMPORTANCE)
     if facts.change_type == "revert":
         score = min(score, REVERT_MAX_IMPORTANCE)
     return max(1, min(10, score))
+
+
+def _removed_modules(facts: _Facts) -> list[str]:
+    """Source modules the PR deletes (not a package's ``__init__.py``): import paths that stop working."""
+    return [f.path for f in facts.pr.files if f.status == "removed" and facts.kinds[f.path] is FileKind.SOURCE
+            and PurePosixPath(f.path).name != "__init__.py"]
 
 
 def _numerics_fix(facts: _Facts) -> bool:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
@@ -38,7 +38,7 @@ from bot.sources.base import PRSource, is_github
 log = logging.getLogger(__name__)
 
 __all__ = ["AVERAGE_WINDOWS", "CHART_WINDOWS", "GITHUB_LOOKBACK_REQUESTS", "Lookback", "earlier_windows",
-           "read_earlier", "series_key"]
+           "read_earlier", "series_key", "series_keys", "stack_of"]
 
 AVERAGE_WINDOWS = 4
 """How many earlier windows the averages of week over week are taken over (and read as records)."""
@@ -86,6 +86,44 @@ def series_key(pr: PullRequest) -> str:
         return f"#{pr.number}"
     title = _PART.sub(" ", pr.title).split(":", 1)[0]
     return f"{pr.author.lower()}|{' '.join(title.lower().split())}"
+
+
+_STACK_TOOL = re.compile(r"\bStack (?:from|created with) \[(?:ghstack|Sapling)\]", re.I)
+_STACK_ITEM = re.compile(r"^\s*[*-]\s*(?:__->__\s*)?#(\d+)\b", re.M)
+
+
+def stack_of(pr: PullRequest) -> frozenset[int]:
+    """The PR numbers of the stack ``pr`` belongs to, as its description lists them (the list that ghstack's
+    "Stack from [ghstack]" and Sapling's "Stack created with [Sapling]" write: ``* #12``, ``* __->__ #13``), ``pr``
+    itself included; empty when the description lists no stack."""
+    if not _STACK_TOOL.search(pr.body or ""):
+        return frozenset()
+    return frozenset({pr.number, *(int(n) for n in _STACK_ITEM.findall(pr.body))})
+
+
+def series_keys(prs: Iterable[PullRequest]) -> dict[int, str]:
+    """:func:`series_key` of each PR by number, where one author's stack (:func:`stack_of`) is one series too:
+    PRs of the same author whose stack lists share a number have one key, however their titles differ (a stack
+    that grew or lost its landed base still lists an overlapping set)."""
+    prs = list(prs)
+    parent: dict[tuple[str, int], tuple[str, int]] = {}
+
+    def find(x: tuple[str, int]) -> tuple[str, int]:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    stacks = {pr.number: stack_of(pr) for pr in prs}
+    for pr in prs:
+        author = pr.author.lower()
+        for n in stacks[pr.number]:
+            a, b = find((author, pr.number)), find((author, n))
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    return {pr.number: f"{pr.author.lower()}|stack #{find((pr.author.lower(), pr.number))[1]}"
+            if stacks[pr.number] else series_key(pr) for pr in prs}
 
 
 def earlier_windows(window: Window, count: int) -> tuple[Window, ...]:

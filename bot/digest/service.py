@@ -27,6 +27,7 @@ that were already built, from the service's :class:`DigestHistory`, which keeps 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,12 +36,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from bot.config import RepoConfig, Settings
 from bot.digest import aggregate, texts
-from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, hot_files, subjects
-from bot.digest.history import Lookback, read_earlier
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, diffs, hot_files, subjects
+from bot.digest.history import CHART_WINDOWS, Lookback, earlier_windows, read_earlier
 from bot.digest.labels import Labeler
 from bot.digest.usage import UsageMeter
 from bot.digest.window import contains, last_day
-from bot.errors import LLMStopError
+from bot.errors import LLMStopError, SourceError, WindowError
 from bot.models import Analysis, Digest, DigestPR, Language, LLMUsage, PullRequest, Window
 from bot.store import redis_errors
 
@@ -286,7 +287,8 @@ def _context(selected: Sequence[PullRequest], config: RepoConfig, lang: Language
              history: Sequence[PullRequest] | None) -> AnalysisContext:
     records = history if history is not None else (lookback.records if lookback is not None else ())
     return AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback, history),
-                           subjects=subjects([*records, *selected]))
+                           subjects=subjects([*records, *selected]),
+                           diffs=diffs([*records, *selected], undoers=selected))
 
 
 def _core(selected: Sequence[PullRequest], config: RepoConfig, lookback: Lookback | None,
@@ -575,6 +577,9 @@ class DigestService:
         this service built before (its history), if built after their window ended. Never calls a model;
         never raises for a source or store failure (the comparison then says what is missing)."""
         lookback = await asyncio.to_thread(read_earlier, source, repo, window)
+        if not lookback.history and lookback.windows:
+            history = await self._github_history(source, repo, lookback.windows[0].start, window.start)
+            lookback = dataclasses.replace(lookback, history=history) if history else lookback
         known: dict[str, Digest] = {}
         wanted = [w.name for w in lookback.windows if w.name not in lookback.prs]
         if self._history is not None and wanted:
@@ -589,15 +594,35 @@ class DigestService:
 
     async def earlier_records(self, source: PRSource, repo: str, window: Window) -> tuple[PullRequest, ...]:
         """The PR records merged in the :data:`~bot.digest.history.CHART_WINDOWS` windows before ``window``, as
-        far as the source gives them in one read (a snapshot, a git clone; the GitHub API gives none here, so
-        no request is sent) — the repository's recent history, where core files come from when a door does not
-        compare (:meth:`look_back` reads the same records). Never raises for a source failure (empty then)."""
+        far as the source gives them in one read (a snapshot, a git clone; the GitHub API up to
+        ``github_history_prs`` of them, file paths only, :meth:`~bot.sources.github.GitHubSource.history`)
+        — the repository's recent history, where core files come from when a door does not compare
+        (:meth:`look_back` reads the same records). Never raises for a source failure (empty then)."""
         from bot.sources.github import GitHubSource
 
         if isinstance(source, GitHubSource):
-            return ()
+            try:
+                windows = earlier_windows(window, CHART_WINDOWS - 1)
+            except WindowError:
+                return ()
+            return await self._github_history(source, repo, windows[0].start, window.start) if windows else ()
         lookback = await asyncio.to_thread(read_earlier, source, repo, window, records=0)
         return lookback.history
+
+    async def _github_history(self, source: PRSource, repo: str, start: datetime,
+                              end: datetime) -> tuple[PullRequest, ...]:
+        """The GitHub API's bounded look back (:meth:`~bot.sources.github.GitHubSource.history`, at most
+        ``github_history_prs`` PRs); ``()`` for other sources, without a token or on a source failure."""
+        from bot.sources.github import GitHubSource
+
+        if not isinstance(source, GitHubSource) or self.settings.github_history_prs <= 0:
+            return ()
+        try:
+            return await asyncio.to_thread(source.history, repo, start, end,
+                                           max_prs=self.settings.github_history_prs)
+        except SourceError as exc:
+            log.warning("the history of %s before %s could not be read: %s", repo, end.date(), exc)
+            return ()
 
     async def digest(
         self, prs: Sequence[PullRequest], *, repo: str, window: Window, language: Language | None = None,

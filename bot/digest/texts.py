@@ -52,7 +52,8 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         tests_title="缺少测试覆盖",
         tests_detail="修改了 {lines} 行源码，但没有改动任何测试文件。",
         contract_title="配置/接口契约变更",
-        contract_detail="{n} 个文件删除或改名了公开的名称、字段或参数，或改了默认值：已有配置和调用方可能失效。",
+        contract_detail="{n} 个文件删除或改名了公开的名称、字段或参数，给公开函数加了必填参数，或改了默认值："
+                        "已有配置和调用方可能失效。",
         dependency_title="依赖升级",
         dependency_detail="依赖版本或清单有变化，需关注兼容性与环境一致性。",
         large_title="大规模变更",
@@ -84,7 +85,8 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         tests_title="Missing tests",
         tests_detail="Changes {lines} lines of source code without touching any test file.",
         contract_title="Config/API contract change",
-        contract_detail="Public names, fields or parameters removed or renamed, or defaults changed, in {n} files; "
+        contract_detail="Public names, fields or parameters removed or renamed, required parameters added, or "
+                        "defaults changed, in {n} files; "
                         "existing configs and callers may break.",
         dependency_title="Dependency upgrade",
         dependency_detail="Dependency versions or manifests change; watch compatibility.",

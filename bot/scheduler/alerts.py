@@ -48,7 +48,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -188,6 +188,9 @@ class AlertPoller:
         except PrhubError as exc:  # the hot files then come from this PR alone
             log.warning("webhook: %s: the week of #%d could not be read: %s", repo, number, exc)
             neighbours = [pr]
+            week = None
+        # core files from the repository's history, as the digest of that week takes them
+        history = await self._digests.earlier_records(source, repo, week) if week is not None else None
         subscriptions = await self._subscriptions.all()
         pairs = [(who, sub) for who, subs in subscriptions.items() for sub in subs if sub.repo.lower() == repo.lower()]
         languages = {self._language(who) for who, _ in pairs}
@@ -195,14 +198,14 @@ class AlertPoller:
                       if (cfg.repo or self.settings.default_repo or "").lower() == repo.lower()}
         if (self.settings.default_repo or "").lower() == repo.lower() or not languages:
             languages.add(self.settings.language)
-        await asyncio.gather(*(self._digests.pr(pr, language=lang, window_prs=neighbours)
+        await asyncio.gather(*(self._digests.pr(pr, language=lang, window_prs=neighbours, history=history)
                                for lang in sorted(languages)))
         report.prs_seen = 1
         if not pairs:
             return report
         now = self._clock()
         owners = await self._codeowners(source, repo, pairs)
-        items = await self._matches(repo, [pr], pairs, owners, await self._handles(pairs), now)
+        items = await self._matches(repo, [pr], pairs, owners, await self._handles(pairs), now, history)
         for who, found in items.items():
             for _ in range(WEBHOOK_LOCK_ROUNDS):  # no checkpoint holds this PR back: wait longer for the lock
                 if await self._enqueue(who, found):
@@ -232,9 +235,13 @@ class AlertPoller:
             report.failed.append(f"{repo}: {exc}")
             return
         report.prs_seen += len(prs)
+        history: tuple[PullRequest, ...] | None = None
+        if prs:  # core files from the repository's history, as the digest of this week takes them
+            history = await self._digests.earlier_records(
+                source, repo, parse_week("this", tz=self.settings.timezone, now=now))
         owners = await self._codeowners(source, repo, pairs)
         handles = await self._handles(pairs)
-        items = await self._matches(repo, prs, pairs, owners, handles, now)
+        items = await self._matches(repo, prs, pairs, owners, handles, now, history)
         hold: datetime | None = None
         for who, found in items.items():
             if not await self._enqueue(who, found):
@@ -269,7 +276,7 @@ class AlertPoller:
 
     async def _matches(self, repo: str, prs: list[PullRequest], pairs: list[tuple[Subscriber, Subscription]],
                        owners: CodeOwners | None, handles: dict[str, str | None],
-                       now: datetime) -> dict[Subscriber, list[Item]]:
+                       now: datetime, history: Sequence[PullRequest] | None = None) -> dict[Subscriber, list[Item]]:
         labeler = Labeler(self.settings.repo(repo))
         bots = self.settings.bots_of(repo)
         items: dict[Subscriber, list[Item]] = {}
@@ -288,7 +295,8 @@ class AlertPoller:
                         continue
                     language = self._language(who)
                     if language not in analysed:
-                        analysed[language] = await self._digests.pr(pr, language=language, window_prs=prs)
+                        analysed[language] = await self._digests.pr(pr, language=language, window_prs=prs,
+                                                                    history=history)
                     item = analysed[language]
                     found = match(sub.filter, dataclasses.replace(base, analysis=item.analysis), bots=bots, me=me,
                                   codeowners=owners)

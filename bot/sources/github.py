@@ -24,6 +24,13 @@ pages of 10. The whole-PR diff (``application/vnd.github.diff``) is only read by
 :meth:`GitHubSource.diff`, which answers a 406 (diff too large) with the
 per-file patches.
 
+The repository's recent history (where core files come from, :meth:`GitHubSource.history`)
+is read by the same GraphQL search with each PR's first 100 file paths and line counts
+(no patches, no REST call per PR): at most ``max_prs`` PRs, newest updated first, 100 a
+query — three queries for the default budget. Merged PRs do not change, so each span is
+kept for the life of the source; without a token there is no history (the anonymous
+budget cannot afford it).
+
 Every GET is conditional (ETag), so a re-run is answered by 304s, which cost
 nothing against the limit when a token is used. ``GitHubSource.stats`` counts
 the requests. Rate limits are handled by :mod:`bot.sources.github_http`.
@@ -43,7 +50,7 @@ from bot.models import FileChange, FileStatus, PullRequest, Window
 from bot.sources.github_http import ETagCache, GitHubHTTP, NotFound, RequestStats, TokenSource
 from bot.sources.links import reverted_pr
 
-__all__ = ["FILES_CAP", "SEARCH_CAP", "GitHubSource"]
+__all__ = ["FILES_CAP", "HISTORY_MAX_PRS", "SEARCH_CAP", "GitHubSource"]
 
 log = logging.getLogger("bot.sources.github")
 
@@ -51,8 +58,13 @@ SEARCH_CAP = 1000
 """GitHub search returns at most this many results per query."""
 FILES_CAP = 3000
 """``pulls/N/files`` lists at most this many files."""
+HISTORY_MAX_PRS = 300
+"""Default budget of :meth:`GitHubSource.history`: PRs read (100 per GraphQL query)."""
+_HISTORY_SPANS_KEPT = 32
 _PAGE = 100
 _SMALL_PAGE = 10
+_CHANGE_TYPE: dict[str, FileStatus] = {"ADDED": "added", "DELETED": "removed", "MODIFIED": "modified",
+                                        "RENAMED": "renamed", "COPIED": "copied", "CHANGED": "modified"}
 _STATUS: dict[str, FileStatus] = {"added": "added", "removed": "removed", "modified": "modified",
                                   "renamed": "renamed", "copied": "copied", "changed": "modified",
                                   "unchanged": "modified"}
@@ -71,6 +83,23 @@ query($q: String!, $first: Int!, $after: String) {
         labels(first: 100) { nodes { name } }
         reviews { totalCount }
         comments { totalCount }
+      }
+    }
+  }
+}
+"""
+
+_HISTORY_QUERY = """
+query($q: String!, $first: Int!, $after: String) {
+  search(query: $q, type: ISSUE, first: $first, after: $after) {
+    issueCount
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      ... on PullRequest {
+        number title mergedAt
+        author { login }
+        additions deletions changedFiles
+        files(first: 100) { nodes { path additions deletions changeType } }
       }
     }
   }
@@ -175,6 +204,7 @@ class GitHubSource:
                                 max_wait_s=max_wait_s, auth=auth, **extra)
         self._repos = sorted(repos)
         self._warned = False
+        self._history: dict[tuple[str, datetime, datetime, int], tuple[PullRequest, ...]] = {}
 
     def __repr__(self) -> str:
         mode = "app" if self._http.authenticated and not self._http.token else (
@@ -224,6 +254,54 @@ class GitHubSource:
         chosen = sorted((h for h in heads.values() if start <= h.merged_at < end),
                         key=lambda h: (h.merged_at, h.number))
         return [self._complete(name, head) for head in chosen]
+
+    def history(self, repo: str, start: datetime, end: datetime, *, max_prs: int = HISTORY_MAX_PRS,
+                ) -> tuple[PullRequest, ...]:
+        """The PRs of ``repo`` merged in ``[start, end)`` as far as ``max_prs`` goes (the most recently
+        updated first), each with its first 100 changed files (path, status, line counts; no patch, no body):
+        the repository's recent history, from which core files are worked out. ``ceil(max_prs / 100)``
+        GraphQL queries at most; a span already read is answered from memory. Without a token: ``()``.
+
+        Raises:
+            UnknownRepoError: GitHub has no repository ``repo`` visible to the token.
+            RateLimitError: a rate limit outlasted the bounded waits.
+            GitHubError: the API refused a request.
+        """
+        if not self._http.authenticated or max_prs <= 0 or end <= start:
+            return ()
+        name = self._name(repo)
+        start, end = start.astimezone(UTC), end.astimezone(UTC)
+        key = (name.lower(), start, end, max_prs)
+        if key in self._history:
+            return self._history[key]
+        query = f"repo:{name} is:pr is:merged merged:{_stamp(start)}..{_stamp(end)} sort:updated-desc"
+        found: list[PullRequest] = []
+        after: str | None = None
+        while len(found) < max_prs:
+            data = self._http.graphql(_HISTORY_QUERY, {"q": query, "first": min(_PAGE, max_prs - len(found)),
+                                                       "after": after})
+            search = data["search"]
+            found += [pr for node in search["nodes"] if node and node.get("mergedAt")
+                      for pr in (self._history_record(name, node),) if start <= pr.merged_at < end]
+            if not search["pageInfo"]["hasNextPage"]:
+                break
+            after = search["pageInfo"]["endCursor"]
+        records = tuple(sorted(found[:max_prs], key=lambda pr: (pr.merged_at, pr.number)))
+        if len(self._history) >= _HISTORY_SPANS_KEPT:
+            self._history.pop(next(iter(self._history)))
+        self._history[key] = records
+        return records
+
+    @staticmethod
+    def _history_record(name: str, node: dict[str, Any]) -> PullRequest:
+        rows = [row for row in (node.get("files") or {}).get("nodes") or () if row and row.get("path")]
+        files = tuple(FileChange(path=row["path"], status=_CHANGE_TYPE.get(str(row.get("changeType")), "modified"),
+                                 additions=row.get("additions"), deletions=row.get("deletions")) for row in rows)
+        return PullRequest(repo=name, number=node["number"], title=node.get("title") or "",
+                           author=_login(node.get("author")), merged_at=_time(node["mergedAt"]),
+                           additions=node.get("additions") or 0, deletions=node.get("deletions") or 0,
+                           changed_files=node.get("changedFiles") or len(files), files=files,
+                           files_partial=(node.get("changedFiles") or 0) > len(files))
 
     def merged_count(self, repo: str, window: Window) -> int:
         """How many PRs of ``repo`` were merged in ``window``: one GraphQL search, no files read

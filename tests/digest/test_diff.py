@@ -1,6 +1,7 @@
 """Reading the diff without a model (bot/digest/diff.py) and what the heuristic makes of it: prose-only and
 mechanical changes, removed names and changed defaults, dependency kinds, core files from the history (a
-series once) and reverts linked by their subject — on small made-up patches and on real PRs."""
+series or stack once) and reverts linked by their subject or by an inverse diff — on small made-up patches and
+on real PRs."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import pytest
 from conftest import REPO, ROOT
 
 from bot.config import Settings
+from bot.digest.aggregate import revert_pairs
 from bot.digest.diff import read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_reading
-from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, subjects
-from bot.digest.history import series_key
+from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, diffs, subjects
+from bot.digest.history import series_key, series_keys, stack_of
 from bot.digest.service import build_digest
 from bot.digest.window import week_window
 from bot.models import Analysis, FileChange, PullRequest
@@ -85,6 +87,32 @@ def test_removed_public_names_and_changed_defaults_are_the_contract(default_sett
     assert "widget/trainer_config.py: lr" in contract.evidence
 
 
+def test_a_changed_signature_of_a_public_function_is_the_contract(default_settings: Settings) -> None:
+    """A new parameter without a default (every caller must pass it), a parameter gone and a default changed
+    on a one-line ``def`` are contract changes, with the function and the parameter as evidence; a parameter
+    added with a default, a private function and ``self`` are not."""
+    patch = ("@@ -10,6 +10,6 @@\n"
+             '-def remote_rm_fn(api_url, queries, score_key="rewards"):\n'
+             '+def remote_rm_fn(api_url, queries, prompts, score_key="rewards"):\n'
+             "     return call(api_url)\n"
+             "-    def generate(self, prompts, max_tokens=16, stream=False):\n"
+             "+    def generate(self, prompts, max_tokens=32, timeout=None):\n"
+             "-def _helper(a):\n+def _helper(a, b):\n"
+             "-def load(path):\n+def load(path, strict=True):\n")
+    pr = _pr(9, "feat: custom reward functions", ("widget/remote_rm.py", patch))
+    facts = read_diff(pr, _kinds(pr))
+    assert facts.required_parameters == (("widget/remote_rm.py", "remote_rm_fn(+prompts)"),)
+    assert facts.removed_names == (("widget/remote_rm.py", "generate(stream)"),)
+    assert facts.changed_defaults == (("widget/remote_rm.py", "generate(max_tokens)"),)
+    contract = next(r for r in _analyze(pr, default_settings).risks if r.kind == "config_contract_change")
+    assert "widget/remote_rm.py: remote_rm_fn(+prompts)" in contract.evidence
+    assert "required parameters added" in contract.detail
+    # the same function with only a parameter that has a default added is no contract change
+    kept = _pr(10, "feat: strict loading",
+               ("widget/io.py", "@@ -1 +1 @@\n-def load(path):\n+def load(path, strict=True):\n"))
+    assert read_diff(kept, _kinds(kept)).contract == ()
+
+
 def test_a_widened_annotation_is_no_contract_change(default_settings: Settings) -> None:
     patch = "@@ -1,3 +1,3 @@\n class RunConfig:\n-    seed: int = 0\n+    seed: int | None = 0\n     name: str = 'x'\n"
     pr = _pr(4, "fix: allow no seed", ("widget/run_config.py", patch))
@@ -101,6 +129,10 @@ def test_a_widened_annotation_is_no_contract_change(default_settings: Settings) 
     (".github/workflows/ci.yml", "ci: checkout v5", "@@ -4 +4 @@\n-      - uses: actions/checkout@v4\n"
                                                       "+      - uses: actions/checkout@v5\n", "ci_action_bump"),
     ("pyproject.toml", "release 0.3.1", '@@ -2 +2 @@\n-version = "0.3.0"\n+version = "0.3.1"\n', "version_bump"),
+    ("pyproject.toml", "Drop Python 3.10 support", '@@ -4 +4 @@\n-requires-python = ">=3.10"\n'
+                                                    '+requires-python = ">=3.11"\n', "dependency_range"),
+    ("setup.py", "require python 3.9", "@@ -7 +7 @@\n-    python_requires='>=3.8',\n"
+                                       "+    python_requires='>=3.9',\n", "dependency_range"),
 ])
 def test_dependency_changes_are_told_apart(path: str, title: str, patch: str, kind: str,
                                            default_settings: Settings) -> None:
@@ -137,6 +169,33 @@ def test_core_files_come_from_history_and_a_series_counts_once(default_settings:
     assert "core_path_change" in {r.kind for r in a.risks}
 
 
+def test_one_authors_stack_counts_once_for_core_files(default_settings: Settings) -> None:
+    """ghstack and Sapling list the stack in each PR's description; PRs whose lists overlap are one series
+    (titles that share nothing), so three parts of one stack do not make the file they all touch core."""
+    config = default_settings.repo("acme/widget")
+    hunk = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    ghstack = "Stack from [ghstack](https://github.com/ezyang/ghstack) (oldest at bottom):\n"
+    sapling = "Stack created with [Sapling](https://sapling-scm.com). Best reviewed with ReviewStack.\n"
+    stack = [
+        _pr(41, "Add the planner", ("widget/plan.py", hunk), author="bo", body=ghstack + "* #42\n* __->__ #41\n"),
+        _pr(42, "Use the planner in the trainer", ("widget/plan.py", hunk), author="bo",
+            body=ghstack + "* __->__ #42\n* #41\n"),
+        _pr(44, "Tidy the planner's names", ("widget/plan.py", hunk), author="bo",  # the base landed: #42, #44 left
+            body=sapling + "* __->__ #44\n* #42\n"),
+    ]
+    keys = series_keys(stack)
+    assert len(set(keys.values())) == 1
+    assert stack_of(stack[2]) == frozenset({42, 44})
+    assert core_files(stack, config) == frozenset()
+    # the same stack list under another author's name is not that author's stack; a body without a stack tool
+    # that lists PRs is no stack
+    other = _pr(43, "Plan faster", ("widget/plan.py", hunk), author="cy", body=ghstack + "* __->__ #43\n* #41\n")
+    listed = _pr(45, "Planner notes", ("widget/plan.py", hunk), author="dee", body="Follow-ups:\n* #41\n* #42\n")
+    assert stack_of(listed) == frozenset()
+    assert len(set(series_keys([*stack, other, listed]).values())) == 3
+    assert core_files([*stack, other, listed], config) == frozenset({"widget/plan.py"})
+
+
 def test_a_revert_is_linked_to_the_pr_whose_title_it_quotes(default_settings: Settings) -> None:
     hunk = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
     original = _pr(40, "[vllm] feat: remove workers", ("widget/server.py", hunk), at=T0)
@@ -146,6 +205,38 @@ def test_a_revert_is_linked_to_the_pr_whose_title_it_quotes(default_settings: Se
     assert a.reverts == 40
     assert next(r for r in a.risks if r.kind == "revert").evidence == ("#40",)
     assert a.importance <= 3
+
+
+def test_a_pr_that_undoes_another_line_for_line_is_linked_as_its_revert(default_settings: Settings) -> None:
+    """No "Revert" in its title: its diff is the earlier PR's inverted. It is linked (the revert risk names the
+    PR, the digest tells the two together) but keeps its own type and score; the earlier PR reverts nothing,
+    and one that undoes only part of it is not linked."""
+    original = _pr(50, "feat: faster loader", ("widget/loader.py", "@@ -3,2 +3,3 @@\n x = 1\n-y = load(a)\n"
+                                                                   "+y = load(a, fast=True)\n+z = 2\n"))
+    undo = _pr(51, "fix: loader hangs on NFS", ("widget/loader.py", "@@ -3,3 +3,2 @@\n x = 1\n"
+                                                                    "-y = load(a, fast=True)\n-z = 2\n+y = load(a)\n"),
+               at=T0 + timedelta(hours=5))
+    partial = _pr(52, "fix: no z", ("widget/loader.py", "@@ -4,2 +4,1 @@\n y = load(a, fast=True)\n-z = 2\n"),
+                  at=T0 + timedelta(hours=6))
+    known = diffs([original, undo, partial])
+    a = _analyze(undo, default_settings, diffs=known)
+    assert a.reverts == 50
+    assert a.change_type == "fix"
+    assert next(r for r in a.risks if r.kind == "revert").evidence == ("#50",)
+    assert a.importance == _analyze(undo, default_settings).importance
+    assert _analyze(original, default_settings, diffs=known).reverts is None
+    assert _analyze(partial, default_settings, diffs=known).reverts is None
+    digest = build_digest([original, undo], repo="acme/widget", window=week_window(2026, 16, "UTC"),
+                          settings=default_settings, language="en", now=T0 + timedelta(days=7))
+    assert [(r.number, target.number) for r, target in revert_pairs(digest.prs)] == [(51, 50)]
+
+
+def test_a_real_follow_up_that_takes_a_line_back_out_is_linked(default_settings: Settings) -> None:
+    """torchtitan #4242 "[ci] Fix test_validate.py again" removes the line #4238 added two hours before."""
+    source = SnapshotSource(ROOT / "tests" / "data" / "torchtitan.jsonl.gz")
+    first, again = (source.pull_request("pytorch/torchtitan", n) for n in (4238, 4242))
+    a = _analyze(again, default_settings, diffs=diffs([first, again]))
+    assert a.reverts == 4238
 
 
 def test_generated_lock_notebook_and_vendored_files_are_not_reading() -> None:
@@ -172,3 +263,11 @@ def test_verl_w16_without_config_reads_its_diffs(default_settings: Settings) -> 
         analysis = digest.pr(docs).analysis
         assert analysis is not None
         assert analysis.recommendation.level == "skip"
+
+
+def test_dropping_a_python_version_names_it() -> None:
+    pr = _pr(8, "Drop Python 3.10 support", ("pyproject.toml", '@@ -4 +4 @@\n-requires-python = ">=3.10"\n'
+                                                                '+requires-python = ">=3.11"\n'))
+    (change,) = read_dependencies(pr, _kinds(pr))
+    assert (change.name, change.before, change.after) == ("python", ">=3.10", ">=3.11")
+    assert change.evidence == "pyproject.toml: python >=3.10 -> >=3.11"

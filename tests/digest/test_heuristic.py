@@ -188,6 +188,34 @@ def test_mechanical_sweep_is_skimmed(analyze, prs_by_number) -> None:  # type: i
     assert a.importance <= 6
 
 
+def test_a_sweep_that_deletes_a_module_is_a_key_skim(default_settings) -> None:  # type: ignore[no-untyped-def]
+    """Callers rewritten from an old import path and the old module deleted: nothing to read, but every import of
+    that path outside the repository breaks. The same sweep that keeps the old module stays a minor skim."""
+    analyzer, context = HeuristicAnalyzer(), _bare(default_settings)
+    callers = tuple(FileChange(path=f"pkg/models/m{i}/registry.py", status="modified", additions=1, deletions=1,
+                               patch="@@ -3 +3 @@\n-from pkg.components.ckpt import Manager\n"
+                                     "+from pkg.components.checkpoint import Manager\n") for i in range(12))
+    shim = FileChange(path="pkg/components/ckpt.py", status="removed", additions=0, deletions=6,
+                      patch="@@ -1,6 +0,0 @@\n-from pkg.components.checkpoint import Manager\n-\n"
+                            "-__all__ = [\n-    'Manager',\n-]\n-\n")
+
+    def pr(files: tuple[FileChange, ...]) -> PullRequest:
+        return PullRequest(repo="o/r", number=12, title="Remove the legacy pkg.components.ckpt import path",
+                           merged_at=datetime(2026, 1, 1, tzinfo=UTC), files=files,
+                           additions=sum(f.additions or 0 for f in files),
+                           deletions=sum(f.deletions or 0 for f in files))
+
+    removed = analyzer.analyze(pr((*callers, shim)), context)
+    kept = analyzer.analyze(pr(callers), context)
+    assert "逐行替换" in kept.recommendation.reason
+    assert "逐行替换" in removed.recommendation.reason
+    assert kept.importance <= 3
+    assert kept.recommendation.level == "skip"
+    assert removed.importance == 6
+    assert removed.recommendation.level == "skim"
+    assert "pkg/components/ckpt.py" in next(r for r in removed.risks if r.kind == "config_contract_change").evidence
+
+
 def _small_pr(title: str, paths: tuple[str, ...], lines: int = 30, number: int = 11) -> PullRequest:
     files = tuple(FileChange(path=p, status="modified", additions=lines // 2, deletions=lines - lines // 2)
                   for p in paths)
@@ -232,6 +260,13 @@ def test_a_broad_non_code_change_is_a_skim(default_settings) -> None:  # type: i
     assert broad.importance == 3
     narrow = analyzer.analyze(_small_pr("chore: update a launch script", ("examples/a/run.sh",), lines=40), context)
     assert narrow.recommendation.level == "skip"
+    # one option renamed in twelve launch scripts: two lines each, but what users run changed everywhere
+    many = analyzer.analyze(_small_pr("fix: auto-convert the old cache flag in the launch scripts",
+                                      tuple(f"examples/m{i}/run.sh" for i in range(12)), lines=2), context)
+    assert many.recommendation.level == "skim"
+    few = analyzer.analyze(_small_pr("fix: the old cache flag in the launch scripts",
+                                     tuple(f"examples/m{i}/run.sh" for i in range(4)), lines=2), context)
+    assert few.recommendation.level == "skip"
     tests_only = analyzer.analyze(_small_pr("ci: fix flaky tests", ("tests/a_test.py", "tests/b_test.py",
                                                                       "tests/c_test.py"), lines=40), context)
     assert tests_only.recommendation.level == "skip"

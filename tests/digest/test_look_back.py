@@ -42,7 +42,9 @@ async def test_github_weeks_come_from_kept_digests(verl_settings: Settings, all_
                 requests = source.stats.requests
             finally:
                 source.close()
-        assert requests == 22, "one count search per earlier window each time, no file listing"
+        # one count search per earlier window each time, no file listing; and the history (core files) in three
+        # GraphQL queries of 100 PRs the first time, kept by the source for the second
+        assert requests == 22 + 3
         assert set(after.known) == {"2026-W12", "2026-W13", "2026-W14", "2026-W15"}
         prs = snapshot.merged_prs(REPO, window)
         digest = await service.digest(prs, repo=REPO, window=window, lookback=after.lookback, known=after.known)
@@ -57,8 +59,8 @@ async def test_github_weeks_come_from_kept_digests(verl_settings: Settings, all_
         by_records = compared_w16(verl_settings).week_over_week
         assert by_records is not None
         assert wow.labels == by_records.labels
-        # core files come from the earlier weeks' records where the source gives them (the snapshot), and
-        # from the week's own hot files where it only counts (the GitHub API): the other risks are the same
+        # core files come from the earlier weeks' records (the snapshot's four weeks; the GitHub API's history
+        # of eleven, at most 300 PRs): the other risks are the same
         assert [c for c in wow.risks_grew if c.name != "core_path_change"] == [
             c for c in by_records.risks_grew if c.name != "core_path_change"]
         assert set(by_records.new_hot_files) <= set(wow.new_hot_files)
@@ -88,3 +90,32 @@ async def test_a_snapshot_needs_no_kept_digest(verl_settings: Settings) -> None:
     assert [earlier.lookback.counts[n] for n in ("2026-W12", "2026-W13", "2026-W14", "2026-W15")] == [27, 40, 31, 27]
     assert set(earlier.lookback.prs) == {"2026-W12", "2026-W13", "2026-W14", "2026-W15"}
     assert dict(earlier.known) == {}
+
+
+async def test_github_history_gives_the_core_files_of_the_records(verl_settings: Settings,
+                                                                  all_prs: list[PullRequest]) -> None:
+    """On the GitHub API, core files come from the repository's history as they do on a snapshot (the 11 weeks
+    before, every PR's first 100 files), not from the window's own busy files; a budget of 0 reads nothing."""
+    from bot.digest.heuristic import core_files, hot_files
+
+    window = week_window(2026, 16, "Asia/Shanghai")
+    start = earlier_windows(window, 11)[0].start
+    expected = [p.model_copy(update={"files": p.files[:100]}) for p in all_prs if start <= p.merged_at < window.start]
+    config = verl_settings.repo(REPO)
+    fake = FakeGitHub(all_prs)
+    with serve(fake) as url:
+        source = GitHubSource(token=fake.token, api_url=url)
+        try:
+            roomy = DigestService(verl_settings.model_copy(update={"github_history_prs": 3000}))
+            records = await roomy.earlier_records(source, REPO, window)
+            off = DigestService(verl_settings.model_copy(update={"github_history_prs": 0}))
+            before = source.stats.requests
+            assert await off.earlier_records(source, REPO, window) == ()
+            assert source.stats.requests == before
+        finally:
+            source.close()
+    assert len(records) == len(expected) > 300
+    core = core_files(records, config)
+    assert core == core_files(expected, config)
+    week = [p for p in all_prs if window.start <= p.merged_at < window.end]
+    assert core != hot_files(week, config)

@@ -15,7 +15,8 @@ It answers the requests :class:`bot.sources.github.GitHubSource` makes, in GitHu
 - ``GET /repos/O/N/contents/PATH`` — a file of ``files`` (``{"type": "file", "encoding": "base64",
   "content": …}``; ``Accept: application/vnd.github.raw`` gives the text), 404 for any other path;
 - ``POST /graphql`` — ``search(query: "repo:O/N is:pr is:merged merged:A..B")``, inclusive
-  range, 1,000 results at most, ``after`` cursors; needs the token.
+  range, 1,000 results at most, ``after`` cursors; needs the token. A query asking for
+  ``files(`` (the history query) gets each PR's first 100 files (path, lines, change type).
 
 Every 200 carries an ``ETag``; a matching ``If-None-Match`` gets a 304. Every answer carries
 ``X-RateLimit-*`` headers. ``fail_next(path_prefix, kind)`` makes the next matching request
@@ -184,8 +185,8 @@ class FakeGitHub:
             rows.append(row)
         return rows
 
-    def graphql_node(self, pr: PullRequest) -> dict[str, Any]:
-        return {
+    def graphql_node(self, pr: PullRequest, *, files: bool = False) -> dict[str, Any]:
+        node = {
             "number": pr.number, "title": pr.title, "body": pr.body, "url": f"https://github.com/{pr.repo}/pull/{pr.number}",
             "createdAt": _iso(pr.authored_at or pr.merged_at), "mergedAt": _iso(pr.merged_at),
             "author": {"login": pr.author}, "mergeCommit": {"oid": pr.merge_commit_sha},
@@ -193,6 +194,11 @@ class FakeGitHub:
             "labels": {"nodes": [{"name": n} for n in pr.labels]},
             "reviews": {"totalCount": 1}, "comments": {"totalCount": 2},
         }
+        if files:  # the history query: the first 100 files, path and lines only
+            kinds = {"added": "ADDED", "removed": "DELETED", "renamed": "RENAMED", "copied": "COPIED"}
+            node["files"] = {"nodes": [{"path": f.path, "additions": f.additions or 0, "deletions": f.deletions or 0,
+                                        "changeType": kinds.get(f.status, "MODIFIED")} for f in pr.files[:100]]}
+        return node
 
     # -- routing ----------------------------------------------------------------------------------
 
@@ -348,7 +354,7 @@ class FakeGitHub:
         return {"data": {"search": {
             "issueCount": len(found),
             "pageInfo": {"hasNextPage": more, "endCursor": str(offset + first) if more else None},
-            "nodes": [self.graphql_node(pr) for pr in nodes],
+            "nodes": [self.graphql_node(pr, files="files(" in str(payload.get("query", ""))) for pr in nodes],
         }}}
 
 

@@ -398,3 +398,41 @@ async def test_feishu_gives_no_person_zone_so_the_channel_s_applies(
     clock[0] = datetime(2026, 4, 15, 8, 1, tzinfo=berlin)
     await _services(quiet, store, source, clock).poller().poll()
     assert [sorted(m) for m in feishu_messages(fake_feishu, "oc_night")] == [[92001, 92002, 92003]]
+
+
+async def test_an_alert_judges_a_pr_as_that_week_s_digest_does(settings: Settings, store: RedisStore) -> None:
+    """The poll analyses what it found with the repository's history (the source's earlier weeks) as the
+    digest of the week does — not with only the PRs one poll happened to see — so the alert and the
+    digest give a PR the same importance and verdict."""
+    from page_support import FIVE_WEEKS
+
+    from bot.batcher import Queue
+    from bot.digest.service import DigestService
+
+    week = week_window(2026, 16, "Asia/Shanghai")
+    everything = SnapshotSource(FIVE_WEEKS).merged_prs(REPO, Window(
+        start=week.start - timedelta(weeks=4), end=week.end, timezone="Asia/Shanghai", name="W12-W16"))
+    clock = [datetime(2026, 4, 16, 12, 0, tzinfo=SHANGHAI)]
+    source = ListedSource(everything, clock)
+    later = settings.model_copy(update={"alerts_batch_s": 86400, "alerts_overlap_s": 3 * 86400})
+    services = _services(later, store, source, clock)
+    reply = await services.core.answer(parse_intent("subscribe path:**"), ALICE)
+    assert reply is not None
+    await services.poller().poll()
+    raw = await store.get_json(queue_key(Subscriber("slack", "D0ALICE")))
+    assert raw is not None
+    queued = Queue.model_validate(raw).pending
+    alerted = {item.payload["pr"]["number"]: item.payload["pr"]["analysis"] for item in queued}
+    in_poll = [p for p in everything if p.merged_at >= clock[0] - timedelta(days=3) and p.merged_at <= clock[0]]
+    assert len(alerted) == len(in_poll) > 5
+
+    service = DigestService(later)
+    history = await service.earlier_records(source, REPO, week)
+    assert len(history) > 100, "the four weeks before W16"
+    digest = await service.digest([p for p in everything if week.start <= p.merged_at < week.end], repo=REPO,
+                                  window=week, history=history)
+    said = {p.number: p.analysis for p in digest.prs if p.number in alerted}
+    assert {n: (a["importance"], a["recommendation"]["level"], a["recommendation"]["reason"])
+            for n, a in alerted.items()} == {n: (a.importance, a.recommendation.level, a.recommendation.reason)
+                                             for n, a in said.items() if a is not None}
+    assert any("核心路径" in a["recommendation"]["reason"] for a in alerted.values()), "core files from the history"

@@ -80,5 +80,6 @@ def test_digest_defaults_to_github_with_repo(github_url: str, monkeypatch: pytes
     result = CliRunner().invoke(app, ["digest", "--repo", REPO, "--week", "2026-W16", "--format", "json"])
     assert result.exit_code == 0, result.stderr
     assert '"pr_count": 39' in result.stdout
-    # 1 search + 39 file lists, plus 11 count searches of the earlier weeks (week over week).
-    assert "51 GitHub API requests" in result.stderr
+    # 1 search + 39 file lists, plus 11 count searches of the earlier weeks (week over week) and 3 GraphQL
+    # queries of the history before them (core files: 300 PRs, 100 a query, file paths only).
+    assert "54 GitHub API requests" in result.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -189,3 +190,30 @@ def test_long_windows_split_below_the_search_cap(fake: FakeGitHub, sleeps: list[
     expected = {pr.number for pr in real_source.merged_prs(REPO, window)}
     assert len(expected) > 1000
     assert set(heads) == expected
+
+
+def test_history_reads_file_paths_within_its_budget(fake: FakeGitHub, sleeps: list[float],
+                                                    prs_by_number: dict[int, PullRequest]) -> None:
+    """The look back for core files: GraphQL only (100 PRs a query, first 100 files each, no patch), at most
+    ``max_prs`` PRs, every one merged in the span; a span read before costs nothing; no token, no history."""
+    start, end = W16.start - timedelta(weeks=11), W16.start
+    src = source(fake, sleeps)
+    records = src.history(REPO, start, end, max_prs=250)
+    assert src.stats.requests == src.stats.graphql == 3
+    assert len(records) == 250
+    assert all(start <= pr.merged_at < end for pr in records)
+    assert [pr.merged_at for pr in records] == sorted(pr.merged_at for pr in records)
+    for pr in records:
+        real = prs_by_number[pr.number]
+        assert (pr.title, pr.author, pr.merged_at) == (real.title, real.author, real.merged_at)
+        assert [(f.path, f.status) for f in pr.files] == [(f.path, f.status) for f in real.files[:100]]
+        assert all(f.patch is None for f in pr.files)
+        assert pr.files_partial == (real.changed_files > 100)
+    assert src.history(REPO, start, end, max_prs=250) == records
+    assert src.stats.requests == 3
+    everything = src.history(REPO, start, end, max_prs=3000)
+    in_span = [p for p in prs_by_number.values() if start <= p.merged_at < end]
+    assert sorted(p.number for p in everything) == sorted(p.number for p in in_span)
+    anonymous = source(fake, sleeps, token=None)
+    assert anonymous.history(REPO, start, end) == ()
+    assert anonymous.stats.requests == 0

@@ -100,10 +100,24 @@ def test_scanner_knows_a_hunk_that_starts_inside_a_docstring_or_block_comment(pr
     assert len(docstring) == len(field) == 1
     assert docstring[0].code.strip() == ""  # the hunk starts inside the class docstring
     assert field[0].code.strip() == "enable_resource_pool: bool = False"
-    c = changed_lines("src/a.cc", "@@ -1,4 +1,4 @@\n * continued\n-  * rate this 10\n */\n+int x = 1; // rate 10\n")
+    c = changed_lines("src/a.cc", "@@ -5,4 +5,4 @@\n * continued\n-  * rate this 10\n */\n+int x = 1; // rate 10\n")
     assert [(x.sign, x.code.strip(), x.prose) for x in c] == [
         ("-", "", "* rate this 10"), ("+", "int x = 1;", "// rate 10")]
     assert all(x.code == "" for x in changed_lines("docs/a.md", "@@ -1 +1 @@\n-old `name`\n+new `name`\n"))
+
+
+def test_scanner_reads_a_hunk_at_the_top_of_the_file_as_starting_outside_any_string() -> None:
+    # an added module: license comment, then the module docstring, then code. Nothing can be open at line 1,
+    # so the docstring is prose and the code after it is code (read the other way round, 900 lines of a new
+    # kernel once counted as 45 lines of code)
+    added = ('@@ -0,0 +1,7 @@\n+# Copyright (c) the authors.\n+# pyrefly: ignore-errors\n+"""A new kernel.\n'
+             '+\n+Activate it with a flag.\n+"""\n+import torch\n')
+    lines = changed_lines("pkg/kernel.py", added)
+    assert [x.code.strip() for x in lines] == ["", "", "", "", "", "", "import torch"]
+    assert lines[4].prose == "Activate it with a flag."
+    # the same lines in a hunk that starts further down are read as the end of a docstring and the next one
+    later = added.replace("@@ -0,0 +1,7 @@", "@@ -40,0 +41,7 @@")
+    assert [x.code.strip() for x in changed_lines("pkg/kernel.py", later)][6] == ""
 
 
 # --- the instruction detector ----------------------------------------------------------------------------
