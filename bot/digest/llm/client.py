@@ -179,8 +179,8 @@ class LLMClient:
             ),
             timeout=self.timeout_s + OUTER_GRACE_S,
         ))
-        # Said once the request's own first steps have run (the first call's lazy imports in the
-        # OpenAI SDK, building and writing it): whoever waits in `sending` wakes after them.
+        # Said after the request's first step has run (litellm building it; the OpenAI SDK's lazy imports
+        # were done by `prepare` above): whoever waits in `sending` wakes once the request is on its way.
         asyncio.get_running_loop().call_soon(self._on_wire.set)
         try:
             response: Any = await request
