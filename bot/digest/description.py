@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 import pyromark
 from pyromark.event import Range
@@ -52,7 +51,7 @@ _TEST_HEADING = re.compile(r"\btest|benchmark|result|experiment|验证|测试|�
 _CHORE_HEADING = re.compile(r"checklist|check list|before submitting|contribut|todo|清单", re.IGNORECASE)
 _CHECKBOX = re.compile(r"^\s*\[[ xX]\]")
 _IMAGE_ONLY = re.compile(r"^\s*(?:!\[[^\]]*\]\([^)]*\)\s*)+$")
-_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+_NOT_LETTERS = re.compile(r"[\W\d_]+", re.UNICODE)
 _GENERATED_LINE = re.compile(r"^[^\n\w]*generated (?:with|by) \[?[\w .-]+\]?(?:\([^)]*\))?[^\n]*$",
                              re.IGNORECASE | re.MULTILINE)
 _GHSTACK = re.compile(r"^[ \t]*stack from \[?ghstack\]?(?:\([^)]*\))?[^\n]*(?:\n[^\n*-][^\n]*)?:?[ \t]*$"
@@ -116,7 +115,7 @@ class Description:
 
 
 def _letters(text: str) -> int:
-    return len(_LETTER.findall(text))
+    return len(_NOT_LETTERS.sub("", text))
 
 
 def _is_prose(text: str) -> bool:
@@ -224,11 +223,6 @@ def _with_following_items(text: str, rest: list[tuple[str, bool, str]]) -> str:
     return f"{text} {'; '.join(items)}" if items else text.rstrip(":：") + "."
 
 
-def _tag(value: Any) -> str:
-    """The name of a Start/End event's tag: ``"Paragraph"`` or ``{"Heading": {...}}`` → ``"Heading"``."""
-    return value if isinstance(value, str) else next(iter(value))
-
-
 _ATX = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)|(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_LINE = re.compile(r"\n[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _ITEM_MARKER = re.compile(r"^[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]*")
@@ -257,11 +251,13 @@ class _Reader:
             if isinstance(event, str):  # SoftBreak, HardBreak, Rule
                 continue
             if "Start" in event:
-                tag = _tag(event["Start"])
+                opened = event["Start"]
+                tag = opened if isinstance(opened, str) else next(iter(opened))
                 if tag not in _INLINE_TAGS:
                     self._open(tag, span)
             elif "End" in event:
-                tag = _tag(event["End"])
+                closed = event["End"]
+                tag = closed if isinstance(closed, str) else next(iter(closed))
                 if tag not in _INLINE_TAGS:
                     self._close(tag, span)
             elif self.code is not None and "Text" in event:

@@ -94,6 +94,7 @@ def is_lock_file(path: str) -> bool:
     return name in LOCK_FILE_NAMES or name.endswith(".lock")
 
 
+@lru_cache(maxsize=65536)
 def is_reading(path: str, kind: FileKind) -> bool:
     """Whether a reviewer reads the diff of ``path``: not a generated file, a lock file, a notebook, a
     test snapshot, vendored code, minified or serialized output (their lines count for no reading time)."""

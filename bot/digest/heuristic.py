@@ -629,8 +629,8 @@ def _recommendation(
 def _main_dir(files: list[FileChange]) -> str:
     weights: Counter[str] = Counter()
     for f in files:
-        parent = str(PurePosixPath(f.path).parent)
-        weights[parent if parent != "." else "/"] += max(1, f.changed_lines)
+        parent = f.path.rsplit("/", 1)[0] if "/" in f.path else "/"  # repository paths are normalised
+        weights[parent] += max(1, f.changed_lines)
     return weights.most_common(1)[0][0] if weights else ""
 
 

@@ -128,6 +128,7 @@ def title_modules(title: str) -> list[str]:
     return [label_name(m) for m in dict.fromkeys(m.strip() for m in found) if m and not is_change_type(m)]
 
 
+@lru_cache(maxsize=65536)
 def component(path: str) -> str | None:
     """The component a source file belongs to, or ``None`` (a top-level file, docs,
     tests, examples, CI).

@@ -43,6 +43,7 @@ from bot.digest.usage import UsageMeter
 from bot.digest.window import contains, last_day
 from bot.errors import LLMStopError, SourceError, WindowError
 from bot.models import Analysis, Digest, DigestPR, Language, LLMUsage, PullRequest, Window
+from bot.sources.base import is_github
 from bot.store import redis_errors
 
 if TYPE_CHECKING:
@@ -598,9 +599,7 @@ class DigestService:
         ``github_history_prs`` of them, file paths only, :meth:`~bot.sources.github.GitHubSource.history`)
         — the repository's recent history, where core files come from when a door does not compare
         (:meth:`look_back` reads the same records). Never raises for a source failure (empty then)."""
-        from bot.sources.github import GitHubSource
-
-        if isinstance(source, GitHubSource):
+        if is_github(source):
             try:
                 windows = earlier_windows(window, CHART_WINDOWS - 1)
             except WindowError:
@@ -613,9 +612,7 @@ class DigestService:
                               end: datetime) -> tuple[PullRequest, ...]:
         """The GitHub API's bounded look back (:meth:`~bot.sources.github.GitHubSource.history`, at most
         ``github_history_prs`` PRs); ``()`` for other sources, without a token or on a source failure."""
-        from bot.sources.github import GitHubSource
-
-        if not isinstance(source, GitHubSource) or self.settings.github_history_prs <= 0:
+        if not is_github(source) or self.settings.github_history_prs <= 0:
             return ()
         try:
             return await asyncio.to_thread(source.history, repo, start, end,
