@@ -290,8 +290,10 @@ class _Facts:
         files) of examples, CI, images or docs (not tests only)."""
         kinds = set(self.kinds.values()) - {FileKind.GENERATED}
         files = len(self.pr.files)
+        broad = sum(1 for f in self.pr.files  # tests, lock files and generated files do not make a change broad
+                    if self.kinds[f.path] is not FileKind.TEST and is_reading(f.path, self.kinds[f.path]))
         return (not self.touches_code and kinds != {FileKind.TEST} and files >= BROAD_NON_CODE_FILES
-                and (self.reviewable_lines >= BROAD_NON_CODE_LINES or files >= BROAD_NON_CODE_MANY_FILES))
+                and (self.reviewable_lines >= BROAD_NON_CODE_LINES or broad >= BROAD_NON_CODE_MANY_FILES))
 
 
 def core_files(history: Sequence[PullRequest], repo: RepoConfig, min_series: int = CORE_MIN_SERIES) -> frozenset[str]:

@@ -270,3 +270,7 @@ def test_a_broad_non_code_change_is_a_skim(default_settings) -> None:  # type: i
     tests_only = analyzer.analyze(_small_pr("ci: fix flaky tests", ("tests/a_test.py", "tests/b_test.py",
                                                                       "tests/c_test.py"), lines=40), context)
     assert tests_only.recommendation.level == "skip"
+    # ten test files (or lock files) and one doc line are not ten example / CI / doc files
+    for many_files in (tuple(f"tests/test_{i}.py" for i in range(10)), tuple(f"envs/e{i}/uv.lock" for i in range(10))):
+        mostly = analyzer.analyze(_small_pr("chore: tidy", (*many_files, "docs/index.md"), lines=2), context)
+        assert mostly.recommendation.level == "skip", many_files[0]
