@@ -295,8 +295,12 @@ class _Reader:
             self.list_depth += 1
         elif tag == "CodeBlock":
             self.code = []
-        elif tag == "Table" and _TEST_HEADING.search(self.heading):
-            self.has_test_notes = True
+        elif tag == "Table":
+            self.has_test_notes = self.has_test_notes or bool(_TEST_HEADING.search(self.heading))
+            if self.blocks and self.blocks[-1][2].endswith((":", "：")):
+                # what the paragraph announces is this table, which is not shown: the sentence ends here
+                heading, is_item, text = self.blocks[-1]
+                self.blocks[-1] = (heading, is_item, text[:-1] + ("。" if text.endswith("：") else "."))
 
     def _close(self, tag: str, span: Range) -> None:
         if tag == "Item":

@@ -124,3 +124,16 @@ def test_a_bold_line_is_a_heading() -> None:
     assert description.first_paragraph == "The CLI loses most of its options; configs are written in Python."
     assert description.design_points == ("A new package holds the configs the tests use.",
                                          "it is installed with the library")
+
+
+def test_a_table_is_neither_prose_nor_what_follows_its_announcement() -> None:
+    """GitHub tables are tables: no cell text becomes a summary, and the paragraph that announces one ends
+    there instead of taking the next, unrelated paragraph along (which then read twice)."""
+    body = ("This PR adds FP16 training support. The implementation includes:\n\n| Component | Precision |\n"
+            "|---|---|\n| Actor | float16 |\n\nA new script shows end-to-end FP16 training on one node.\n")
+    d = parse_description(body)
+    assert d.paragraphs == ("This PR adds FP16 training support. The implementation includes.",
+                            "A new script shows end-to-end FP16 training on one node.")
+    assert parse_description("对比如下：\n\n| a | b |\n|---|---|\n| 1 | 2 |\n").paragraphs == ()
+    assert parse_description("本次改动涉及的文件汇总如下，供评审参考：\n\n| 文件 | 说明 |\n|---|---|\n| a.py | 新增 |\n"
+                             ).paragraphs == ("本次改动涉及的文件汇总如下，供评审参考。",)
