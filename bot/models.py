@@ -51,6 +51,12 @@ class FileChange(_Value):
     previous_path: str | None = None
     patch: str | None = None
 
+    @field_validator("patch")
+    @classmethod
+    def _no_lone_surrogates(cls, value: str | None) -> str | None:
+        """A lone surrogate in a patch (see :class:`PullRequest`) becomes U+FFFD."""
+        return _SURROGATE.sub("\ufffd", value) if value else value
+
     @property
     def changed_lines(self) -> int:
         """Added plus deleted lines; 0 for binary files."""
@@ -58,6 +64,8 @@ class FileChange(_Value):
 
 
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone UTF-16 surrogate (JSON allows the escape ``\\ud83d`` alone; no UTF-8 text can hold it)."""
 
 
 class PullRequest(_Value):
@@ -97,8 +105,9 @@ class PullRequest(_Value):
     @classmethod
     def _no_bidi_controls(cls, value: str) -> str:
         """Bidirectional-control characters (U+202A–U+202E, U+2066–U+2069) are dropped: a title
-        holding a right-to-left override would reverse what follows it wherever it is shown."""
-        return _BIDI.sub("", value)
+        holding a right-to-left override would reverse what follows it wherever it is shown. A lone
+        surrogate (a broken emoji escape in an API's JSON) becomes U+FFFD, so the text can be encoded."""
+        return _SURROGATE.sub("\ufffd", _BIDI.sub("", value))
 
 
 class Risk(_Value):

@@ -199,6 +199,28 @@ def test_bidi_controls_never_reach_a_card(verl_settings: Settings, w16_digest: A
         assert not re.search("[\u202a-\u202e\u2066-\u2069]", text)
 
 
+def test_a_lone_surrogate_in_pr_text_is_replaced_not_fatal(verl_settings: Settings) -> None:
+    """GitHub's JSON may hold a broken emoji escape (``"\\ud83d"`` alone); json.loads keeps it as a lone surrogate,
+    which no UTF-8 text can hold: the record replaces it, so the digest, its JSON and its cards still build."""
+    from bot.digest.service import build_digest
+    from bot.digest.window import week_window
+    from bot.models import FileChange
+
+    raw = json.loads('{"title": "fix \\ud83d emoji", "body": "Broken \\ud83d escape in a long enough body text.",'
+                     ' "patch": "@@ -1 +1 @@\\n-a\\n+b \\udc00"}')
+    pr = PullRequest(repo=REPO, number=1, title=raw["title"], body=raw["body"], merged_at=NOW,
+                     files=(FileChange(path="pkg/a.py", status="modified", additions=1, deletions=1,
+                                       patch=raw["patch"]),))
+    assert pr.title == "fix \ufffd emoji"
+    assert "\ufffd" in pr.body
+    assert "\ufffd" in (pr.files[0].patch or "")
+    window = week_window(NOW.isocalendar().year, NOW.isocalendar().week, "UTC")
+    digest = build_digest([pr], repo=REPO, window=window, settings=verl_settings)
+    assert digest.stats.pr_count == 1
+    digest.model_dump_json().encode()
+    json.dumps(render_reply_slack(DigestReply(digest)), ensure_ascii=False).encode()
+
+
 MANIFEST_KEYS = {  # the manifest fields Slack documents (a hand-kept list: no schema file is at hand)
     "display_information": {"name", "description", "background_color", "long_description"},
     "features": {"app_home", "bot_user", "slash_commands", "shortcuts", "unfurl_domains"},
