@@ -48,7 +48,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -205,7 +205,8 @@ class AlertPoller:
             return report
         now = self._clock()
         owners = await self._codeowners(source, repo, pairs)
-        items = await self._matches(repo, [pr], pairs, owners, await self._handles(pairs), now, history)
+        items = await self._matches(repo, [pr], pairs, owners, await self._handles(pairs), now,
+                                    {pr.number: history} if history is not None else {})
         for who, found in items.items():
             for _ in range(WEBHOOK_LOCK_ROUNDS):  # no checkpoint holds this PR back: wait longer for the lock
                 if await self._enqueue(who, found):
@@ -235,10 +236,13 @@ class AlertPoller:
             report.failed.append(f"{repo}: {exc}")
             return
         report.prs_seen += len(prs)
-        history: tuple[PullRequest, ...] | None = None
-        if prs:  # core files from the repository's history, as the digest of this week takes them
-            history = await self._digests.earlier_records(
-                source, repo, parse_week("this", tz=self.settings.timezone, now=now))
+        # core files from the repository's history before each PR's week, as the digest of that week takes them
+        # (a poll after Monday 00:00 still finds PRs of the week before)
+        weeks = {pr.number: parse_week("this", tz=self.settings.timezone, now=pr.merged_at) for pr in prs}
+        before: dict[str, tuple[PullRequest, ...]] = {}
+        for week in {w.name: w for w in weeks.values()}.values():
+            before[week.name] = await self._digests.earlier_records(source, repo, week)
+        history = {number: before[week.name] for number, week in weeks.items()}
         owners = await self._codeowners(source, repo, pairs)
         handles = await self._handles(pairs)
         items = await self._matches(repo, prs, pairs, owners, handles, now, history)
@@ -276,7 +280,10 @@ class AlertPoller:
 
     async def _matches(self, repo: str, prs: list[PullRequest], pairs: list[tuple[Subscriber, Subscription]],
                        owners: CodeOwners | None, handles: dict[str, str | None],
-                       now: datetime, history: Sequence[PullRequest] | None = None) -> dict[Subscriber, list[Item]]:
+                       now: datetime, history: Mapping[int, Sequence[PullRequest]] | None = None,
+                       ) -> dict[Subscriber, list[Item]]:
+        """What each subscriber gets of ``prs``; ``history`` gives, by PR number, the records before its week
+        (core files, :meth:`~bot.digest.service.DigestService.earlier_records`)."""
         labeler = Labeler(self.settings.repo(repo))
         bots = self.settings.bots_of(repo)
         items: dict[Subscriber, list[Item]] = {}
@@ -296,7 +303,7 @@ class AlertPoller:
                     language = self._language(who)
                     if language not in analysed:
                         analysed[language] = await self._digests.pr(pr, language=language, window_prs=prs,
-                                                                    history=history)
+                                                                    history=(history or {}).get(pr.number))
                     item = analysed[language]
                     found = match(sub.filter, dataclasses.replace(base, analysis=item.analysis), bots=bots, me=me,
                                   codeowners=owners)

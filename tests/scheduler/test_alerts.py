@@ -58,8 +58,10 @@ class ListedSource:
         self._prs = list(prs)
         self._clock = clock
         self._lag = lag
+        self.asked: list[Window] = []
 
     def merged_prs(self, repo: str, window: Window) -> list[PullRequest]:
+        self.asked.append(window)
         visible = self._clock[0] - self._lag
         return sorted((p for p in self._prs if window.start <= p.merged_at < window.end and p.merged_at <= visible),
                       key=lambda p: (p.merged_at, p.number))
@@ -400,10 +402,14 @@ async def test_feishu_gives_no_person_zone_so_the_channel_s_applies(
     assert [sorted(m) for m in feishu_messages(fake_feishu, "oc_night")] == [[92001, 92002, 92003]]
 
 
-async def test_an_alert_judges_a_pr_as_that_week_s_digest_does(settings: Settings, store: RedisStore) -> None:
+@pytest.mark.parametrize("polled_at", [datetime(2026, 4, 16, 12, 0, tzinfo=SHANGHAI),
+                                       datetime(2026, 4, 20, 1, 0, tzinfo=SHANGHAI)], ids=["midweek", "next-monday"])
+async def test_an_alert_judges_a_pr_as_that_week_s_digest_does(settings: Settings, store: RedisStore,
+                                                               polled_at: datetime) -> None:
     """The poll analyses what it found with the repository's history (the source's earlier weeks) as the
     digest of the week does — not with only the PRs one poll happened to see — so the alert and the
-    digest give a PR the same importance and verdict."""
+    digest give a PR the same importance and verdict; a poll early on Monday judges last week's PRs with
+    the history before last week, not before this one."""
     from page_support import FIVE_WEEKS
 
     from bot.batcher import Queue
@@ -412,7 +418,7 @@ async def test_an_alert_judges_a_pr_as_that_week_s_digest_does(settings: Setting
     week = week_window(2026, 16, "Asia/Shanghai")
     everything = SnapshotSource(FIVE_WEEKS).merged_prs(REPO, Window(
         start=week.start - timedelta(weeks=4), end=week.end, timezone="Asia/Shanghai", name="W12-W16"))
-    clock = [datetime(2026, 4, 16, 12, 0, tzinfo=SHANGHAI)]
+    clock = [polled_at]
     source = ListedSource(everything, clock)
     later = settings.model_copy(update={"alerts_batch_s": 86400, "alerts_overlap_s": 3 * 86400})
     services = _services(later, store, source, clock)
@@ -426,6 +432,9 @@ async def test_an_alert_judges_a_pr_as_that_week_s_digest_does(settings: Setting
     in_poll = [p for p in everything if p.merged_at >= clock[0] - timedelta(days=3) and p.merged_at <= clock[0]]
     assert len(alerted) == len(in_poll) > 5
 
+    histories = [w for w in source.asked if w.name != "alerts"]
+    assert histories, "the poll read the history"
+    assert all(w.end == week.start for w in histories), "the history before the PRs' week, W16"
     service = DigestService(later)
     history = await service.earlier_records(source, REPO, week)
     assert len(history) > 100, "the four weeks before W16"
