@@ -307,10 +307,10 @@ class Settings(BaseSettings):
     """GitHub token from ``GITHUB_TOKEN`` (or ``PRHUB_GITHUB_TOKEN``); enables GraphQL search."""
     github_api_url: str = "https://api.github.com"
     """GitHub API root (GitHub Enterprise: ``https://HOST/api/v3``; tests: a local fake); ``PRHUB_GITHUB_API_URL``."""
-    github_history_prs: int = Field(default=300, ge=0, le=3000)
+    github_history_prs: int = Field(default=300, ge=0, le=1000)
     """PRs of the 11 windows before a digest's window read from the GitHub API (GraphQL, 100 a query, file paths
     only) to work out the repository's core files; 0 reads none (core files then come from the window's own busy
-    files); ``PRHUB_GITHUB_HISTORY_PRS``."""
+    files); at most 1,000 (GitHub's search gives no more); ``PRHUB_GITHUB_HISTORY_PRS``."""
     # LLM analysis (see README "LLM and Redis"); llm_model None = the heuristic analyzer only.
     llm_model: str | None = None
     """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/qwen2.5``); ``PRHUB_LLM_MODEL``."""

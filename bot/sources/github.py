@@ -258,9 +258,10 @@ class GitHubSource:
     def history(self, repo: str, start: datetime, end: datetime, *, max_prs: int = HISTORY_MAX_PRS,
                 ) -> tuple[PullRequest, ...]:
         """The PRs of ``repo`` merged in ``[start, end)`` as far as ``max_prs`` goes (the most recently
-        updated first), each with its first 100 changed files (path, status, line counts; no patch, no body):
-        the repository's recent history, from which core files are worked out. ``ceil(max_prs / 100)``
-        GraphQL queries at most; a span already read is answered from memory. Without a token: ``()``.
+        opened first, so the same span gives the same PRs), each with its first 100 changed files (path,
+        status, line counts; no patch, no body): the repository's recent history, from which core files are
+        worked out. ``ceil(max_prs / 100)`` GraphQL queries at most (GitHub's search stops at 1,000 results,
+        so a larger budget reads no more); a span already read is answered from memory. Without a token: ``()``.
 
         Raises:
             UnknownRepoError: GitHub has no repository ``repo`` visible to the token.
@@ -274,11 +275,12 @@ class GitHubSource:
         key = (name.lower(), start, end, max_prs)
         if key in self._history:
             return self._history[key]
-        query = f"repo:{name} is:pr is:merged merged:{_stamp(start)}..{_stamp(end)} sort:updated-desc"
+        query = f"repo:{name} is:pr is:merged merged:{_stamp(start)}..{_stamp(end)} sort:created-desc"
         found: list[PullRequest] = []
         after: str | None = None
-        while len(found) < max_prs:
-            data = self._http.graphql(_HISTORY_QUERY, {"q": query, "first": min(_PAGE, max_prs - len(found)),
+        budget = min(max_prs, SEARCH_CAP)
+        for page in range(-(-budget // _PAGE)):
+            data = self._http.graphql(_HISTORY_QUERY, {"q": query, "first": min(_PAGE, budget - page * _PAGE),
                                                        "after": after})
             search = data["search"]
             found += [pr for node in search["nodes"] if node and node.get("mergedAt")

@@ -106,7 +106,7 @@ async def test_github_history_gives_the_core_files_of_the_records(verl_settings:
     with serve(fake) as url:
         source = GitHubSource(token=fake.token, api_url=url)
         try:
-            roomy = DigestService(verl_settings.model_copy(update={"github_history_prs": 3000}))
+            roomy = DigestService(verl_settings.model_copy(update={"github_history_prs": 1000}))
             records = await roomy.earlier_records(source, REPO, window)
             off = DigestService(verl_settings.model_copy(update={"github_history_prs": 0}))
             before = source.stats.requests

@@ -211,7 +211,7 @@ def test_history_reads_file_paths_within_its_budget(fake: FakeGitHub, sleeps: li
         assert pr.files_partial == (real.changed_files > 100)
     assert src.history(REPO, start, end, max_prs=250) == records
     assert src.stats.requests == 3
-    everything = src.history(REPO, start, end, max_prs=3000)
+    everything = src.history(REPO, start, end, max_prs=1000)
     in_span = [p for p in prs_by_number.values() if start <= p.merged_at < end]
     assert sorted(p.number for p in everything) == sorted(p.number for p in in_span)
     anonymous = source(fake, sleeps, token=None)
