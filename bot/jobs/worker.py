@@ -222,7 +222,7 @@ class AnalysisWorker:
         try:
             self.queue.fail(key, outcome)
             self._counted("failed")
-        except Exception:
+        except RedisError:
             log.exception("job %s: its failure could not be recorded", key)
 
     def _counted(self, outcome: Outcome) -> None:

@@ -45,7 +45,7 @@ def prepare(model: str) -> None:
     litellm = load()
     try:
         provider = litellm.get_llm_provider(model)[1]
-    except Exception:  # litellm raises a bare Exception for a model string it cannot place
+    except litellm.exceptions.BadRequestError:  # a model string it cannot place: the request itself will say so
         return
     if provider in {"openai", "azure", "text-completion-openai", *litellm.openai_compatible_providers}:
         with _collector_paused():
