@@ -69,42 +69,22 @@ _STATUS: dict[str, FileStatus] = {"added": "added", "removed": "removed", "modif
                                   "renamed": "renamed", "copied": "copied", "changed": "modified",
                                   "unchanged": "modified"}
 
-_SEARCH_QUERY = """
-query($q: String!, $first: Int!, $after: String) {
-  search(query: $q, type: ISSUE, first: $first, after: $after) {
-    issueCount
-    pageInfo { hasNextPage endCursor }
-    nodes {
-      ... on PullRequest {
-        number title body url createdAt mergedAt
-        author { login }
-        mergeCommit { oid }
-        additions deletions changedFiles
-        labels(first: 100) { nodes { name } }
-        reviews { totalCount }
-        comments { totalCount }
-      }
-    }
-  }
-}
-"""
+def _search_query(fields: str) -> str:
+    """The GraphQL search over merged PRs (``$q``, paged by ``$first``/``$after``), asking ``fields`` of each PR."""
+    return ("query($q: String!, $first: Int!, $after: String) {\n"
+            "  search(query: $q, type: ISSUE, first: $first, after: $after) {\n"
+            "    issueCount\n    pageInfo { hasNextPage endCursor }\n"
+            f"    nodes {{ ... on PullRequest {{ {fields} }} }}\n  }}\n}}\n")
 
-_HISTORY_QUERY = """
-query($q: String!, $first: Int!, $after: String) {
-  search(query: $q, type: ISSUE, first: $first, after: $after) {
-    issueCount
-    pageInfo { hasNextPage endCursor }
-    nodes {
-      ... on PullRequest {
-        number title mergedAt
-        author { login }
-        additions deletions changedFiles
-        files(first: 100) { nodes { path additions deletions changeType } }
-      }
-    }
-  }
-}
-"""
+
+_SEARCH_QUERY = _search_query(
+    "number title body url createdAt mergedAt author { login } mergeCommit { oid } additions deletions changedFiles "
+    "labels(first: 100) { nodes { name } } reviews { totalCount } comments { totalCount }")
+"""A window's PRs: what a record needs but its files (read by REST, with patches)."""
+_HISTORY_QUERY = _search_query(
+    "number title mergedAt author { login } additions deletions changedFiles "
+    "files(first: 100) { nodes { path additions deletions changeType } }")
+"""The history's PRs (:meth:`GitHubSource.history`): their first 100 file paths and line counts."""
 
 
 def _time(value: str) -> datetime:
