@@ -45,6 +45,14 @@ NOW = datetime(2026, 4, 22, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 """Wednesday of 2026-W17: "last week" is the example's 2026-W16."""
 
 
+async def post_event(http: httpx.AsyncClient, bot: FeishuBot, payload: dict[str, Any]) -> httpx.Response:
+    """POST ``payload`` to the bot's event URL as Feishu does, then wait until the bot has answered it."""
+    response = await http.post("/feishu/events", content=json.dumps(payload, ensure_ascii=False).encode(),
+                               headers={"Content-Type": "application/json; charset=utf-8"})
+    await bot.drain()
+    return response
+
+
 def fixture(name: str) -> dict[str, Any]:
     """A recorded payload from ``tests/fixtures/feishu/{name}.json``."""
     value: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))

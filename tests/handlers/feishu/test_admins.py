@@ -15,7 +15,7 @@ from bot.config import Settings
 from bot.handlers.core import Conversation
 from bot.handlers.feishu.app import FeishuBot
 
-from .conftest import EXAMPLE, REPO, fixture
+from .conftest import EXAMPLE, REPO, fixture, post_event
 
 
 @pytest.fixture
@@ -35,20 +35,13 @@ def _message(text: str, *, sender: str, message_id: str, chat_type: str = "group
     return payload
 
 
-async def _post(http: httpx.AsyncClient, bot: FeishuBot, payload: dict[str, Any]) -> httpx.Response:
-    response = await http.post("/feishu/events", content=json.dumps(payload, ensure_ascii=False).encode(),
-                               headers={"Content-Type": "application/json; charset=utf-8"})
-    await bot.drain()
-    return response
-
-
 def _card_text(card: dict[str, Any]) -> str:
     return " ".join(str(e.get("content", "")) for e in card["body"]["elements"])
 
 
 async def test_a_member_who_is_not_an_admin_is_refused_and_told(http: httpx.AsyncClient, bot: FeishuBot,
                                                                 fake_api: FakeFeishuAPI) -> None:
-    response = await _post(http, bot, _message("订阅 npu -ci", sender="ou_alice_0001", message_id="om_a1"))
+    response = await post_event(http, bot, _message("订阅 npu -ci", sender="ou_alice_0001", message_id="om_a1"))
     assert response.status_code == 200
     assert fake_api.replies() == []  # a subscription answer in a group: only the asker sees it
     [reply] = fake_api.ephemerals
@@ -59,9 +52,9 @@ async def test_a_member_who_is_not_an_admin_is_refused_and_told(http: httpx.Asyn
     group = Conversation("feishu", "oc_group_0001", "ou_alice_0001")
     assert await bot.core.subscriptions(group) == ()
 
-    await _post(http, bot, _message("订阅 npu -ci", sender="ou_admin_0009", message_id="om_a2"))
+    await post_event(http, bot, _message("订阅 npu -ci", sender="ou_admin_0009", message_id="om_a2"))
     assert "已订阅 verl-project/verl：npu，排除 ci" in _card_text(fake_api.ephemerals[-1]["card"])
-    await _post(http, bot, _message("退订全部", sender="ou_alice_0001", message_id="om_a3"))
+    await post_event(http, bot, _message("退订全部", sender="ou_alice_0001", message_id="om_a3"))
     assert "只有这个频道的管理员" in _card_text(fake_api.ephemerals[-1]["card"])
     assert [s.filter.text() for s in await bot.core.subscriptions(group)] == ["label:npu -label:ci"]
     changes = await bot.core._subscriptions.changes()
@@ -73,14 +66,14 @@ async def test_the_subscribe_button_refuses_a_non_admin_with_a_toast(http: httpx
     payload = fixture("card_action")
     payload["event"]["action"]["value"] = {"action": "prhub_subscribe_label", "repo": REPO, "label": "npu",
                                            "lang": "zh"}
-    response = await _post(http, bot, payload)
+    response = await post_event(http, bot, payload)
     toast = response.json()["toast"]
     assert toast["type"] == "error"
     assert "只有这个频道的管理员可以修改它的订阅" in toast["content"]
 
 
 async def test_a_p2p_chat_is_its_person_s(http: httpx.AsyncClient, bot: FeishuBot, fake_api: FakeFeishuAPI) -> None:
-    await _post(http, bot, _message("subscribe me to npu", sender="ou_alice_0001", message_id="om_p1",
+    await post_event(http, bot, _message("subscribe me to npu", sender="ou_alice_0001", message_id="om_p1",
                                     chat_type="p2p", chat="oc_alice_p2p"))
     assert "Subscribed to verl-project/verl: npu" in _card_text(fake_api.replies()[-1].content)  # a DM: normal
     # a button pressed later in that p2p chat: the chat is remembered as Alice's, so no admin is needed
@@ -90,5 +83,5 @@ async def test_a_p2p_chat_is_its_person_s(http: httpx.AsyncClient, bot: FeishuBo
     payload["event"]["context"]["open_chat_id"] = "oc_alice_p2p"
     payload["event"]["action"]["value"] = {"action": "prhub_subscribe_label", "repo": REPO, "label": "rollout",
                                            "lang": "zh"}
-    response = await _post(http, bot, payload)
+    response = await post_event(http, bot, payload)
     assert response.json()["toast"]["type"] == "success"

@@ -13,7 +13,7 @@ from fakes.feishu_api import FakeFeishuAPI, card_problem
 
 from bot.handlers.feishu.app import FeishuBot
 
-from .conftest import fixture
+from .conftest import fixture, post_event
 
 
 def _message(text: str, n: int, *, chat_type: str = "group", chat: str = "oc_group_0001") -> dict[str, Any]:
@@ -22,13 +22,6 @@ def _message(text: str, n: int, *, chat_type: str = "group", chat: str = "oc_gro
     payload["event"]["message"].update({"message_id": f"om_ask_{n:03d}", "chat_type": chat_type, "chat_id": chat,
                                         "content": json.dumps({"text": f"@_user_1 {text}"}, ensure_ascii=False)})
     return payload
-
-
-async def _post(http: httpx.AsyncClient, bot: FeishuBot, payload: dict[str, Any]) -> httpx.Response:
-    response = await http.post("/feishu/events", content=json.dumps(payload, ensure_ascii=False).encode(),
-                               headers={"Content-Type": "application/json; charset=utf-8"})
-    await bot.drain()
-    return response
 
 
 def _shown(card: dict[str, Any]) -> str:
@@ -49,7 +42,7 @@ async def test_each_kind_of_request_once(http: httpx.AsyncClient, bot: FeishuBot
     ]
     for n, (text, words) in enumerate(public):
         before = len(fake_api.replies())
-        await _post(http, bot, _message(text, n))
+        await post_event(http, bot, _message(text, n))
         sent = fake_api.replies()[before:]
         assert sent, text
         first = sent[0]
@@ -67,7 +60,7 @@ async def test_each_kind_of_request_once(http: httpx.AsyncClient, bot: FeishuBot
     replies = len(fake_api.replies())
     for n, (text, words) in enumerate(private, 100):
         before = len(fake_api.ephemerals)
-        await _post(http, bot, _message(text, n))
+        await post_event(http, bot, _message(text, n))
         shown = fake_api.ephemerals[before:]
         assert shown, text
         assert shown[0]["open_id"] == "ou_alice_0001"
@@ -78,14 +71,14 @@ async def test_each_kind_of_request_once(http: httpx.AsyncClient, bot: FeishuBot
     assert len([m for m in fake_api.replies()[replies:] if "只有你能看到" in _shown(m.content)]) == 1
 
     before = len(fake_api.replies())
-    await _post(http, bot, _message("我订阅了什么", 200, chat_type="p2p", chat="oc_alice_p2p"))
+    await post_event(http, bot, _message("我订阅了什么", 200, chat_type="p2p", chat="oc_alice_p2p"))
     assert len(fake_api.replies()) == before + 1  # a p2p chat: a normal reply
 
 
 async def test_the_latest_week_button_pressed_twice_posts_one_card(
     http: httpx.AsyncClient, bot: FeishuBot, fake_api: FakeFeishuAPI,
 ) -> None:
-    await _post(http, bot, _message("上上周周报", 1))
+    await post_event(http, bot, _message("上上周周报", 1))
     [empty] = fake_api.replies()
     button = next(e for e in empty.content["body"]["elements"] if e["tag"] == "button")
     value = button["behaviors"][0]["value"]
@@ -95,7 +88,7 @@ async def test_the_latest_week_button_pressed_twice_posts_one_card(
         payload["header"]["event_id"] = f"ev_open_{n}"
         payload["event"]["context"]["open_message_id"] = empty.message_id
         payload["event"]["action"]["value"] = value
-        response = await _post(http, bot, payload)
+        response = await post_event(http, bot, payload)
     assert response.json()["toast"]["content"] == "这段时间的回答已经在话题里了。"
     opened = fake_api.replies()[1:]
     assert len(opened) == 1

@@ -15,14 +15,7 @@ from bot.handlers.feishu.app import FeishuBot
 from bot.handlers.feishu.events import MessageReceived, read_message
 from bot.handlers.intents import parse_intent
 
-from .conftest import fixture
-
-
-async def _post(http: httpx.AsyncClient, bot: FeishuBot, payload: dict[str, Any]) -> httpx.Response:
-    response = await http.post("/feishu/events", content=json.dumps(payload, ensure_ascii=False).encode(),
-                               headers={"Content-Type": "application/json; charset=utf-8"})
-    await bot.drain()
-    return response
+from .conftest import fixture, post_event
 
 
 @pytest.mark.parametrize(
@@ -41,7 +34,7 @@ async def test_each_message_gets_exactly_one_reply_with_a_valid_card(
     fake_api: FakeFeishuAPI,
 ) -> None:
     payload = fixture(name)
-    response = await _post(http, bot, payload)
+    response = await post_event(http, bot, payload)
     assert response.status_code == status, response.text
     sent = fake_api.replies()
     assert len(sent) == replies
@@ -58,7 +51,7 @@ async def test_each_message_gets_exactly_one_reply_with_a_valid_card(
 
 async def test_wrong_token_reaches_no_handler(http: httpx.AsyncClient, bot: FeishuBot,
                                               fake_api: FakeFeishuAPI) -> None:
-    response = await _post(http, bot, fixture("wrong_token"))
+    response = await post_event(http, bot, fixture("wrong_token"))
     assert (response.status_code, response.json()) == (401, {"msg": "invalid request"})  # one answer for all
     assert not [c for c in fake_api.calls if c.path.startswith("/open-apis/im/")]
 
@@ -71,7 +64,7 @@ async def test_same_message_three_times_is_answered_once(http: httpx.AsyncClient
         again = json.loads(json.dumps(first))
         again["header"]["event_id"] = f"ev_text_000{n}"
         later.append(again)
-    responses = await asyncio.gather(*(_post(http, bot, p) for p in (first, *later)))
+    responses = await asyncio.gather(*(post_event(http, bot, p) for p in (first, *later)))
     assert [r.status_code for r in responses] == [200, 200, 200]
     await bot.drain()
     assert len(fake_api.replies()) == 1
@@ -79,7 +72,7 @@ async def test_same_message_three_times_is_answered_once(http: httpx.AsyncClient
 
 async def test_a_bot_restart_does_not_answer_again(http: httpx.AsyncClient, bot: FeishuBot,
                                                    fake_api: FakeFeishuAPI) -> None:
-    await _post(http, bot, fixture("p2p_text"))
+    await post_event(http, bot, fixture("p2p_text"))
     fresh = FeishuBot(deliverer=bot.deliverer, core=bot.core, claims=bot.claims, verification_token="v-token-test")
     await fresh.start()
     from bot.handlers.feishu.events import IncomingMessage
@@ -93,7 +86,7 @@ async def test_a_bot_restart_does_not_answer_again(http: httpx.AsyncClient, bot:
 async def test_full_report_button_posts_the_rest_in_the_thread(http: httpx.AsyncClient, bot: FeishuBot,
                                                                fake_api: FakeFeishuAPI) -> None:
     payload = fixture("card_action")
-    response = await _post(http, bot, payload)
+    response = await post_event(http, bot, payload)
     assert response.status_code == 200
     assert response.json()["toast"]["content"] == "正在发送完整报告…"
     digest = await bot.core.digest("verl-project/verl", "2026-W16", _conversation(), "zh")
@@ -102,14 +95,14 @@ async def test_full_report_button_posts_the_rest_in_the_thread(http: httpx.Async
     assert [m.content for m in sent] == expected
     assert all(m.target == "om_card_0001" and m.reply_in_thread for m in sent)
     # the same callback delivered again changes nothing
-    await _post(http, bot, payload)
+    await post_event(http, bot, payload)
     assert len(fake_api.replies()) == len(expected)
 
 
 async def test_a_digest_in_chat_is_one_card_and_full_report_pressed_twice_posts_the_rest_once(
     http: httpx.AsyncClient, bot: FeishuBot, fake_api: FakeFeishuAPI,
 ) -> None:
-    await _post(http, bot, fixture("group_post"))  # "周报 2026-W16": "处理中", patched into the digest card
+    await post_event(http, bot, fixture("group_post"))  # "周报 2026-W16": "处理中", patched into the digest card
     await bot.drain()
     [card] = fake_api.replies()
     assert "2026 第 16 周" in card.content["header"]["title"]["content"]
@@ -118,7 +111,7 @@ async def test_a_digest_in_chat_is_one_card_and_full_report_pressed_twice_posts_
         payload = fixture("card_action")
         payload["header"]["event_id"] = f"ev_card_000{n}"
         payload["event"]["context"]["open_message_id"] = card.message_id
-        response = await _post(http, bot, payload)
+        response = await post_event(http, bot, payload)
         await bot.drain()
     assert response.json()["toast"]["content"] == "完整报告已在这条消息的话题里"
     digest = await bot.core.digest("verl-project/verl", "2026-W16", _conversation(), "zh")
@@ -130,7 +123,7 @@ async def test_subscribe_button_answers_with_a_toast(http: httpx.AsyncClient, bo
     payload = fixture("card_action")
     payload["event"]["action"]["value"] = {"action": "prhub_subscribe_label", "repo": "verl-project/verl",
                                            "label": "npu", "lang": "zh"}
-    response = await _post(http, bot, payload)
+    response = await post_event(http, bot, payload)
     expected = ("已订阅 verl-project/verl：npu。符合的 PR 合并后会在这里提醒"
                 "（每 10 分钟最多一条消息，列出这段时间合并的全部 PR）。")
     assert response.json()["toast"] == {"type": "success", "content": expected}
@@ -145,13 +138,13 @@ async def test_analyze_button_replies_with_the_pr_card(http: httpx.AsyncClient, 
     payload["header"]["event_id"] = "ev_card_0002"
     payload["event"]["action"]["value"] = {"action": "prhub_analyze_pr", "repo": "verl-project/verl",
                                            "number": "6046", "lang": "zh"}
-    response = await _post(http, bot, payload)
+    response = await post_event(http, bot, payload)
     assert response.json()["toast"]["content"] == "正在分析 PR #6046…"
     [sent] = fake_api.replies()
     assert sent.target == "om_card_0001"
     assert "PR #6046" in sent.content["header"]["title"]["content"]
     payload["header"]["event_id"] = "ev_card_0002b"  # pressed again: one card, a toast says where it is
-    again = await _post(http, bot, payload)
+    again = await post_event(http, bot, payload)
     assert again.json()["toast"]["content"] == "完整内容已经在这条消息的话题里了。"
     assert len(fake_api.replies()) == 1
 
@@ -202,13 +195,13 @@ async def test_full_report_that_failed_says_so_and_can_be_pressed_again(
     payload["header"]["event_id"] = "ev_card_0099"
     payload["event"]["action"]["value"] = {"action": "prhub_full_report", "repo": "verl-project/verl",
                                            "window": "2026-W99", "lang": "zh"}
-    await _post(http, bot, payload)
+    await post_event(http, bot, payload)
     await bot.drain()
     [error] = fake_api.replies()
     assert error.content["header"]["template"] == "red"
     assert "2026-W99" in json.dumps(error.content, ensure_ascii=False)
     payload["header"]["event_id"] = "ev_card_0100"  # a second press on the same card
-    response = await _post(http, bot, payload)
+    response = await post_event(http, bot, payload)
     assert response.json()["toast"]["content"] == "正在发送完整报告…"  # not "already in the thread"
 
 
