@@ -35,6 +35,7 @@ from bot.commands.common import (
     TzOption,
     UntilOption,
     WeekOption,
+    run,
     warner,
 )
 from bot.errors import PrhubError, RenderError
@@ -218,7 +219,6 @@ def digest(
 
     Example: prhub digest --source jsonl:examples/verl-2026-W12-W16.jsonl.gz --repo verl-project/verl --week 2026-W16
     """
-    import asyncio
 
     from bot.config import load_settings, settings_source
     from bot.digest.window import resolve_window, zone
@@ -235,7 +235,7 @@ def digest(
             return resolve_window(week=week, since=_date(since), until=_date(until), tz=settings.timezone,
                                   now=datetime.now(UTC))
 
-        result, requests = asyncio.run(_digest(settings, spec, repo, window_of, compare))
+        result, requests = run(_digest(settings, spec, repo, window_of, compare))
         drawn = _charts(result) if charts_dir is not None else None
         text = _render(result, fmt, drawn)
         if charts_dir is not None and drawn is not None:

@@ -29,6 +29,7 @@ from bot.commands.common import (
     TzOption,
     UntilOption,
     WeekOption,
+    run,
 )
 from bot.errors import PrhubError, SourceError
 
@@ -100,7 +101,6 @@ def export(
 
     Example: prhub export --repo verl-project/verl --week 2026-W16 --out verl-2026-W16.jsonl
     """
-    import asyncio
 
     from bot.config import load_settings
     from bot.digest.window import resolve_window, zone
@@ -115,7 +115,7 @@ def export(
             return resolve_window(week=week, since=_date(since), until=_date(until), tz=settings.timezone,
                                   now=datetime.now(UTC))
 
-        name, window, prs, requests = asyncio.run(_read(settings, spec, repo, window_of))
+        name, window, prs, requests = run(_read(settings, spec, repo, window_of))
         text = snapshot_lines(prs, patches=patches)
     except PrhubError as exc:
         _stderr.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)

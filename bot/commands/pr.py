@@ -30,7 +30,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import Lang, SourceOption, warner
+from bot.commands.common import Lang, SourceOption, run, warner
 from bot.errors import PrhubError, PRNotFoundError
 
 if TYPE_CHECKING:
@@ -103,7 +103,6 @@ def pr(
 
     Example: prhub pr 6046 --source jsonl:examples/verl-2026-W16.jsonl
     """
-    import asyncio
 
     from bot.config import load_settings, settings_source
     from bot.sources.base import default_source_spec
@@ -115,7 +114,7 @@ def pr(
             raise PrhubError(f"the URL names {url_repo} but --repo says {repo.strip()}")
         wanted = repo or url_repo
         spec = default_source_spec(source, wanted, settings)
-        name, item = asyncio.run(_answer(settings, spec, wanted, number))
+        name, item = run(_answer(settings, spec, wanted, number))
         text = _render(item, fmt, repo=name, language=settings.language, timezone=settings.timezone)
     except PrhubError as exc:
         raise _fail(str(exc)) from exc

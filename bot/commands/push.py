@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from bot.commands.common import run
 from bot.errors import PrhubError
 
 if TYPE_CHECKING:
@@ -39,13 +40,12 @@ def push(
 
     Example: prhub push --channel slack:C0123456789 --week 2026-W16
     """
-    import asyncio
 
     from bot.config import load_settings
 
     try:
         settings = load_settings()
-        outcome = asyncio.run(_push(settings, channel, week))
+        outcome = run(_push(settings, channel, week))
     except PrhubError as exc:
         _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from exc

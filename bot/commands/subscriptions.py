@@ -34,7 +34,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import Lang
+from bot.commands.common import Lang, run
 from bot.errors import ConfigError, FilterError, PrhubError
 
 if TYPE_CHECKING:
@@ -73,14 +73,13 @@ def subscriptions(
 
     Example: prhub subscriptions --subscriber slack:C0123456789
     """
-    import asyncio
     if ctx.invoked_subcommand is not None:
         return
     from bot.config import load_settings
 
     try:
         settings = load_settings()
-        text = asyncio.run(_list(settings, subscriber, check, output, lang or settings.language))
+        text = run(_list(settings, subscriber, check, output, lang or settings.language))
     except PrhubError as exc:
         raise _fail(exc) from exc
     typer.echo(text, nl=False)
@@ -96,14 +95,13 @@ def import_(
 
     Example: prhub subscriptions import subscriptions.json
     """
-    import asyncio
 
     from bot.config import load_settings
 
     try:
         settings = load_settings()
         text = sys.stdin.read() if file == "-" else _read(Path(file))
-        added, removed, total = asyncio.run(_import(settings, text, replace=replace))
+        added, removed, total = run(_import(settings, text, replace=replace))
     except PrhubError as exc:
         raise _fail(exc) from exc
     line = f"{total} subscription(s) in the file: {added} added, {total - added} already there"
@@ -119,13 +117,12 @@ def log(
 
     Example: prhub subscriptions log --limit 20
     """
-    import asyncio
 
     from bot.config import load_settings
 
     try:
         settings = load_settings()
-        text = asyncio.run(_log(settings, limit, output))
+        text = run(_log(settings, limit, output))
     except PrhubError as exc:
         raise _fail(exc) from exc
     typer.echo(text, nl=False)
