@@ -90,8 +90,13 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\u4e00-\u9fff])|(?<=[。！�
 _OPTIONS = pyromark.Options.ENABLE_TABLES
 """CommonMark plus tables (GitHub renders them; a results table is test notes, never a summary)."""
 
+_MARKDOWN = pyromark.Markdown(options=_OPTIONS)
+
 _INLINE_TAGS = frozenset(("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"))
 """Start/end tags inside a paragraph; every other tag opens or closes a block."""
+
+_SKIPPED_TAGS = _INLINE_TAGS | {"TableHead", "TableRow", "TableCell"}
+"""Tags the reader passes over: inline ones, and a table's parts (the table as a whole is the block)."""
 
 @dataclass(frozen=True)
 class Description:
@@ -254,10 +259,12 @@ class _Reader:
     in it, to the next block in it or the item's end."""
 
     def __init__(self, body: str) -> None:
+        self.body = body
         self.source = body.encode()
         self.blocks: list[tuple[str, bool, str]] = []
         self.sections: list[str] = []
         self.heading = ""
+        self.in_tests = self.in_chores = False  # the heading names test notes, a checklist
         self.has_test_notes = False
         self.quote_depth = self.list_depth = 0
         # per open list item: where its unread tight text starts, and whether that is the item's marker
@@ -265,21 +272,29 @@ class _Reader:
         self.code: list[str] | None = None  # text of the code block being read
 
     def read(self) -> None:
-        for event, span in pyromark.events_with_range(self.source.decode(), options=_OPTIONS):
+        for event, span in _MARKDOWN.events_with_range(self.body):
             if isinstance(event, str):  # SoftBreak, HardBreak, Rule
                 continue
-            if "Start" in event:
+            if "Text" in event:  # the most frequent event; only a code block's text is kept
+                if self.code is not None:
+                    self.code.append(str(event["Text"]))
+            elif "Start" in event:
                 opened = event["Start"]
                 tag = opened if isinstance(opened, str) else next(iter(opened))
-                if tag not in _INLINE_TAGS:
+                if tag not in _SKIPPED_TAGS:
                     self._open(tag, span)
             elif "End" in event:
                 closed = event["End"]
                 tag = closed if isinstance(closed, str) else next(iter(closed))
-                if tag not in _INLINE_TAGS:
+                if tag not in _SKIPPED_TAGS:
                     self._close(tag, span)
-            elif self.code is not None and "Text" in event:
-                self.code.append(str(event["Text"]))
+
+    def _section(self, name: str) -> None:
+        """A heading, or what stands for one, opens the section ``name``."""
+        self.heading = name
+        self.sections.append(name)
+        self.in_tests = bool(_TEST_HEADING.search(name))
+        self.in_chores = bool(_CHORE_HEADING.search(name))
 
     def _text(self, start: int, end: int) -> str:
         return self.source[start:end].decode().strip()
@@ -314,7 +329,7 @@ class _Reader:
         elif tag == "CodeBlock":
             self.code = []
         elif tag == "Table":
-            self.has_test_notes = self.has_test_notes or bool(_TEST_HEADING.search(self.heading))
+            self.has_test_notes = self.has_test_notes or self.in_tests
             if self.blocks and self.blocks[-1][2].endswith((":", "：")):
                 # what the paragraph announces is this table, which is not shown: the sentence ends here
                 heading, is_item, text = self.blocks[-1]
@@ -331,42 +346,43 @@ class _Reader:
         elif tag == "Heading":
             raw = self._text(span["start"], span["end"])
             raw = _SETEXT_LINE.sub("", raw) if "\n" in raw else _ATX.sub("", raw)
-            self.heading = _clean_inline(raw.strip())
-            self.sections.append(self.heading)
+            self._section(_clean_inline(raw.strip()))
         elif tag == "BlockQuote":
             self.quote_depth -= 1
         elif tag == "List":
             self.list_depth -= 1
         elif tag == "CodeBlock" and self.code is not None:
-            self._code_block("".join(self.code))
+            self._code_block(self.code)
             self.code = None
         if self.items and tag in ("List", "CodeBlock", "BlockQuote", "HtmlBlock", "Heading", "Table"):
             self.items[-1] = (span["end"], False)  # text after a block nested in a tight item is read too
 
-    def _code_block(self, content: str) -> None:
-        if self.quote_depth or _CHORE_HEADING.search(self.heading):
+    def _code_block(self, lines: list[str]) -> None:
+        if self.quote_depth or self.in_chores:
             return
-        self.has_test_notes = self.has_test_notes or bool(_TEST_HEADING.search(self.heading))
-        first = next((ln.strip() for ln in content.splitlines() if ln.strip()), "")
+        self.has_test_notes = self.has_test_notes or self.in_tests
         announced = bool(self.blocks) and self.blocks[-1][2].endswith((":", "："))
-        if first and announced and not _TEST_HEADING.search(self.heading):
+        if not announced or self.in_tests:
+            return
+        first = next((ln.strip() for ln in "".join(lines).splitlines() if ln.strip()), "")
+        if first:
             self.blocks.append((self.heading, True, f"`{shorten(first.replace('`', ''), 160)}`"))
 
     def _paragraph(self, raw: str) -> None:
-        if self.quote_depth or _CHORE_HEADING.search(self.heading):
+        if self.quote_depth or self.in_chores:
             return
-        bold = _BOLD_HEADING.match(raw)
-        if bold and self.list_depth == 0:  # a paragraph that is one bold phrase ("**Motivation**") is a heading
-            self.heading = bold["name"].strip()
-            self.sections.append(self.heading)
-            return
-        if _TEST_LABEL.match(raw) and self.list_depth == 0:
-            self.heading = "Test Plan"  # Phabricator style: "Test Plan:" opens the test notes
-            self.sections.append(self.heading)
+        if self.list_depth == 0:
+            bold = _BOLD_HEADING.match(raw)
+            if bold:  # a paragraph that is one bold phrase ("**Motivation**") is a heading
+                self._section(bold["name"].strip())
+                return
+            if _TEST_LABEL.match(raw):
+                self._section("Test Plan")  # Phabricator style: "Test Plan:" opens the test notes
         text = _clean_inline(raw)
-        if _TEST_HEADING.search(self.heading) and (_is_prose(text) or "![" in raw or "<img" in raw):
+        prose = _is_prose(text)
+        if self.in_tests and (prose or "![" in raw or "<img" in raw):
             self.has_test_notes = True
-        if _is_prose(text):
+        if prose:
             self.blocks.append((self.heading, self.list_depth > 0, text))
 
 
