@@ -188,10 +188,23 @@ def repeats_title(text: str, title: str) -> bool:
     said = _title_words(text)
     if not said:
         return True
+    known = _known_words(title)
+    allowed = max(1, len(said) // 6)  # words the title does not have
+    for word in said:
+        if word not in known and word.rstrip("sd") not in known:
+            allowed -= 1
+            if allowed < 0:
+                return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _known_words(title: str) -> frozenset[str]:
+    """The words of ``title`` past filler, also with a plural's ``s`` dropped and with ``s`` or ``d`` added
+    (each paragraph of a description is held against the same title)."""
     known = set(_title_words(title))
     known |= {w[:-1] for w in known if w.endswith("s")} | {w + "s" for w in known} | {w + "d" for w in known}
-    new = [w for w in said if w not in known and w.rstrip("sd") not in known]
-    return len(new) <= max(1, len(said) // 6)
+    return frozenset(known)
 
 
 @lru_cache(maxsize=4096)
@@ -213,14 +226,20 @@ def parse_description(body: str, title: str = "") -> Description:
         blocks = [b for b in blocks if not repeats_title(b[2], title)]
     paragraphs: list[str] = []
     design: list[str] = []
+    only_items = all(b[1] for b in blocks)
+    section, in_design, in_tests = None, False, False
     for index, (heading, is_item, text) in enumerate(blocks):
-        if _DESIGN_HEADING.search(heading) and len(design) < 8:
+        if heading != section:  # a section's blocks follow each other: its kind is found once
+            section = heading
+            in_design = bool(_DESIGN_HEADING.search(heading))
+            in_tests = bool(_TEST_HEADING.search(heading))
+        if in_design and len(design) < 8:
             design.append(text)
-        if _TEST_HEADING.search(heading):
+        if in_tests:
             continue
         if not is_item:
             paragraphs.append(_with_following_items(text, blocks[index + 1 :]))
-        elif not paragraphs and not any(not b[1] for b in blocks):
+        elif not paragraphs and only_items:
             paragraphs.append(text)  # a description that is only a bullet list
     return Description(
         paragraphs=tuple(paragraphs),
