@@ -166,14 +166,22 @@ def strip_boilerplate(body: str) -> str:
     ``Differential Revision:`` …) and "Generated with …" lines. Used by the sources that
     read commit messages (git) and before a description is read."""
     text = _COMMENT.sub("", body) if "<!--" in body else body
-    while True:  # innermost first: <details> nest
-        text, n = _DETAILS.subn("", text)
-        if not n:
-            break
-    text = _DETAILS_OPEN.sub("", text)  # one left open runs to the end
-    text = _GHSTACK.sub("", text)
+    if "<d" in text or "<D" in text:  # the only two ways to begin "<details" (re.IGNORECASE)
+        while True:  # innermost first: <details> nest
+            text, n = _DETAILS.subn("", text)
+            if not n:
+                break
+        text = _DETAILS_OPEN.sub("", text)  # one left open runs to the end
+    # Both patterns ignore case and are tried at every line; the text lowered once tells whether the words
+    # each needs are there at all. Exact: lower() turns whatever re.IGNORECASE matches with a letter of
+    # "tack from " or "generated " into that letter (it would not for i and s: ı, İ, ſ), and the ghstack
+    # and trailer removals take whole lines, which brings no new words together.
+    lowered = text.lower()
+    if "tack from " in lowered:
+        text = _GHSTACK.sub("", text)
     text = strip_trailers(text)
-    text = _GENERATED_LINE.sub("", text)
+    if "generated " in lowered:
+        text = _GENERATED_LINE.sub("", text)
     return (_BLANK_LINES.sub("\n\n", text) if "\n\n\n" in text else text).strip()
 
 
