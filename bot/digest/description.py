@@ -239,8 +239,7 @@ def parse_description(body: str, title: str = "") -> Description:
     for index, (heading, is_item, text) in enumerate(blocks):
         if heading != section:  # a section's blocks follow each other: its kind is found once
             section = heading
-            in_design = bool(_DESIGN_HEADING.search(heading))
-            in_tests = bool(_TEST_HEADING.search(heading))
+            in_design, in_tests, _ = _section_kind(heading)
         if in_design and len(design) < 8:
             design.append(text)
         if in_tests:
@@ -320,8 +319,7 @@ class _Reader:
         """A heading, or what stands for one, opens the section ``name``."""
         self.heading = name
         self.sections.append(name)
-        self.in_tests = bool(_TEST_HEADING.search(name))
-        self.in_chores = bool(_CHORE_HEADING.search(name))
+        _, self.in_tests, self.in_chores = _section_kind(name)
 
     def _text(self, start: int, end: int) -> str:
         return self.source[start:end].decode().strip()
@@ -371,9 +369,7 @@ class _Reader:
         if tag == "Paragraph":
             self._paragraph(self._text(span["start"], span["end"]))
         elif tag == "Heading":
-            raw = self._text(span["start"], span["end"])
-            raw = _SETEXT_LINE.sub("", raw) if "\n" in raw else _ATX.sub("", raw)
-            self._section(_clean_inline(raw.strip()))
+            self._section(_heading_name(self._text(span["start"], span["end"])))
         elif tag == "BlockQuote":
             self.quote_depth -= 1
         elif tag == "List":
@@ -405,12 +401,35 @@ class _Reader:
                 return
             if _TEST_LABEL.match(raw):
                 self._section("Test Plan")  # Phabricator style: "Test Plan:" opens the test notes
-        text = _clean_inline(raw)
-        prose = _is_prose(text)
+        text, prose = _paragraph_text(raw)
         if self.in_tests and (prose or "![" in raw or "<img" in raw):
             self.has_test_notes = True
         if prose:
             self.blocks.append((self.heading, self.list_depth > 0, text))
+
+
+# Templates repeat: most descriptions of a repository share their headings and hint paragraphs, so each
+# distinct one is read once per process.
+
+@lru_cache(maxsize=1024)
+def _section_kind(name: str) -> tuple[bool, bool, bool]:
+    """Whether the section named ``name`` holds design points, test notes, a checklist."""
+    return (bool(_DESIGN_HEADING.search(name)), bool(_TEST_HEADING.search(name)),
+            bool(_CHORE_HEADING.search(name)))
+
+
+@lru_cache(maxsize=1024)
+def _heading_name(raw: str) -> str:
+    """A heading's text from its Markdown source, without its ``#`` marks or setext underline."""
+    raw = _SETEXT_LINE.sub("", raw) if "\n" in raw else _ATX.sub("", raw)
+    return _clean_inline(raw.strip())
+
+
+@lru_cache(maxsize=4096)
+def _paragraph_text(raw: str) -> tuple[str, bool]:
+    """A paragraph's text from its Markdown source (:func:`_clean_inline`) and whether it is prose."""
+    text = _clean_inline(raw)
+    return text, _is_prose(text)
 
 
 def _blocks(body: str) -> tuple[list[tuple[str, bool, str]], list[str], bool]:
