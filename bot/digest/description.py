@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import filterfalse
 
 import pyromark
 from pyromark.event import Range
@@ -185,8 +186,17 @@ def strip_boilerplate(body: str) -> str:
     return (_BLANK_LINES.sub("\n\n", text) if "\n\n\n" in text else text).strip()
 
 
+_ASCII_WORDS = bytes.maketrans(
+    bytes(range(128)), bytes(ord(c.lower()) if c.isalnum() else ord(" ") for c in map(chr, range(128))))
+"""ASCII letters lowered, digits kept, every other character a space: ``_TITLE_WORD`` on the lowered text."""
+
+
 def _title_words(text: str) -> list[str]:
-    return [w for w in _TITLE_WORD.findall(text.lower()) if w not in _FILLER]
+    if text.isascii():  # the same words as the regex finds, without it
+        words = text.encode().translate(_ASCII_WORDS).decode().split()
+    else:
+        words = _TITLE_WORD.findall(text.lower())
+    return list(filterfalse(_FILLER.__contains__, words))
 
 
 def repeats_title(text: str, title: str) -> bool:
