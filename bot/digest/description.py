@@ -340,11 +340,7 @@ class _Reader:
         if unread is None:
             return
         self.items[-1] = None
-        raw = self._text(unread[0], end)
-        if unread[1]:
-            raw = _ITEM_MARKER.sub("", raw, count=1)
-        if raw:
-            self._paragraph(raw)
+        self._paragraph(unread[0], end, marker=unread[1])
 
     def _open(self, tag: str, span: Range) -> None:
         if tag == "Item":
@@ -377,7 +373,7 @@ class _Reader:
                 self.items.pop()
             return
         if tag == "Paragraph":
-            self._paragraph(self._text(span["start"], span["end"]))
+            self._paragraph(span["start"], span["end"])
         elif tag == "Heading":
             self._section(_heading_name(self._text(span["start"], span["end"])))
         elif tag == "BlockQuote":
@@ -401,8 +397,14 @@ class _Reader:
         if first:
             self.blocks.append((self.heading, True, f"`{shorten(first.replace('`', ''), 160)}`"))
 
-    def _paragraph(self, raw: str) -> None:
+    def _paragraph(self, start: int, end: int, marker: bool = False) -> None:
+        """The paragraph (or tight item text, ``marker`` when it starts with the item's) at bytes ``start:end``."""
         if self.quote_depth or self.in_chores:
+            return
+        raw = self._text(start, end)
+        if marker:
+            raw = _ITEM_MARKER.sub("", raw, count=1)
+        if not raw:
             return
         if self.list_depth == 0:
             bold = _BOLD_HEADING.match(raw)
