@@ -61,7 +61,6 @@ _DETAILS = re.compile(r"<details\b(?:(?!<details\b).)*?</details\s*>", re.IGNORE
 _DETAILS_OPEN = re.compile(r"<details\b.*", re.IGNORECASE | re.DOTALL)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINE_BREAK = re.compile(r"\s*\n\s*")
 _BLANK_LINES = re.compile(r"\n\n\n+")  # as \n{3,}, but with a literal prefix re searches for quickly
 _HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>", re.DOTALL)
 _REFERENCES_ONLY = re.compile(
@@ -157,7 +156,9 @@ def _clean_inline(text: str) -> str:
     if label:
         text = text[label.end():]
     if "\n" in text:
-        text = _LINE_BREAK.sub(" ", text)
+        # each run of white space holding a line break becomes one space, as re.sub(r"\s*\n\s*", " ", text)
+        # does, without the regex (str.strip() takes the very characters \s matches)
+        return " ".join(filter(None, map(str.strip, text.split("\n"))))
     return text.strip()
 
 
