@@ -135,11 +135,14 @@ def _letters(text: str) -> int:
 
 def _is_prose(text: str) -> bool:
     stripped = text.strip()
-    if not stripped or _PLACEHOLDER.match(stripped) or _IMAGE_ONLY.match(stripped):
+    if not stripped or _PLACEHOLDER.match(stripped):
         return False
-    if _REFERENCES_ONLY.match(stripped):
+    # the patterns below cannot match without these characters, which are cheaper to look for
+    if "![" in stripped and _IMAGE_ONLY.match(stripped):
         return False
-    if _CHECKBOX.match(stripped):
+    if ("#" in stripped or "://" in stripped or "@" in stripped) and _REFERENCES_ONLY.match(stripped):
+        return False
+    if "[" in stripped and _CHECKBOX.match(stripped):
         return False
     return _letters(stripped) >= MIN_PROSE_CHARS
 
