@@ -417,15 +417,16 @@ class _Reader:
                 return
             if _TEST_LABEL.match(raw):
                 self._section("Test Plan")  # Phabricator style: "Test Plan:" opens the test notes
-        text, prose = _paragraph_text(raw)
+        text = _clean_inline(raw)
+        prose = _is_prose(text)
         if self.in_tests and (prose or "![" in raw or "<img" in raw):
             self.has_test_notes = True
         if prose:
             self.blocks.append((self.heading, self.list_depth > 0, text))
 
 
-# Templates repeat: most descriptions of a repository share their headings and hint paragraphs, so each
-# distinct one is read once per process.
+# Templates repeat: most descriptions of a repository share their headings, so each distinct one is read
+# once per process. (Paragraphs repeat too, but mostly in block quotes and checklists, which are not read.)
 
 @lru_cache(maxsize=1024)
 def _section_kind(name: str) -> tuple[bool, bool, bool]:
@@ -439,13 +440,6 @@ def _heading_name(raw: str) -> str:
     """A heading's text from its Markdown source, without its ``#`` marks or setext underline."""
     raw = _SETEXT_LINE.sub("", raw) if "\n" in raw else _ATX.sub("", raw)
     return _clean_inline(raw.strip())
-
-
-@lru_cache(maxsize=4096)
-def _paragraph_text(raw: str) -> tuple[str, bool]:
-    """A paragraph's text from its Markdown source (:func:`_clean_inline`) and whether it is prose."""
-    text = _clean_inline(raw)
-    return text, _is_prose(text)
 
 
 def _blocks(body: str) -> tuple[list[tuple[str, bool, str]], list[str], bool]:
