@@ -192,7 +192,8 @@ def strip_boilerplate(body: str) -> str:
 
 _ASCII_WORDS = bytes.maketrans(
     bytes(range(128)), bytes(ord(c.lower()) if c.isalnum() else ord(" ") for c in map(chr, range(128))))
-"""ASCII letters lowered, digits kept, every other character a space: ``_TITLE_WORD`` on the lowered text."""
+"""ASCII letters lowered, digits kept, every other character a space: split, the result holds the words that
+``_TITLE_WORD`` finds in the lowered text."""
 
 
 def _title_words(text: str) -> list[str]:
