@@ -135,7 +135,7 @@ def _letters(text: str) -> int:
 
 def _is_prose(text: str) -> bool:
     stripped = text.strip()
-    if not stripped or _PLACEHOLDER.match(stripped):
+    if len(stripped) < MIN_PROSE_CHARS or _PLACEHOLDER.match(stripped):  # too short to hold enough letters
         return False
     # the patterns below cannot match without these characters, which are cheaper to look for
     if "![" in stripped and _IMAGE_ONLY.match(stripped):
