@@ -89,7 +89,7 @@ def slack_mrkdwn(text: str, *, headings: bool = True) -> str:
     """PR text (GitHub Markdown) as Slack ``mrkdwn``: escaped as :func:`slack_text`, with bold,
     strike-through, headings (unless ``headings`` is false: one line of a title or an excerpt) and
     http(s) links written Slack's way; code spans are kept as they are."""
-    if text.isascii() and not any(mark in text for mark in _MRKDWN_MARKS):
+    if not any(mark in text for mark in _MRKDWN_MARKS) and (text.isascii() or not _BIDI.search(text)):
         return text  # nothing to escape nor to rewrite
     held: list[str] = []
 
@@ -114,7 +114,10 @@ def feishu_text(text: str) -> str:
     ``<`` → ``&#60;``, ``>`` → ``&#62;``, and ``&`` → ``&#38;`` where it would
     begin a character reference; everything else (Markdown included) is kept.
     """
-    text = _FEISHU_ENTITY_AMP.sub("&#38;", without_bidi(text))
+    text = without_bidi(text)
+    if not any(c in text for c in "&<>"):
+        return text
+    text = _FEISHU_ENTITY_AMP.sub("&#38;", text)
     return text.replace("<", "&#60;").replace(">", "&#62;")
 
 
