@@ -13,6 +13,8 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
 
 from bot.digest import texts
 from bot.digest.description import repeats_title, shorten
@@ -343,17 +345,10 @@ def series(prs: Sequence[DigestPR]) -> list[tuple[str, list[DigestPR], list[int]
     """
     found: dict[tuple[str, str], list[tuple[DigestPR, int | None]]] = defaultdict(list)
     for pr in prs:
-        text = subject(pr.title)
-        counter = _COUNTER.search(pr.title) if _DIGIT.search(pr.title) else None  # every counter has a digit
-        if counter is not None:
-            part = int(next(g for g in counter.groups() if g))
-            before = pr.title[: counter.start()]
-            key = ("n", _words_key(subject(before).strip(" -–—:[]()")) or f"@{pr.author}")
+        member = _series_key(pr.title, pr.author)
+        if member is not None:
+            key, part = member
             found[key].append((pr, part))
-        else:
-            words = [w.lower() for w in _TITLE_WORD.findall(text)]
-            if len(words) >= 4:
-                found[("p", f"{pr.author} " + " ".join(words[:3]))].append((pr, None))
     out: list[tuple[str, list[DigestPR], list[int]]] = []
     for (kind, _key), members in found.items():
         if len(members) < (2 if kind == "n" else MIN_SERIES_PRS):
@@ -362,6 +357,22 @@ def series(prs: Sequence[DigestPR]) -> list[tuple[str, list[DigestPR], list[int]
         parts = sorted({m[1] for m in members if m[1] is not None})
         out.append((_series_name([m[0] for m in members], kind), [m[0] for m in members], parts))
     return out
+
+
+@lru_cache(maxsize=8192)
+def _series_key(title: str, author: str) -> tuple[tuple[str, str], int | None] | None:
+    """The series a PR of this title and author would belong to (:func:`series`) and its part number;
+    ``None`` for a title too short to open a series of its own. (Cached: each digest asks twice, and the
+    digests of the weeks before ask again.)"""
+    counter = _COUNTER.search(title) if _DIGIT.search(title) else None  # every counter has a digit
+    if counter is not None:
+        part = int(next(g for g in counter.groups() if g))
+        before = title[: counter.start()]
+        return ("n", _words_key(subject(before).strip(" -–—:[]()")) or f"@{author}"), part
+    words = [w.lower() for w in _TITLE_WORD.findall(subject(title))]
+    if len(words) >= 4:
+        return ("p", f"{author} " + " ".join(words[:3])), None
+    return None
 
 
 def _words_key(text: str) -> str:
@@ -431,11 +442,12 @@ def same_fixes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> li
             b = fixes[j]
             if b.number in used:
                 continue
-            shared = [f for f in files.get(a.number, ()) if f in sources[j]]  # sources hold source files only
-            found = _topic(words[i], words[j]) if shared else ""
-            if shared and found:
+            # b changes a source file of a (by_file), so only the topic decides
+            found = _topic(words[i], words[j])
+            if found:
                 group.append(b)
-                topic, where = topic or found, where or shared[0]
+                topic = topic or found
+                where = where or next(f for f in files.get(a.number, ()) if f in sources[j])
         if len(group) >= 2:
             used |= {p.number for p in group}
             out.append((where, topic, sorted(group, key=lambda p: (p.merged_at, p.number))))
@@ -459,12 +471,11 @@ class _TopicWords:
     def of(cls, text: str) -> _TopicWords:
         words = _TITLE_WORD.findall(text)
         lower = [w.lower() for w in words]
-        at: dict[str, list[int]] = defaultdict(list)
-        before = [0]
+        at: dict[str, list[int]] = {}
         for index, word in enumerate(lower):
-            at[word].append(index)
-            before.append(before[-1] + (word not in _GENERIC))
-        return cls(words, lower, frozenset(lower).difference(_GENERIC), dict(at), before)
+            at.setdefault(word, []).append(index)
+        before = list(accumulate((word not in _GENERIC for word in lower), initial=0))
+        return cls(words, lower, frozenset(lower).difference(_GENERIC), at, before)
 
 
 def _shared_topic(a: str, b: str) -> str:
