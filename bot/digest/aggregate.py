@@ -362,7 +362,7 @@ def series(prs: Sequence[DigestPR]) -> list[tuple[str, list[DigestPR], list[int]
 @lru_cache(maxsize=8192)
 def _series_key(title: str, author: str) -> tuple[tuple[str, str], int | None] | None:
     """The series a PR of this title and author would belong to (:func:`series`) and its part number;
-    ``None`` for a title too short to open a series of its own. (Cached: each digest asks twice, and the
+    ``None`` for a title without a counter and of fewer than four words. (Cached: each digest asks twice, and the
     digests of the weeks before ask again.)"""
     counter = _COUNTER.search(title) if _DIGIT.search(title) else None  # every counter has a digit
     if counter is not None:
@@ -443,7 +443,7 @@ def same_fixes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> li
             if b.number in used:
                 continue
             # b changes a source file of a (by_file), so only the topic decides
-            found = _topic(words[i], words[j])
+            found = _shared_topic(words[i], words[j])
             if found:
                 group.append(b)
                 topic = topic or found
@@ -478,14 +478,10 @@ class _TopicWords:
         return cls(words, lower, frozenset(lower).difference(_GENERIC), at, before)
 
 
-def _shared_topic(a: str, b: str) -> str:
-    """The words that say what both titles fix: the longest run of words they share holding the most
-    meaningful (not :data:`_GENERIC`) words, when it holds two; else the meaningful words both hold,
-    in the order of ``a``, when there are three or more; else ``""``."""
-    return _topic(_TopicWords.of(a), _TopicWords.of(b))
-
-
-def _topic(a: _TopicWords, b: _TopicWords) -> str:
+def _shared_topic(a: _TopicWords, b: _TopicWords) -> str:
+    """The words that say what both titles fix: the run of words they share holding the most meaningful
+    (not :data:`_GENERIC`) words (the longest such run, the first in ``a``), when it holds two; else the
+    meaningful words both hold, in the order of ``a``, when there are three or more; else ``""``."""
     if len(a.meaningful & b.meaningful) < 2:
         return ""  # a run needs two meaningful words in common, and the fallback three
     la, lb = a.lower, b.lower
