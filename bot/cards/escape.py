@@ -227,6 +227,8 @@ def _spans_to(atomic: re.Pattern[str], text: str, end: int) -> Iterator[tuple[in
 def _fit(text: str, limit: int, measure: Callable[[str], int]) -> int:
     """Largest ``end`` with ``measure(text[:end]) <= limit`` (binary search; measure is monotone)."""
     low, high = 0, min(len(text), limit)
+    if measure(text[:high]) <= limit:  # the common case: one unit per code point
+        return high
     while low < high:
         mid = (low + high + 1) // 2
         if measure(text[:mid]) <= limit:
