@@ -37,11 +37,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from urllib.parse import quote, urlsplit
 
 ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 """A character reference (``&amp;``, ``&#60;``, ``&#x3C;``)."""
 
+_BREAKS = ("\n", "\r", "\u2028", "\u2029")
 _LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _BLOCK_OPENER = re.compile(r"```|~~~|#{1,6}(?:[ \t]|$)|>")
@@ -52,12 +54,15 @@ _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 def without_bidi(text: str) -> str:
     """``text`` without bidirectional-control characters (embeddings, overrides, isolates)."""
-    return _BIDI.sub("", text)
+    return text if text.isascii() else _BIDI.sub("", text)  # those characters are not ASCII
 
 
 def one_line(text: str) -> str:
     """``text`` with every line break (and the blanks around it) folded into one space."""
-    return _LINE_BREAKS.sub(" ", without_bidi(text)).strip()
+    text = without_bidi(text)
+    if not any(brk in text for brk in _BREAKS):  # nothing to fold
+        return text.strip()
+    return _LINE_BREAKS.sub(" ", text).strip()
 
 
 def slack_text(text: str) -> str:
@@ -76,12 +81,16 @@ _MD_STRIKE = re.compile(r"~~(?=\S)([^\n~]{1,300}?)(?<=\S)~~")
 _MD_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+([^\n]{1,300}?)[ \t#]*$")
 _MD_LINK = re.compile(r"\[([^\[\]\n|<>`]{1,200})\]\((https?://[^\s()<>]{1,2000})\)")
 _HELD = re.compile(r"\x03([0-9]{1,4})\x04")
+_MRKDWN_MARKS = ("&", "<", ">", "`", "[", "#", "**", "__", "~~", "\x03", "\x04")
+"""Text holding none of these (and no bidi control) is its own :func:`slack_mrkdwn`."""
 
 
 def slack_mrkdwn(text: str, *, headings: bool = True) -> str:
     """PR text (GitHub Markdown) as Slack ``mrkdwn``: escaped as :func:`slack_text`, with bold,
     strike-through, headings (unless ``headings`` is false: one line of a title or an excerpt) and
     http(s) links written Slack's way; code spans are kept as they are."""
+    if not any(mark in text for mark in _MRKDWN_MARKS) and (text.isascii() or not _BIDI.search(text)):
+        return text  # nothing to escape nor to rewrite
     held: list[str] = []
 
     def hold(piece: str) -> str:
@@ -105,13 +114,17 @@ def feishu_text(text: str) -> str:
     ``<`` → ``&#60;``, ``>`` → ``&#62;``, and ``&`` → ``&#38;`` where it would
     begin a character reference; everything else (Markdown included) is kept.
     """
-    text = _FEISHU_ENTITY_AMP.sub("&#38;", without_bidi(text))
+    text = without_bidi(text)
+    if not any(c in text for c in "&<>"):
+        return text
+    text = _FEISHU_ENTITY_AMP.sub("&#38;", text)
     return text.replace("<", "&#60;").replace(">", "&#62;")
 
 
 def md_text(text: str) -> str:
     """Make ``text`` unable to open raw HTML in the Markdown report (``<tag`` → ``&lt;tag``)."""
-    return _HTML_OPENER.sub("&lt;", without_bidi(text))
+    text = without_bidi(text)
+    return _HTML_OPENER.sub("&lt;", text) if "<" in text else text
 
 
 def md_line(text: str) -> str:
@@ -139,14 +152,19 @@ def md_cell(text: str) -> str:
     return md_line(text).replace("|", "\\|")
 
 
+@lru_cache(maxsize=4096)
 def safe_url(url: str) -> str | None:
     """``url`` fit for a Slack ``<url|…>`` or Markdown ``[…](url)`` link, or ``None``.
 
     Only ``http``/``https`` URLs are linked; characters that would end the link
-    (``|``, ``<``, ``>``, parentheses, blanks) are percent-encoded.
+    (``|``, ``<``, ``>``, parentheses, blanks) are percent-encoded. (Cached: a
+    report links each PR several times.)
     """
     url = url.strip()
-    if urlsplit(url).scheme.lower() not in ("http", "https"):
+    # An ASCII URL opening with the scheme and holding no bracket is one urlsplit accepts as http(s)
+    # (it only rejects non-ASCII or bracketed host names), so the common case skips it.
+    plain = url.startswith(("https://", "http://")) and url.isascii() and "[" not in url and "]" not in url
+    if not plain and urlsplit(url).scheme.lower() not in ("http", "https"):
         return None
     return quote(url, safe="/:?#[]@!$&'*+,;=%~-._")
 
@@ -209,6 +227,8 @@ def _spans_to(atomic: re.Pattern[str], text: str, end: int) -> Iterator[tuple[in
 def _fit(text: str, limit: int, measure: Callable[[str], int]) -> int:
     """Largest ``end`` with ``measure(text[:end]) <= limit`` (binary search; measure is monotone)."""
     low, high = 0, min(len(text), limit)
+    if measure(text[:high]) <= limit:  # the common case: one unit per code point
+        return high
     while low < high:
         mid = (low + high + 1) // 2
         if measure(text[:mid]) <= limit:

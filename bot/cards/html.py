@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import jinja2
@@ -145,11 +146,32 @@ def _data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def _pr(pr: DigestPR, digest: Digest) -> dict[str, Any]:
-    """One PR as the templates show it; ``url`` is ``None`` unless it is http(s)."""
+class _Html(str):
+    """Text that is HTML already: autoescaping keeps it as it is (its ``__html__``)."""
+
+    def __html__(self) -> str:
+        return self
+
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
+"""What autoescaping (MarkupSafe) writes for each character it escapes."""
+
+
+def _link(url: str | None, number: int) -> _Html:
+    """The PR number, linked to ``url`` (from :func:`safe_url`) when there is one."""
+    if not url:
+        return _Html(f"#{number}")
+    return _Html(f'<a href="{url.translate(_ESCAPES)}" rel="noopener noreferrer">#{number}</a>')
+
+
+def _pr(pr: DigestPR, digest: Digest) -> SimpleNamespace:
+    """One PR as the templates show it; ``url`` is ``None`` unless it is http(s), ``link`` the number
+    linked to it, written once per PR. (Attributes, not a dict: the template reads ``pr.title`` as an
+    attribute first, and a page reads thousands.)"""
     a = pr.analysis
-    return {
-        "number": pr.number, "url": safe_url(pr.url), "title": one_line(pr.title),
+    url = safe_url(pr.url)
+    return SimpleNamespace(**{
+        "number": pr.number, "url": url, "link": _link(url, pr.number), "title": one_line(pr.title),
         "badges": _view.pr_badges(pr, digest), "scores": _view.pr_scores(pr, digest),
         "risks": _view.risk_titles(pr, digest), "key_points": _view.key_points(pr, digest),
         "reason": a.recommendation.reason if a is not None else "",
@@ -161,7 +183,7 @@ def _pr(pr: DigestPR, digest: Digest) -> dict[str, Any]:
         "minutes": minutes_text(a.recommendation.minutes, digest.language) if a is not None else "",
         "status": status_name(a.status, digest.language) if a is not None else "",
         "labels": pr.labels,
-    }
+    })
 
 
 def _separators(digest: Digest) -> dict[str, str]:

@@ -8,9 +8,13 @@ summaries), so that a reader learns something without an LLM.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
 
 from bot.digest import texts
 from bot.digest.description import repeats_title, shorten
@@ -70,11 +74,11 @@ def stats(prs: Sequence[DigestPR], bar: int) -> DigestStats:
 def label_view(prs: Sequence[DigestPR]) -> tuple[LabelGroup, ...]:
     """Every label with its PRs (most important first); labels by PR count, then name."""
     groups: dict[str, list[DigestPR]] = defaultdict(list)
-    for pr in prs:
+    for pr in by_importance(prs):  # sorted once: each label's PRs come out in that order
         for label in pr.labels:
             groups[label].append(pr)
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    return tuple(LabelGroup(label=k, pr_numbers=tuple(p.number for p in by_importance(v))) for k, v in ordered)
+    return tuple(LabelGroup(label=k, pr_numbers=tuple(p.number for p in v)) for k, v in ordered)
 
 
 def trends(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], t: texts.DigestTexts) -> tuple[LabelTrend, ...]:
@@ -87,12 +91,17 @@ def trends(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], t: texts.
         t: texts in the digest's language.
     """
     out = []
+    with_label: dict[str, list[DigestPR]] = defaultdict(list)  # each label's PRs in the order of prs
+    for pr in prs:
+        for label in dict.fromkeys(pr.labels):
+            with_label[label].append(pr)
+    paths = {p.number: set(files.get(p.number, ())) for p in prs}
     for group in label_view(prs):
-        wanted = set(group.pr_numbers)
-        members = [p for p in prs if p.number in wanted]
-        path_counts = Counter(path for p in members for path in set(files.get(p.number, ())))
+        members = with_label[group.label]
+        path_counts = Counter(path for p in members for path in paths[p.number])
+        shared = [(path, n) for path, n in path_counts.items() if n >= 2]
         hot = tuple(HotFile(path=path, pr_count=n) for path, n in
-                    sorted(path_counts.items(), key=lambda kv: (-kv[1], kv[0])) if n >= 2)[:MAX_HOT_FILES]
+                    heapq.nsmallest(MAX_HOT_FILES, shared, key=lambda kv: (-kv[1], kv[0])))
         types = Counter(p.analysis.change_type for p in members if p.analysis)
         note = ""
         if types:
@@ -153,7 +162,7 @@ def headline(
         labels=t.list_sep.join(t.label_count.format(label=x.label, count=x.count) for x in named)) if named else ""
     template = t.headline if s.key_pr_count else t.headline_no_key
     out = template.format(prs=t.prs(s.pr_count), key=s.key_pr_count, labels=labels, period=period)
-    releases = [p for p in by_importance(prs) if is_release(p.title, repo)]
+    releases = by_importance([p for p in prs if is_release(p.title, repo)])
     if releases:
         out += t.headline_release.format(prs=t.list_sep.join(
             t.pr_ref.format(number=p.number, title=_title(p)) for p in releases[:3]))
@@ -174,6 +183,7 @@ _VERSION_BUMP = re.compile(
     r"(?:\s+(?:number|string))?\s+(?:to|as)\s+v?\d+\.\d+|\bversion\s+bump(?:ed)?\s+(?:to\s+)?v?\d+\.\d+",
     re.IGNORECASE,
 )
+_DOTTED = re.compile(r"\d\.\d")
 _OWN_VERSION_WORDS = frozenset({"package", "project", "release", "library", "lib", "our"})
 
 
@@ -183,6 +193,8 @@ def is_release(title: str, repo: str = "") -> bool:
     ``repo`` ``pytorch/torchtitan``); not ``Bump python version to 3.12`` nor ``Add a
     release workflow``."""
     text = subject(title)
+    if not _DOTTED.search(text):  # every pattern needs a version number such as 0.2
+        return False
     if any(r.search(text) for r in _RELEASE):
         return True
     bump = _VERSION_BUMP.search(text)
@@ -201,21 +213,31 @@ def revert_pairs(prs: Sequence[DigestPR]) -> list[tuple[DigestPR, DigestPR]]:
     analysis found (``Analysis.reverts``), else by the quoted title (``Revert "x"`` reverts the PR titled
     ``x``). Newest revert first."""
     by_number = {p.number: p for p in prs}
-    by_title = {_plain(p.title): p for p in prs if not _REVERT_TITLE.match(p.title)}
+    matched = [(p, _revert_title(p.title)) for p in prs]
+    by_title: dict[str, DigestPR] | None = None  # built when a revert is first looked up by title
     out: list[tuple[DigestPR, DigestPR]] = []
-    for pr in sorted(prs, key=lambda p: (-p.merged_at.timestamp(), p.number)):
-        found = _REVERT_TITLE.match(pr.title)
+    for pr, found in sorted(matched, key=lambda m: (-m[0].merged_at.timestamp(), m[0].number)):
         number = pr.analysis.reverts if pr.analysis is not None else None
         target = by_number.get(number) if number is not None else None
         if target is None and found is not None:
+            if by_title is None:
+                by_title = {_plain(p.title): p for p, is_revert in matched if is_revert is None}
             target = by_title.get(_plain(found["inner"]))
         if target is not None and target.number != pr.number:
             out.append((pr, target))
     return out
 
 
+def _revert_title(title: str) -> re.Match[str] | None:
+    """:data:`_REVERT_TITLE` matched on ``title``; the regex is tried only on titles holding "revert"."""
+    return _REVERT_TITLE.match(title) if "revert" in title.lower() else None
+
+
+_PR_SUFFIX = re.compile(r"\(#\d+\)\s*$")
+
+
 def _plain(title: str) -> str:
-    return " ".join(re.sub(r"\(#\d+\)\s*$", "", title).lower().split())
+    return " ".join(_PR_SUFFIX.sub("", title).lower().split())
 
 
 def summary_of(pr: DigestPR, limit: int = HIGHLIGHT_SUMMARY_CHARS) -> str:
@@ -251,27 +273,31 @@ def highlights(
     areas = [x for x in trend if x.label != OTHER and x.count >= 2]
     key = {p.number for p in prs if _importance(p) >= bar}
     top = next((x for x in areas if key & set(x.pr_numbers)), areas[0] if areas else None)
+    ordered = by_importance(prs)
     if top is not None:
         top_numbers = set(top.pr_numbers)
-        named = [p for p in by_importance(prs) if p.number in top_numbers][:3]
+        named = [p for p in ordered if p.number in top_numbers][:3]
         refs = t.list_sep.join(t.pr_ref.format(number=p.number, title=_title(p)) for p in named)
         out.append(t.highlight_label.format(label=top.label, prs_count=t.prs(top.count), prs=refs))
     groups: dict[int, str] = {}
     for members, line in [*_series_lines(prs, t), *_same_fix_lines(prs, files, t)]:
         for pr in members:
             groups.setdefault(pr.number, line)
-    ranked = [p for p in by_importance(prs) if p.analysis is not None]
+    ranked = [p for p in ordered if p.analysis is not None]
     picked = [p for p in ranked if _importance(p) >= bar]
     if len(picked) < MIN_NAMED_PRS:
         picked += [p for p in ranked if _importance(p) < bar][: MIN_NAMED_PRS - len(picked)]
-    picked_numbers = {p.number for p in picked}
+    picked_by_number = {p.number: p for p in picked}
+    picked_numbers = picked_by_number.keys()
     related = _related(prs, files)
     room = MAX_HIGHLIGHTS - len(out) - min(1, len(related))
-    rank: dict[str, int] = {}
+    # A line is a group's text, or a picked PR's number standing for its own line (:func:`_pr_line`,
+    # which names the PR, so no two are alike): that line is only written when chosen.
+    rank: dict[str | int, int] = {}
     for pr in [*picked, *(p for p in ranked if p.number in groups and p.number not in picked_numbers)]:
-        line = groups.get(pr.number) or _pr_line(pr, t)
+        entry = groups.get(pr.number) or pr.number
         if pr.number in picked_numbers or _importance(pr) >= bar:
-            rank[line] = max(_importance(pr), rank.get(line, 0))
+            rank[entry] = max(_importance(pr), rank.get(entry, 0))
     told_by = Counter(groups.values())
     for line in told_by:  # a long series is news even when no part is key
         if line not in rank and told_by[line] >= MIN_SERIES_PRS:
@@ -279,11 +305,13 @@ def highlights(
     told_together = set(groups.values())
     # series and fixes of one problem are told before single PRs of the same rank, and get at least
     # MAX_GROUP_LINES of the places
-    order = sorted(rank, key=lambda line: (-rank[line], line not in told_together))
-    chosen = [line for line in order if line in told_together][: min(MAX_GROUP_LINES, room)]
-    chosen += [line for line in order if line not in chosen][: max(0, room - len(chosen))]
-    position = {line: index for index, line in enumerate(order)}
-    out += sorted(chosen, key=position.__getitem__)
+    order = sorted(rank, key=lambda entry: (-rank[entry], entry not in told_together))
+    chosen: list[str | int] = []  # group lines first
+    chosen += [entry for entry in order if entry in told_together][: min(MAX_GROUP_LINES, room)]
+    chosen += [entry for entry in order if entry not in chosen][: max(0, room - len(chosen))]
+    position = {entry: index for index, entry in enumerate(order)}
+    out += [entry if isinstance(entry, str) else _pr_line(picked_by_number[entry], t)
+            for entry in sorted(chosen, key=position.__getitem__)]
     told = {n for n, line in groups.items() if line in out}
     fresh = [(path, group) for path, group in related if not {p.number for p in group} <= told]
     if fresh:
@@ -294,6 +322,7 @@ def highlights(
 
 _COUNTER = re.compile(r"[\[(]\s*(?:part\s*)?(\d+)\s*/\s*(?:\d+|n)\s*[\])]|\b(?:part|pt\.?)\s*(\d+)\b|"
                       r"\bPR\s*(\d+)\s*/\s*(?:\d+|n)\b|\b(\d+)\s*/\s*(?:\d+|n)\b", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
 _TITLE_WORD = re.compile(r"[\w.+-]+", re.UNICODE)
 _STOP = frozenset((
     "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with", "by", "from", "into", "via", "at",
@@ -316,17 +345,10 @@ def series(prs: Sequence[DigestPR]) -> list[tuple[str, list[DigestPR], list[int]
     """
     found: dict[tuple[str, str], list[tuple[DigestPR, int | None]]] = defaultdict(list)
     for pr in prs:
-        text = subject(pr.title)
-        counter = _COUNTER.search(pr.title)
-        if counter is not None:
-            part = int(next(g for g in counter.groups() if g))
-            before = pr.title[: counter.start()]
-            key = ("n", _words_key(subject(before).strip(" -–—:[]()")) or f"@{pr.author}")
+        member = _series_key(pr.title, pr.author)
+        if member is not None:
+            key, part = member
             found[key].append((pr, part))
-        else:
-            words = [w.lower() for w in _TITLE_WORD.findall(text)]
-            if len(words) >= 4:
-                found[("p", f"{pr.author} " + " ".join(words[:3]))].append((pr, None))
     out: list[tuple[str, list[DigestPR], list[int]]] = []
     for (kind, _key), members in found.items():
         if len(members) < (2 if kind == "n" else MIN_SERIES_PRS):
@@ -335,6 +357,22 @@ def series(prs: Sequence[DigestPR]) -> list[tuple[str, list[DigestPR], list[int]
         parts = sorted({m[1] for m in members if m[1] is not None})
         out.append((_series_name([m[0] for m in members], kind), [m[0] for m in members], parts))
     return out
+
+
+@lru_cache(maxsize=8192)
+def _series_key(title: str, author: str) -> tuple[tuple[str, str], int | None] | None:
+    """The series a PR of this title and author would belong to (:func:`series`) and its part number;
+    ``None`` for a title without a counter and of fewer than four words. (Cached: each digest asks twice, and the
+    digests of the weeks before ask again.)"""
+    counter = _COUNTER.search(title) if _DIGIT.search(title) else None  # every counter has a digit
+    if counter is not None:
+        part = int(next(g for g in counter.groups() if g))
+        before = title[: counter.start()]
+        return ("n", _words_key(subject(before).strip(" -–—:[]()")) or f"@{author}"), part
+    words = [w.lower() for w in _TITLE_WORD.findall(subject(title))]
+    if len(words) >= 4:
+        return ("p", f"{author} " + " ".join(words[:3])), None
+    return None
 
 
 def _words_key(text: str) -> str:
@@ -388,7 +426,7 @@ def same_fixes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> li
     (``… routed_experts on partial rollout resume``), or three such words anywhere."""
     fixes = [p for p in prs if p.analysis is not None and p.analysis.change_type == "fix"]
     sources = [{f for f in files.get(p.number, ()) if _is_source(f)} for p in fixes]
-    subjects = [subject(p.title) for p in fixes]
+    words = [_TopicWords.of(subject(p.title)) for p in fixes]
     by_file: dict[str, list[int]] = defaultdict(list)  # only fixes that share a source file are compared
     for index, paths in enumerate(sources):
         for path in paths:
@@ -404,35 +442,62 @@ def same_fixes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> li
             b = fixes[j]
             if b.number in used:
                 continue
-            shared = [f for f in files.get(a.number, ()) if f in sources[j] and _is_source(f)]
-            found = _shared_topic(subjects[i], subjects[j]) if shared else ""
-            if shared and found:
+            # b changes a source file of a (by_file), so only the topic decides
+            found = _shared_topic(words[i], words[j])
+            if found:
                 group.append(b)
-                topic, where = topic or found, where or shared[0]
+                topic = topic or found
+                where = where or next(f for f in files.get(a.number, ()) if f in sources[j])
         if len(group) >= 2:
             used |= {p.number for p in group}
             out.append((where, topic, sorted(group, key=lambda p: (p.merged_at, p.number))))
     return out
 
 
-def _shared_topic(a: str, b: str) -> str:
-    wa, wb = _TITLE_WORD.findall(a), _TITLE_WORD.findall(b)
-    la, lb = [w.lower() for w in wa], [w.lower() for w in wb]
-    if len(set(la).intersection(lb).difference(_GENERIC)) < 2:
+@dataclass(frozen=True, slots=True)
+class _TopicWords:
+    """A title's words as :func:`_shared_topic` compares them, worked out once per title."""
+
+    words: list[str]
+    lower: list[str]
+    meaningful: frozenset[str]
+    """The lower-cased words that are not :data:`_GENERIC`."""
+    at: dict[str, list[int]]
+    """Where each lower-cased word stands."""
+    meaning_before: list[int]
+    """How many of the first ``k`` words are meaningful, for each ``k``."""
+
+    @classmethod
+    def of(cls, text: str) -> _TopicWords:
+        words = _TITLE_WORD.findall(text)
+        lower = [w.lower() for w in words]
+        at: dict[str, list[int]] = {}
+        for index, word in enumerate(lower):
+            at.setdefault(word, []).append(index)
+        before = list(accumulate((word not in _GENERIC for word in lower), initial=0))
+        return cls(words, lower, frozenset(lower).difference(_GENERIC), at, before)
+
+
+def _shared_topic(a: _TopicWords, b: _TopicWords) -> str:
+    """The words that say what both titles fix: the run of words they share holding the most meaningful
+    (not :data:`_GENERIC`) words (the longest such run, the first in ``a``), when it holds two; else the
+    meaningful words both hold, in the order of ``a``, when there are three or more; else ``""``."""
+    if len(a.meaningful & b.meaningful) < 2:
         return ""  # a run needs two meaningful words in common, and the fallback three
+    la, lb = a.lower, b.lower
     best = (0, 0, 0)  # length, start in a, meaningful words
-    for i in range(len(la)):
-        for j in range(len(lb)):
-            n = 0
+    for i, word in enumerate(la):
+        for j in b.at.get(word, ()):  # a run starts where the words agree; elsewhere it is empty
+            n = 1
             while i + n < len(la) and j + n < len(lb) and la[i + n] == lb[j + n]:
                 n += 1
-            meaning = sum(w not in _GENERIC for w in la[i:i + n])
+            meaning = a.meaning_before[i + n] - a.meaning_before[i]
             if meaning > best[2] or (meaning == best[2] and n > best[0]):
                 best = (n, i, meaning)
     n, i, meaning = best
     if meaning >= 2:
-        return " ".join(wa[i:i + n]).strip()
-    shared = [w for w in dict.fromkeys(la) if w in lb and w not in _GENERIC]
+        return " ".join(a.words[i:i + n]).strip()
+    shared = [w for w in dict.fromkeys(la) if w in b.at and w not in _GENERIC]
     return " ".join(shared) if len(shared) >= 3 else ""
 
 
@@ -449,9 +514,7 @@ def _is_source(path: str) -> bool:
 def _related(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> list[tuple[str, list[DigestPR]]]:
     """Source files changed by several analysed key-ish PRs, most PRs first."""
     touching: dict[str, list[DigestPR]] = defaultdict(list)
-    for pr in by_importance(prs):
-        if pr.analysis is None or pr.analysis.importance < 5:
-            continue
+    for pr in by_importance([p for p in prs if p.analysis is not None and p.analysis.importance >= 5]):
         for path in files.get(pr.number, ()):
             if _is_source(path):
                 touching[path].append(pr)
@@ -485,14 +548,17 @@ def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts, period:
     in_series = {pr.number: line for members, line in _series_lines(prs, t) for pr in members}
     key = [p for p in ranked if _importance(p) >= bar]
     out = [] if key else [t.key_change_quiet.format(bar=bar, period=period or t.period_other).strip()]
+    shown = MAX_KEY_CHANGES + (0 if key else 1)
     for pr in key or ranked[: MIN_NAMED_PRS + 1]:
+        if len(out) >= shown:
+            break
         assert pr.analysis is not None
         line = in_series.get(pr.number) or t.key_change.format(
             number=pr.number, title=_title(pr), labels=", ".join(pr.labels[:3]),
             importance=pr.analysis.importance, summary=summary_of(pr, 240)).rstrip(":： ")
         if line not in out:
             out.append(line)
-    return tuple(out[: MAX_KEY_CHANGES + (0 if key else 1)]) if ranked else ()
+    return tuple(out[:shown]) if ranked else ()
 
 
 def suggestions(

@@ -205,3 +205,16 @@ def test_charts_are_embedded_with_their_alt_text(w16: Digest) -> None:
     html = render_html(w16, charts=[chart])
     assert 'alt="alt &lt;text&gt; &amp; more"' in html
     assert "data:image/png;base64,iVBORyBmYWtl" in html
+
+
+@pytest.mark.parametrize("url", ["https://github.com/a/b/pull/7", "https://x.test/?a=1&b='2'&c=<>\"", None, ""])
+def test_pr_links_are_written_as_autoescaping_writes_them(url: str | None) -> None:
+    import jinja2
+
+    from bot.cards.html import _link
+
+    macro = jinja2.Environment(autoescape=True).from_string(
+        '{%- if url -%}<a href="{{ url }}" rel="noopener noreferrer">#{{ number }}</a>'
+        "{%- else -%}#{{ number }}{%- endif -%}")
+    assert jinja2.Environment(autoescape=True).from_string("{{ link }}").render(link=_link(url, 7)) == macro.render(
+        url=url, number=7)
