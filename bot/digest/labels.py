@@ -35,9 +35,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from wcmatch import glob
-
 from bot.config import LabelRule, RepoConfig
+from bot.digest.files import Globs, compile_globs
 from bot.models import PullRequest
 
 OTHER = "other"
@@ -74,7 +73,6 @@ _NOT_A_COMPONENT = frozenset({
 })
 """File stems too generic to name a component (as folders they do: ``pkg/utils/`` is ``utils``)."""
 
-_GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.BRACE
 _BRACKETS = re.compile(r"^\s*((?:\[[^\]]*\]\s*)+)")
 _CONVENTIONAL = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*[A-Za-z]+\(([^)]*)\)!?:")
 _COUNTER = re.compile(r"^\d+\s*/\s*(?:\d+|n)$", re.IGNORECASE)
@@ -199,7 +197,7 @@ class _File:
 @dataclass(frozen=True)
 class _CompiledRule:
     label: str
-    matcher: glob.WcMatcher[str] | None
+    matcher: Globs | None
     tokens: tuple[tuple[str, ...], ...]
     keywords: tuple[tuple[str, ...], ...]
 
@@ -265,7 +263,7 @@ def _compiled(rules: tuple[LabelRule, ...], aliases: tuple[tuple[str, str], ...]
     return _RuleSet(tuple(
         _CompiledRule(
             label=alias.get(rule.label.strip().lower(), rule.label.strip().lower()),
-            matcher=glob.compile(list(rule.paths), flags=_GLOB_FLAGS) if rule.paths else None,
+            matcher=compile_globs(tuple(rule.paths), ignore_case=False) if rule.paths else None,
             tokens=tuple(tuple(words(t)) for t in rule.tokens),
             keywords=tuple(tuple(title_words(k)) for k in rule.keywords),
         )
