@@ -104,7 +104,7 @@ class DiffFacts:
 
 
 def _normal(code: str) -> str:
-    return re.sub(r"\s+", " ", code).strip()
+    return " ".join(code.split())  # runs of whitespace as one space, none at the ends
 
 
 def _substitutions(hunk_lines: list[ChangedLine]) -> list[tuple[int, int, tuple[str, ...]]]:
@@ -175,6 +175,23 @@ def _defaults(code: str, config: bool) -> dict[str, str]:
     return out
 
 
+class _Occurrences:
+    """Which names occur in a text as a whole word (not inside a longer ``[\\w-]`` run: ``--lr`` is not in
+    ``--lr-scheduler``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._words: set[str] | None = None  # the text's [\w-] runs, read at the first question
+
+    def __contains__(self, name: str) -> bool:
+        if _WORD.fullmatch(name):  # a run of [\w-] occurs as a whole word where it is one of the text's runs
+            if self._words is None:
+                self._words = set(_WORD.findall(self.text))
+            return name in self._words
+        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", self.text) is not None
+
+
+_WORD = re.compile(r"[\w-]+")
 _SIGNATURE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\((.*)\)\s*(?:->\s*[^:]+)?:\s*$")
 _PLAIN_PARAMS = frozenset({"self", "cls"})
 
@@ -219,7 +236,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     """
     patched = False
     code = prose = 0
-    all_code: list[tuple[str, ChangedLine]] = []
+    all_code: list[ChangedLine] = []
     mechanical: set[int] = set()
     signatures: Counter[tuple[str, ...]] = Counter()
     pairs: list[tuple[int, int, tuple[str, ...]]] = []
@@ -228,15 +245,20 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         kind = kinds.get(f.path, FileKind.OTHER)
         if not f.patch or kind in (FileKind.GENERATED, FileKind.DOC):
             continue
-        lines = list(changed_lines(f.path, f.patch))
-        per_file[f.path] = (kind, lines)
+        with_code: list[ChangedLine] = []
+        prose_only = 0
+        for line in changed_lines(f.path, f.patch):
+            if line.code.strip():
+                with_code.append(line)
+            elif line.prose:
+                prose_only += 1
+        per_file[f.path] = (kind, with_code)
         if kind in PRODUCT_KINDS:
             patched = True
-            code += sum(1 for line in lines if line.code.strip())
-            prose += sum(1 for line in lines if not line.code.strip() and line.prose)
+            code += len(with_code)
+            prose += prose_only
         offset = len(all_code)
-        with_code = [line for line in lines if line.code.strip()]
-        all_code += [(f.path, line) for line in with_code]
+        all_code += with_code
         for a, b, signature in _substitutions(with_code):
             pairs.append((offset + a, offset + b, signature))
             signatures.update((op,) for op in set(signature))
@@ -245,7 +267,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
             mechanical.update((a, b))
     removed_at: dict[str, list[int]] = {}
     added_at: dict[str, list[int]] = {}
-    for index, (_, line) in enumerate(all_code):
+    for index, line in enumerate(all_code):
         text = _normal(line.code)
         if len(text) >= MOVE_MIN_CHARS:
             (removed_at if line.sign == "-" else added_at).setdefault(text, []).append(index)
@@ -254,7 +276,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         n = min(len(removed), len(added))
         mechanical.update(removed[:n])
         mechanical.update(added[:n])
-    added_code = "\n".join(line.code for _, line in all_code if line.sign == "+")
+    added_code = _Occurrences("\n".join(line.code for line in all_code if line.sign == "+"))
     removed_names: dict[tuple[str, str], None] = {}
     changed: dict[tuple[str, str], None] = {}
     required: dict[tuple[str, str], None] = {}
@@ -266,15 +288,13 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         before: dict[str, set[str]] = {}
         after: dict[str, set[str]] = {}
         defs: dict[str, dict[str, dict[str, str | None]]] = {"-": {}, "+": {}}
-        for line in lines:
-            if not line.code.strip():
-                continue
+        for line in lines:  # the lines with code
             header = _signature(line.code)
             if header is not None:
                 defs[line.sign][header[0]] = header[1]
             if line.sign == "-":
                 for name in _defined(line.code, config, schema):
-                    if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", added_code):
+                    if name not in added_code:
                         removed_names[(path, name)] = None
             for name, value in _defaults(line.code, config).items():
                 (before if line.sign == "-" else after).setdefault(name, set()).add(value)
