@@ -126,6 +126,8 @@ def _substitutions(hunk_lines: list[ChangedLine]) -> list[tuple[int, int, tuple[
             for offset in range(j - i):
                 a, b = hunk_lines[i + offset], hunk_lines[j + offset]
                 old, new = _TOKEN.findall(a.text), _TOKEN.findall(b.text)
+                if old == new or abs(len(old) - len(new)) > 9:  # no change, or more than 3 ops of 3 tokens can make
+                    continue
                 ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
                        if op[0] != "equal"]
                 if 0 < len(ops) <= 3 and all(i2 - i1 <= 3 and j2 - j1 <= 3 for _, i1, i2, j1, j2 in ops):
@@ -145,7 +147,7 @@ def _repeats_needed(op: str) -> int:
 def _defined(code: str, config: bool, schema: bool) -> list[str]:
     definition = _DEF.match(code)
     names = [definition.group(1)] if definition else []
-    field = _FIELD.match(code)
+    field = _FIELD.match(code) if ":" in code else None
     if field and (schema or code.rstrip().endswith(",")):  # a field of a config class, or a parameter
         names.append(field.group(1))
     if _FLAG_LINE.search(code):
@@ -159,10 +161,10 @@ def _defined(code: str, config: bool, schema: bool) -> list[str]:
 
 def _defaults(code: str, config: bool) -> dict[str, str]:
     out: dict[str, str] = {}
-    field = _FIELD.match(code)
+    field = _FIELD.match(code) if ":" in code else None
     if field and field.group(2):
         out[field.group(1)] = _normal(field.group(2)).rstrip(",")
-    given = _DEFAULT.search(code)
+    given = _DEFAULT.search(code) if "default" in code else None
     if given:
         flag = _FLAG.search(code) if _FLAG_LINE.search(code) else None
         name = flag.group(1) if flag else (field.group(1) if field else None)
@@ -213,7 +215,7 @@ def _split_top(text: str) -> list[str]:
 def _signature(code: str) -> tuple[str, dict[str, str | None]] | None:
     """(function, {parameter: default or None}) of a public one-line ``def`` (``self``, ``cls``, ``*args`` and
     ``**kwargs`` left out), else ``None``."""
-    found = _SIGNATURE.match(code)
+    found = _SIGNATURE.match(code) if "def" in code else None
     if not found or (found.group(1).startswith("_") and found.group(1) != "__init__"):
         return None
     params: dict[str, str | None] = {}
@@ -268,7 +270,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     removed_at: dict[str, list[int]] = {}
     added_at: dict[str, list[int]] = {}
     for index, line in enumerate(all_code):
-        text = _normal(line.code)
+        text = _normal(line.code) if len(line.code) >= MOVE_MIN_CHARS else ""
         if len(text) >= MOVE_MIN_CHARS:
             (removed_at if line.sign == "-" else added_at).setdefault(text, []).append(index)
     for text, removed in removed_at.items():
@@ -386,8 +388,9 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
         kind = kinds.get(f.path, FileKind.OTHER)
         if not f.patch or kind is FileKind.GENERATED:
             continue
-        removed = [line[1:] for line in f.patch.splitlines() if line.startswith("-") and not line.startswith("---")]
-        added = [line[1:] for line in f.patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+        raw = f.patch.splitlines()
+        removed = [line[1:] for line in raw if line.startswith("-") and not line.startswith("---")]
+        added = [line[1:] for line in raw if line.startswith("+") and not line.startswith("+++")]
         if kind is FileKind.DEPENDENCY:
             if any(_OWN_VERSION.match(x) for x in added) and any(_OWN_VERSION.match(x) for x in removed):
                 out.append(DependencyChange("version_bump", f.path, ""))
@@ -422,7 +425,7 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
                         for name in sorted(set(before) & set(after)) if before[name] != after[name]]
         if kind is FileKind.SOURCE:
             code = [line.code for line in changed_lines(f.path, f.patch) if line.sign == "+"]
-            if any(_VERSION_GATE.search(c) for c in code):
+            if any("ersion" in c and _VERSION_GATE.search(c) for c in code):  # each of its forms has "[vV]ersion"
                 out.append(DependencyChange("dependency_range", f.path, "version check"))
     return tuple(out)
 
