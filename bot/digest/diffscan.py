@@ -139,21 +139,22 @@ class _Scan:
 def _scan_line(line: str, scan: _Scan) -> tuple[str, str]:
     """Split one line into (code, prose), updating the scanner's state."""
     syntax = scan.syntax
-    specials = syntax.specials
+    search = syntax.specials.search
     code: list[str] = []
     prose: list[str] = []
+    state = scan.state
     i, n = 0, len(line)
     while i < n:
-        if scan.state is not None:
-            j = line.find(scan.state, i)
+        if state is not None:
+            j = line.find(state, i)
             if j < 0:
                 prose.append(line[i:])
                 break
             prose.append(line[i:j])
-            i, scan.state = j + len(scan.state), None
+            i, state = j + len(state), None
             code.append(" ")
             continue
-        found = specials.search(line, i)
+        found = search(line, i)
         if found is None:
             code.append(line[i:])
             break
@@ -166,16 +167,15 @@ def _scan_line(line: str, scan: _Scan) -> tuple[str, str]:
             prose.append(line[i:])
             break
         if line.startswith(syntax.openers, i):
-            opener, closer = next((o, c) for o, c in syntax.block if line.startswith(o, i))
+            opener, state = next((o, c) for o, c in syntax.block if line.startswith(o, i))
             scan.first = scan.first or ("open", scan.line, i)
-            scan.state = closer
             i += len(opener)
             continue
         if scan.first is None and line.startswith(syntax.closers, i):
             scan.first = ("close", scan.line, i)
         if syntax.triple and line.startswith(TRIPLE_QUOTES, i):
             scan.first = scan.first or ("open", scan.line, i)
-            scan.state = line[i:i + 3]
+            state = line[i:i + 3]
             i += 3
             continue
         if line[i] in syntax.quotes:
@@ -187,7 +187,8 @@ def _scan_line(line: str, scan: _Scan) -> tuple[str, str]:
                 continue
         code.append(line[i])
         i += 1
-    return "".join(code), " ".join(p.strip() for p in prose if p.strip())
+    scan.state = state
+    return "".join(code), " ".join(filter(None, map(str.strip, prose)))
 
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -212,15 +213,16 @@ def _starts_inside(lines: list[str], scan: _Scan) -> str | None:
     return None if previous.endswith((":", "(", ",", "=", "[")) else delimiter
 
 
-def _read(lines: list[str], scan: _Scan) -> list[tuple[str, str]]:
-    """(code, prose) of each line. Only the lines with a delimiter go through :func:`_scan_line`: they are
-    found with one search of the side's text; the lines between them are all code, or all prose when a string
-    or comment is open (a line without a delimiter neither opens nor closes one)."""
+def _read(lines: list[str], scan: _Scan, needed: int) -> list[tuple[str, str]]:
+    """(code, prose) of the lines, at least of the first ``needed``: the reading stops past them once the side's
+    first delimiter is seen (a later line changes nothing before it). Only the lines with a delimiter go through
+    :func:`_scan_line`: they are found with one search of the side's text; the lines between them are all code,
+    or all prose when a string or comment is open (a line without a delimiter neither opens nor closes one)."""
     text = "\n".join(lines)
     search = scan.syntax.specials.search
     result: list[tuple[str, str]] = []
     index = start = 0  # the next line to read, and where it starts in ``text``
-    while index < len(lines):
+    while index < len(lines) and (index < needed or scan.first is None):
         found = search(text, start)
         delimited = len(lines) if found is None else index + text.count("\n", start, found.start())
         plain = lines[index:delimited]
@@ -233,11 +235,12 @@ def _read(lines: list[str], scan: _Scan) -> list[tuple[str, str]]:
     return result
 
 
-def _read_side(lines: list[str], syntax: Syntax, at_top: bool = False) -> list[tuple[str, str]]:
+def _read_side(lines: list[str], syntax: Syntax, at_top: bool, needed: int) -> list[tuple[str, str]]:
+    """(code, prose) of the first ``needed`` lines of a hunk side, at least."""
     scan = _Scan(syntax)
-    result = _read(lines, scan)
+    result = _read(lines, scan, needed)
     inside = None if at_top else _starts_inside(lines, scan)
-    return result if inside is None else _read(lines, _Scan(syntax, state=inside))
+    return result if inside is None else _read(lines, _Scan(syntax, state=inside), needed)
 
 
 class _Hunk(NamedTuple):
@@ -299,7 +302,8 @@ def changed_lines(path: str, patch: str) -> tuple[ChangedLine, ...]:
         if syntax.prose:
             out += [new(ChangedLine, (sign, text, "", text)) for sign, text, _ in hunk.changes]
             continue
-        read = {sign: _read_side(hunk.sides[sign], syntax, at_top=hunk.tops[sign])  # a side without changes: not
-                for sign in {sign for sign, _, _ in hunk.changes}}                   # read, nothing shows it
+        # per side with changed lines (the other is not read): how many of its lines are needed
+        needed = {sign: index + 1 for sign, _, index in hunk.changes}
+        read = {sign: _read_side(hunk.sides[sign], syntax, hunk.tops[sign], lines) for sign, lines in needed.items()}
         out += [new(ChangedLine, (sign, text, *read[sign][index])) for sign, text, index in hunk.changes]
     return tuple(out)
