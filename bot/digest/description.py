@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import filterfalse
 
 import pyromark
 from pyromark.event import Range
@@ -58,6 +59,9 @@ _GHSTACK = re.compile(r"^[ \t]*stack from \[?ghstack\]?(?:\([^)]*\))?[^\n]*(?:\n
                       r"(?:\n[ \t]*[*-][ \t]+[^\n]*#\d+[^\n]*$)*", re.IGNORECASE | re.MULTILINE)
 _DETAILS = re.compile(r"<details\b(?:(?!<details\b).)*?</details\s*>", re.IGNORECASE | re.DOTALL)
 _DETAILS_OPEN = re.compile(r"<details\b.*", re.IGNORECASE | re.DOTALL)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_BLANK_LINES = re.compile(r"\n\n\n+")  # as \n{3,}, but with a literal prefix re searches for quickly
 _HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>", re.DOTALL)
 _REFERENCES_ONLY = re.compile(
     r"^(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?:\s+to)?|see(?:\s+also)?|refs?|part\s+of|"
@@ -86,8 +90,13 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\u4e00-\u9fff])|(?<=[。！�
 _OPTIONS = pyromark.Options.ENABLE_TABLES
 """CommonMark plus tables (GitHub renders them; a results table is test notes, never a summary)."""
 
+_MARKDOWN = pyromark.Markdown(options=_OPTIONS)
+
 _INLINE_TAGS = frozenset(("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"))
 """Start/end tags inside a paragraph; every other tag opens or closes a block."""
+
+_SKIPPED_TAGS = _INLINE_TAGS | {"TableHead", "TableRow", "TableCell"}
+"""Tags the reader passes over: inline ones, and a table's parts (the table as a whole is the block)."""
 
 @dataclass(frozen=True)
 class Description:
@@ -114,27 +123,46 @@ class Description:
         return self.paragraphs[0] if self.paragraphs else None
 
 
+_ASCII_NOT_LETTERS = bytes(c for c in range(128) if not chr(c).isalpha())
+"""The ASCII characters that ``_NOT_LETTERS`` matches: all but ``A-Z`` and ``a-z``."""
+
+
 def _letters(text: str) -> int:
+    if text.isascii():  # the same count without the regex: deleting bytes is far cheaper
+        return len(text.encode().translate(None, _ASCII_NOT_LETTERS))
     return len(_NOT_LETTERS.sub("", text))
 
 
 def _is_prose(text: str) -> bool:
     stripped = text.strip()
-    if not stripped or _PLACEHOLDER.match(stripped) or _IMAGE_ONLY.match(stripped):
+    if len(stripped) < MIN_PROSE_CHARS or _PLACEHOLDER.match(stripped):  # too short to hold enough letters
         return False
-    if _REFERENCES_ONLY.match(stripped):
+    # the patterns below cannot match without these characters, which are cheaper to look for
+    if "![" in stripped and _IMAGE_ONLY.match(stripped):
         return False
-    if _CHECKBOX.match(stripped):
+    if ("#" in stripped or "://" in stripped or "@" in stripped) and _REFERENCES_ONLY.match(stripped):
+        return False
+    if "[" in stripped and _CHECKBOX.match(stripped):
         return False
     return _letters(stripped) >= MIN_PROSE_CHARS
 
 
 def _clean_inline(text: str) -> str:
-    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)  # images
-    text = re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)
-    text = _HTML_TAG.sub("", text)  # HTML tags such as <img …/>, also across lines
-    text = _SUMMARY_LABEL.sub("", text)
-    return re.sub(r"\s*\n\s*", " ", text).strip()
+    # each pattern needs its first characters in the text; the cheap ``in`` test skips most scans
+    if "![" in text:
+        text = _IMAGE.sub("", text)
+    if "<!--" in text:
+        text = _COMMENT.sub("", text)
+    if "<" in text:
+        text = _HTML_TAG.sub("", text)  # HTML tags such as <img …/>, also across lines
+    label = _SUMMARY_LABEL.match(text)  # anchored at the start: at most one, there
+    if label:
+        text = text[label.end():]
+    if "\n" in text:
+        # each run of white space holding a line break becomes one space, as re.sub(r"\s*\n\s*", " ", text)
+        # does, without the regex (str.strip() takes the very characters \s matches)
+        return " ".join(filter(None, map(str.strip, text.split("\n"))))
+    return text.strip()
 
 
 def strip_boilerplate(body: str) -> str:
@@ -142,20 +170,38 @@ def strip_boilerplate(body: str) -> str:
     ghstack's stack list, commit trailers (``Co-authored-by:``, ``Signed-off-by:``,
     ``Differential Revision:`` …) and "Generated with …" lines. Used by the sources that
     read commit messages (git) and before a description is read."""
-    text = re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL)
-    while True:  # innermost first: <details> nest
-        text, n = _DETAILS.subn("", text)
-        if not n:
-            break
-    text = _DETAILS_OPEN.sub("", text)  # one left open runs to the end
-    text = _GHSTACK.sub("", text)
+    text = _COMMENT.sub("", body) if "<!--" in body else body
+    if _DETAILS_OPEN.search(text):  # both patterns need "<details"; this search is a fast one (literal "<")
+        while True:  # innermost first: <details> nest
+            text, n = _DETAILS.subn("", text)
+            if not n:
+                break
+        text = _DETAILS_OPEN.sub("", text)  # one left open runs to the end
+    # Both patterns ignore case and are tried at every line; the text lowered once tells whether the words
+    # each needs are there at all. Exact: lower() turns whatever re.IGNORECASE matches with a letter of
+    # "tack from " or "generated " into that letter (it would not for i and s: ı, İ, ſ), and the ghstack
+    # and trailer removals take whole lines, which brings no new words together.
+    lowered = text.lower()
+    if "tack from " in lowered:
+        text = _GHSTACK.sub("", text)
     text = strip_trailers(text)
-    text = _GENERATED_LINE.sub("", text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    if "generated " in lowered:
+        text = _GENERATED_LINE.sub("", text)
+    return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+_ASCII_WORDS = bytes.maketrans(
+    bytes(range(128)), bytes(ord(c.lower()) if c.isalnum() else ord(" ") for c in map(chr, range(128))))
+"""ASCII letters lowered, digits kept, every other character a space: split, the result holds the words that
+``_TITLE_WORD`` finds in the lowered text."""
 
 
 def _title_words(text: str) -> list[str]:
-    return [w for w in _TITLE_WORD.findall(text.lower()) if w not in _FILLER]
+    if text.isascii():  # the same words as the regex finds, without it
+        words = text.encode().translate(_ASCII_WORDS).decode().split()
+    else:
+        words = _TITLE_WORD.findall(text.lower())
+    return list(filterfalse(_FILLER.__contains__, words))
 
 
 def repeats_title(text: str, title: str) -> bool:
@@ -165,10 +211,23 @@ def repeats_title(text: str, title: str) -> bool:
     said = _title_words(text)
     if not said:
         return True
+    known = _known_words(title)
+    allowed = max(1, len(said) // 6)  # words the title does not have
+    for word in said:
+        if word not in known and word.rstrip("sd") not in known:
+            allowed -= 1
+            if allowed < 0:
+                return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _known_words(title: str) -> frozenset[str]:
+    """The words of ``title`` past filler, also with a plural's ``s`` dropped and with ``s`` or ``d`` added
+    (each paragraph of a description is held against the same title)."""
     known = set(_title_words(title))
     known |= {w[:-1] for w in known if w.endswith("s")} | {w + "s" for w in known} | {w + "d" for w in known}
-    new = [w for w in said if w not in known and w.rstrip("sd") not in known]
-    return len(new) <= max(1, len(said) // 6)
+    return frozenset(known)
 
 
 @lru_cache(maxsize=4096)
@@ -190,14 +249,19 @@ def parse_description(body: str, title: str = "") -> Description:
         blocks = [b for b in blocks if not repeats_title(b[2], title)]
     paragraphs: list[str] = []
     design: list[str] = []
+    only_items = all(b[1] for b in blocks)
+    section, in_design, in_tests = None, False, False
     for index, (heading, is_item, text) in enumerate(blocks):
-        if _DESIGN_HEADING.search(heading) and len(design) < 8:
+        if heading != section:  # a section's blocks follow each other: its kind is found once
+            section = heading
+            in_design, in_tests, _ = _section_kind(heading)
+        if in_design and len(design) < 8:
             design.append(text)
-        if _TEST_HEADING.search(heading):
+        if in_tests:
             continue
         if not is_item:
             paragraphs.append(_with_following_items(text, blocks[index + 1 :]))
-        elif not paragraphs and not any(not b[1] for b in blocks):
+        elif not paragraphs and only_items:
             paragraphs.append(text)  # a description that is only a bullet list
     return Description(
         paragraphs=tuple(paragraphs),
@@ -236,10 +300,12 @@ class _Reader:
     in it, to the next block in it or the item's end."""
 
     def __init__(self, body: str) -> None:
+        self.body = body
         self.source = body.encode()
         self.blocks: list[tuple[str, bool, str]] = []
         self.sections: list[str] = []
         self.heading = ""
+        self.in_tests = self.in_chores = False  # the heading names test notes, a checklist
         self.has_test_notes = False
         self.quote_depth = self.list_depth = 0
         # per open list item: where its unread tight text starts, and whether that is the item's marker
@@ -247,21 +313,28 @@ class _Reader:
         self.code: list[str] | None = None  # text of the code block being read
 
     def read(self) -> None:
-        for event, span in pyromark.events_with_range(self.source.decode(), options=_OPTIONS):
+        for event, span in _MARKDOWN.events_with_range(self.body):
             if isinstance(event, str):  # SoftBreak, HardBreak, Rule
                 continue
-            if "Start" in event:
+            if "Text" in event:  # the most frequent event; only a code block's text is kept
+                if self.code is not None:
+                    self.code.append(str(event["Text"]))
+            elif "Start" in event:
                 opened = event["Start"]
                 tag = opened if isinstance(opened, str) else next(iter(opened))
-                if tag not in _INLINE_TAGS:
+                if tag not in _SKIPPED_TAGS:
                     self._open(tag, span)
             elif "End" in event:
                 closed = event["End"]
                 tag = closed if isinstance(closed, str) else next(iter(closed))
-                if tag not in _INLINE_TAGS:
+                if tag not in _SKIPPED_TAGS:
                     self._close(tag, span)
-            elif self.code is not None and "Text" in event:
-                self.code.append(str(event["Text"]))
+
+    def _section(self, name: str) -> None:
+        """A heading, or what stands for one, opens the section ``name``."""
+        self.heading = name
+        self.sections.append(name)
+        _, self.in_tests, self.in_chores = _section_kind(name)
 
     def _text(self, start: int, end: int) -> str:
         return self.source[start:end].decode().strip()
@@ -272,11 +345,7 @@ class _Reader:
         if unread is None:
             return
         self.items[-1] = None
-        raw = self._text(unread[0], end)
-        if unread[1]:
-            raw = _ITEM_MARKER.sub("", raw, count=1)
-        if raw:
-            self._paragraph(raw)
+        self._paragraph(unread[0], end, marker=unread[1])
 
     def _open(self, tag: str, span: Range) -> None:
         if tag == "Item":
@@ -296,7 +365,7 @@ class _Reader:
         elif tag == "CodeBlock":
             self.code = []
         elif tag == "Table":
-            self.has_test_notes = self.has_test_notes or bool(_TEST_HEADING.search(self.heading))
+            self.has_test_notes = self.has_test_notes or self.in_tests
             if self.blocks and self.blocks[-1][2].endswith((":", "：")):
                 # what the paragraph announces is this table, which is not shown: the sentence ends here
                 heading, is_item, text = self.blocks[-1]
@@ -309,47 +378,69 @@ class _Reader:
                 self.items.pop()
             return
         if tag == "Paragraph":
-            self._paragraph(self._text(span["start"], span["end"]))
+            self._paragraph(span["start"], span["end"])
         elif tag == "Heading":
-            raw = self._text(span["start"], span["end"])
-            raw = _SETEXT_LINE.sub("", raw) if "\n" in raw else _ATX.sub("", raw)
-            self.heading = _clean_inline(raw.strip())
-            self.sections.append(self.heading)
+            self._section(_heading_name(self._text(span["start"], span["end"])))
         elif tag == "BlockQuote":
             self.quote_depth -= 1
         elif tag == "List":
             self.list_depth -= 1
         elif tag == "CodeBlock" and self.code is not None:
-            self._code_block("".join(self.code))
+            self._code_block(self.code)
             self.code = None
         if self.items and tag in ("List", "CodeBlock", "BlockQuote", "HtmlBlock", "Heading", "Table"):
             self.items[-1] = (span["end"], False)  # text after a block nested in a tight item is read too
 
-    def _code_block(self, content: str) -> None:
-        if self.quote_depth or _CHORE_HEADING.search(self.heading):
+    def _code_block(self, lines: list[str]) -> None:
+        if self.quote_depth or self.in_chores:
             return
-        self.has_test_notes = self.has_test_notes or bool(_TEST_HEADING.search(self.heading))
-        first = next((ln.strip() for ln in content.splitlines() if ln.strip()), "")
+        self.has_test_notes = self.has_test_notes or self.in_tests
         announced = bool(self.blocks) and self.blocks[-1][2].endswith((":", "："))
-        if first and announced and not _TEST_HEADING.search(self.heading):
+        if not announced or self.in_tests:
+            return
+        first = next((ln.strip() for ln in "".join(lines).splitlines() if ln.strip()), "")
+        if first:
             self.blocks.append((self.heading, True, f"`{shorten(first.replace('`', ''), 160)}`"))
 
-    def _paragraph(self, raw: str) -> None:
-        if self.quote_depth or _CHORE_HEADING.search(self.heading):
+    def _paragraph(self, start: int, end: int, marker: bool = False) -> None:
+        """The paragraph (or tight item text, ``marker`` when it starts with the item's) at bytes ``start:end``."""
+        if self.quote_depth or self.in_chores:
             return
-        bold = _BOLD_HEADING.match(raw)
-        if bold and self.list_depth == 0:  # a paragraph that is one bold phrase ("**Motivation**") is a heading
-            self.heading = bold["name"].strip()
-            self.sections.append(self.heading)
+        raw = self._text(start, end)
+        if marker:
+            raw = _ITEM_MARKER.sub("", raw, count=1)
+        if not raw:
             return
-        if _TEST_LABEL.match(raw) and self.list_depth == 0:
-            self.heading = "Test Plan"  # Phabricator style: "Test Plan:" opens the test notes
-            self.sections.append(self.heading)
+        if self.list_depth == 0:
+            bold = _BOLD_HEADING.match(raw)
+            if bold:  # a paragraph that is one bold phrase ("**Motivation**") is a heading
+                self._section(bold["name"].strip())
+                return
+            if _TEST_LABEL.match(raw):
+                self._section("Test Plan")  # Phabricator style: "Test Plan:" opens the test notes
         text = _clean_inline(raw)
-        if _TEST_HEADING.search(self.heading) and (_is_prose(text) or "![" in raw or "<img" in raw):
+        prose = _is_prose(text)
+        if self.in_tests and (prose or "![" in raw or "<img" in raw):
             self.has_test_notes = True
-        if _is_prose(text):
+        if prose:
             self.blocks.append((self.heading, self.list_depth > 0, text))
+
+
+# Templates repeat: most descriptions of a repository share their headings, so each distinct one is read
+# once per process. (Paragraphs repeat too, but mostly in block quotes and checklists, which are not read.)
+
+@lru_cache(maxsize=1024)
+def _section_kind(name: str) -> tuple[bool, bool, bool]:
+    """Whether the section named ``name`` holds design points, test notes, a checklist."""
+    return (bool(_DESIGN_HEADING.search(name)), bool(_TEST_HEADING.search(name)),
+            bool(_CHORE_HEADING.search(name)))
+
+
+@lru_cache(maxsize=1024)
+def _heading_name(raw: str) -> str:
+    """A heading's text from its Markdown source, without its ``#`` marks or setext underline."""
+    raw = _SETEXT_LINE.sub("", raw) if "\n" in raw else _ATX.sub("", raw)
+    return _clean_inline(raw.strip())
 
 
 def _blocks(body: str) -> tuple[list[tuple[str, bool, str]], list[str], bool]:

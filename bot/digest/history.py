@@ -96,8 +96,10 @@ def stack_of(pr: PullRequest) -> frozenset[int]:
     """The PR numbers of the stack ``pr`` belongs to, as its description lists them (the list that ghstack's
     "Stack from [ghstack]" and Sapling's "Stack created with [Sapling]" write: ``* #12``, ``* __->__ #13``), ``pr``
     itself included; empty when the description lists no stack."""
-    if not _STACK_TOOL.search(pr.body or ""):
-        return frozenset()
+    body = pr.body or ""
+    lowered = body.lower()
+    if ("ghstack" not in lowered and "sapling" not in lowered) or not _STACK_TOOL.search(body):
+        return frozenset()  # (the words first: a plain search is many times faster than the pattern's)
     return frozenset({pr.number, *(int(n) for n in _STACK_ITEM.findall(pr.body))})
 
 

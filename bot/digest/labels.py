@@ -203,14 +203,20 @@ class _CompiledRule:
     tokens: tuple[tuple[str, ...], ...]
     keywords: tuple[tuple[str, ...], ...]
 
-    def matches(self, files: list[_File], words_of_title: list[str], min_share: float, index: int) -> bool:
+    def matches(self, files: list[_File], words_of_title: list[str], min_share: float, index: int,
+                hit: frozenset[int] | None = None, title_set: frozenset[str] | None = None) -> bool:
         """Title keyword, or path matches covering at least ``min_share`` of the PR's
         changed lines (of its files when no file has line counts): a rename touching
         100 files, or a version bump that edits five CI workflows by one line each,
         does not make every topic named in those paths a topic of the PR. ``index`` is
-        this rule's place in its rule set (what each file's ``hits`` hold)."""
-        if any(_contains_run(words_of_title, k) for k in self.keywords):
+        this rule's place in its rule set (what each file's ``hits`` hold); ``hit``, when
+        given, the rules any of ``files`` hits, and ``title_set`` the title's words as a set
+        (both shortcuts, worked out once per PR)."""
+        if any((title_set is None or k[0] in title_set) and _contains_run(words_of_title, k)
+               for k in self.keywords if k):
             return True
+        if hit is not None and index not in hit:
+            return False
         return _covers([f for f in files if index in f.hits], files, min_share)
 
     def _path_hit(self, path: str, path_words: list[str]) -> bool:
@@ -300,8 +306,10 @@ class Labeler:
                   lines=f.changed_lines)
             for f in pr.files
         ]
+        hit = frozenset().union(*(f.hits for f in files))
+        title_set = frozenset(words_of_title)
         found.extend(rule.label for i, rule in enumerate(rules.rules)
-                     if rule.matches(files, words_of_title, self._min_share, i))
+                     if rule.matches(files, words_of_title, self._min_share, i, hit, title_set))
         if not explicit:
             found.extend(c for c in map(self.canonical, self._components(pr, files)) if not _named_by(c, found))
         unique = [label for label in dict.fromkeys(found) if label and not is_change_type(label)]
