@@ -104,7 +104,7 @@ class DiffFacts:
 
 
 def _normal(code: str) -> str:
-    return re.sub(r"\s+", " ", code).strip()
+    return " ".join(code.split())  # runs of whitespace as one space, none at the ends
 
 
 def _substitutions(hunk_lines: list[ChangedLine]) -> list[tuple[int, int, tuple[str, ...]]]:
@@ -126,6 +126,8 @@ def _substitutions(hunk_lines: list[ChangedLine]) -> list[tuple[int, int, tuple[
             for offset in range(j - i):
                 a, b = hunk_lines[i + offset], hunk_lines[j + offset]
                 old, new = _TOKEN.findall(a.text), _TOKEN.findall(b.text)
+                if old == new or abs(len(old) - len(new)) > 9:  # no change, or more than 3 ops of 3 tokens can make
+                    continue
                 ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
                        if op[0] != "equal"]
                 if 0 < len(ops) <= 3 and all(i2 - i1 <= 3 and j2 - j1 <= 3 for _, i1, i2, j1, j2 in ops):
@@ -145,7 +147,7 @@ def _repeats_needed(op: str) -> int:
 def _defined(code: str, config: bool, schema: bool) -> list[str]:
     definition = _DEF.match(code)
     names = [definition.group(1)] if definition else []
-    field = _FIELD.match(code)
+    field = _FIELD.match(code) if ":" in code else None
     if field and (schema or code.rstrip().endswith(",")):  # a field of a config class, or a parameter
         names.append(field.group(1))
     if _FLAG_LINE.search(code):
@@ -159,10 +161,10 @@ def _defined(code: str, config: bool, schema: bool) -> list[str]:
 
 def _defaults(code: str, config: bool) -> dict[str, str]:
     out: dict[str, str] = {}
-    field = _FIELD.match(code)
+    field = _FIELD.match(code) if ":" in code else None
     if field and field.group(2):
         out[field.group(1)] = _normal(field.group(2)).rstrip(",")
-    given = _DEFAULT.search(code)
+    given = _DEFAULT.search(code) if "default" in code else None
     if given:
         flag = _FLAG.search(code) if _FLAG_LINE.search(code) else None
         name = flag.group(1) if flag else (field.group(1) if field else None)
@@ -175,6 +177,23 @@ def _defaults(code: str, config: bool) -> dict[str, str]:
     return out
 
 
+class _Occurrences:
+    """Which names occur in a text as a whole word (not inside a longer ``[\\w-]`` run: ``--lr`` is not in
+    ``--lr-scheduler``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._words: set[str] | None = None  # the text's [\w-] runs, read at the first question
+
+    def __contains__(self, name: str) -> bool:
+        if _WORD.fullmatch(name):  # a run of [\w-] occurs as a whole word where it is one of the text's runs
+            if self._words is None:
+                self._words = set(_WORD.findall(self.text))
+            return name in self._words
+        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", self.text) is not None
+
+
+_WORD = re.compile(r"[\w-]+")
 _SIGNATURE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\((.*)\)\s*(?:->\s*[^:]+)?:\s*$")
 _PLAIN_PARAMS = frozenset({"self", "cls"})
 
@@ -196,7 +215,7 @@ def _split_top(text: str) -> list[str]:
 def _signature(code: str) -> tuple[str, dict[str, str | None]] | None:
     """(function, {parameter: default or None}) of a public one-line ``def`` (``self``, ``cls``, ``*args`` and
     ``**kwargs`` left out), else ``None``."""
-    found = _SIGNATURE.match(code)
+    found = _SIGNATURE.match(code) if "def" in code else None
     if not found or (found.group(1).startswith("_") and found.group(1) != "__init__"):
         return None
     params: dict[str, str | None] = {}
@@ -219,7 +238,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     """
     patched = False
     code = prose = 0
-    all_code: list[tuple[str, ChangedLine]] = []
+    all_code: list[ChangedLine] = []
     mechanical: set[int] = set()
     signatures: Counter[tuple[str, ...]] = Counter()
     pairs: list[tuple[int, int, tuple[str, ...]]] = []
@@ -228,15 +247,20 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         kind = kinds.get(f.path, FileKind.OTHER)
         if not f.patch or kind in (FileKind.GENERATED, FileKind.DOC):
             continue
-        lines = list(changed_lines(f.path, f.patch))
-        per_file[f.path] = (kind, lines)
+        with_code: list[ChangedLine] = []
+        prose_only = 0
+        for line in changed_lines(f.path, f.patch):
+            if line.code.strip():
+                with_code.append(line)
+            elif line.prose:
+                prose_only += 1
+        per_file[f.path] = (kind, with_code)
         if kind in PRODUCT_KINDS:
             patched = True
-            code += sum(1 for line in lines if line.code.strip())
-            prose += sum(1 for line in lines if not line.code.strip() and line.prose)
+            code += len(with_code)
+            prose += prose_only
         offset = len(all_code)
-        with_code = [line for line in lines if line.code.strip()]
-        all_code += [(f.path, line) for line in with_code]
+        all_code += with_code
         for a, b, signature in _substitutions(with_code):
             pairs.append((offset + a, offset + b, signature))
             signatures.update((op,) for op in set(signature))
@@ -245,8 +269,8 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
             mechanical.update((a, b))
     removed_at: dict[str, list[int]] = {}
     added_at: dict[str, list[int]] = {}
-    for index, (_, line) in enumerate(all_code):
-        text = _normal(line.code)
+    for index, line in enumerate(all_code):
+        text = _normal(line.code) if len(line.code) >= MOVE_MIN_CHARS else ""
         if len(text) >= MOVE_MIN_CHARS:
             (removed_at if line.sign == "-" else added_at).setdefault(text, []).append(index)
     for text, removed in removed_at.items():
@@ -254,7 +278,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         n = min(len(removed), len(added))
         mechanical.update(removed[:n])
         mechanical.update(added[:n])
-    added_code = "\n".join(line.code for _, line in all_code if line.sign == "+")
+    added_code = _Occurrences("\n".join(line.code for line in all_code if line.sign == "+"))
     removed_names: dict[tuple[str, str], None] = {}
     changed: dict[tuple[str, str], None] = {}
     required: dict[tuple[str, str], None] = {}
@@ -266,15 +290,13 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
         before: dict[str, set[str]] = {}
         after: dict[str, set[str]] = {}
         defs: dict[str, dict[str, dict[str, str | None]]] = {"-": {}, "+": {}}
-        for line in lines:
-            if not line.code.strip():
-                continue
+        for line in lines:  # the lines with code
             header = _signature(line.code)
             if header is not None:
                 defs[line.sign][header[0]] = header[1]
             if line.sign == "-":
                 for name in _defined(line.code, config, schema):
-                    if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", added_code):
+                    if name not in added_code:
                         removed_names[(path, name)] = None
             for name, value in _defaults(line.code, config).items():
                 (before if line.sign == "-" else after).setdefault(name, set()).add(value)
@@ -366,8 +388,9 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
         kind = kinds.get(f.path, FileKind.OTHER)
         if not f.patch or kind is FileKind.GENERATED:
             continue
-        removed = [line[1:] for line in f.patch.splitlines() if line.startswith("-") and not line.startswith("---")]
-        added = [line[1:] for line in f.patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+        raw = f.patch.splitlines()
+        removed = [line[1:] for line in raw if line.startswith("-") and not line.startswith("---")]
+        added = [line[1:] for line in raw if line.startswith("+") and not line.startswith("+++")]
         if kind is FileKind.DEPENDENCY:
             if any(_OWN_VERSION.match(x) for x in added) and any(_OWN_VERSION.match(x) for x in removed):
                 out.append(DependencyChange("version_bump", f.path, ""))
@@ -402,7 +425,7 @@ def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[Depe
                         for name in sorted(set(before) & set(after)) if before[name] != after[name]]
         if kind is FileKind.SOURCE:
             code = [line.code for line in changed_lines(f.path, f.patch) if line.sign == "+"]
-            if any(_VERSION_GATE.search(c) for c in code):
+            if any("ersion" in c and _VERSION_GATE.search(c) for c in code):  # each of its forms has "[vV]ersion"
                 out.append(DependencyChange("dependency_range", f.path, "version check"))
     return tuple(out)
 

@@ -32,11 +32,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from itertools import repeat
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 MAX_LINE_CHARS = 2_000
 KEYLIKE = re.compile(r"-{0,2}[A-Za-z_][\w.\-]{0,79}")
+TRIPLE_QUOTES = ('"' * 3, "'" * 3)
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,29 @@ class Syntax:
     triple: bool = False
     quotes: str = "\"'"
     prose: bool = False
+
+    @cached_property
+    def specials(self) -> re.Pattern[str]:
+        """Where something other than plain code may start: a comment, a block comment's opening or
+        closing, a triple quote, a quote. Everything between two such places is code, copied at once."""
+        starts = {*self.line, *self.openers, *self.closers, *self.quotes}
+        if self.triple:
+            starts.update(TRIPLE_QUOTES)
+        return re.compile("|".join(re.escape(s) for s in sorted(starts, key=len, reverse=True)) or r"(?!)")
+
+    @cached_property
+    def openers(self) -> tuple[str, ...]:
+        return tuple(o for o, _ in self.block)
+
+    @cached_property
+    def closers(self) -> tuple[str, ...]:
+        return tuple(c for _, c in self.block)
+
+    @cached_property
+    def strings(self) -> dict[str, re.Pattern[str]]:
+        """Per quote, the rest of a string that opens with it, up to its closing quote (a backslash escapes
+        the next character)."""
+        return {q: re.compile(rf"(?:[^\\{re.escape(q)}]++|\\[\s\S])*+{re.escape(q)}") for q in self.quotes}
 
 
 HASH = Syntax(line=("#",))
@@ -89,8 +115,7 @@ def syntax_for(path: str) -> Syntax:
     return _BY_SUFFIX.get(suffix, UNKNOWN)
 
 
-@dataclass(frozen=True)
-class ChangedLine:
+class ChangedLine(NamedTuple):
     """One added (``sign == "+"``) or removed (``"-"``) line of a patch."""
 
     sign: str
@@ -99,91 +124,73 @@ class ChangedLine:
     prose: str
 
 
-@dataclass
 class _Scan:
     """Per-side scanner state: the open string or comment (its closing delimiter) and the first delimiter seen."""
 
-    syntax: Syntax
-    state: str | None = None
-    line: int = 0
-    first: tuple[str, int, int] | None = None  # ("open" | "close", line index, column)
+    __slots__ = ("first", "line", "state", "syntax")
 
-
-def _string_end(line: str, start: int, quote: str) -> int:
-    i = start
-    while i < len(line):
-        if line[i] == "\\":
-            i += 2
-            continue
-        if line[i] == quote:
-            return i
-        i += 1
-    return -1
-
-
-@lru_cache(maxsize=64)
-def _specials(syntax: Syntax) -> re.Pattern[str]:
-    """Where something other than plain code may start: a comment, a block comment's opening or
-    closing, a triple quote, a quote. Everything between two such places is code, copied at once."""
-    starts = {*syntax.line, *(o for o, _ in syntax.block), *(c for _, c in syntax.block), *syntax.quotes}
-    if syntax.triple:
-        starts.update(TRIPLE_QUOTES)
-    return re.compile("|".join(re.escape(s) for s in sorted(starts, key=len, reverse=True)) or r"(?!)")
+    def __init__(self, syntax: Syntax, state: str | None = None) -> None:
+        self.syntax = syntax
+        self.state = state
+        self.line = 0
+        self.first: tuple[str, int, int] | None = None  # ("open" | "close", line index, column)
 
 
 def _scan_line(line: str, scan: _Scan) -> tuple[str, str]:
     """Split one line into (code, prose), updating the scanner's state."""
     syntax = scan.syntax
-    specials = _specials(syntax)
+    search = syntax.specials.search
     code: list[str] = []
     prose: list[str] = []
+    state = scan.state
     i, n = 0, len(line)
     while i < n:
-        if scan.state is not None:
-            j = line.find(scan.state, i)
+        if state is not None:
+            j = line.find(state, i)
             if j < 0:
                 prose.append(line[i:])
                 break
             prose.append(line[i:j])
-            i, scan.state = j + len(scan.state), None
+            i, state = j + len(state), None
             code.append(" ")
             continue
-        found = specials.search(line, i)
+        found = search(line, i)
         if found is None:
             code.append(line[i:])
             break
         if found.start() > i:
             code.append(line[i:found.start()])
             i = found.start()
-        if any(line.startswith(s, i) and (s != "#" or i == 0 or line[i - 1].isspace()) for s in syntax.line):
+        # Each test below starts with a cheap one (``startswith`` a tuple) that every match of it passes.
+        if line.startswith(syntax.line, i) and any(
+                line.startswith(s, i) and (s != "#" or i == 0 or line[i - 1].isspace()) for s in syntax.line):
             prose.append(line[i:])
             break
-        opened = next(((o, c) for o, c in syntax.block if line.startswith(o, i)), None)
-        if opened is not None:
+        if line.startswith(syntax.openers, i):
+            opener, state = next((o, c) for o, c in syntax.block if line.startswith(o, i))
             scan.first = scan.first or ("open", scan.line, i)
-            scan.state = opened[1]
-            i += len(opened[0])
+            i += len(opener)
             continue
-        if scan.first is None and any(line.startswith(c, i) for _, c in syntax.block):
+        if scan.first is None and line.startswith(syntax.closers, i):
             scan.first = ("close", scan.line, i)
         if syntax.triple and line.startswith(TRIPLE_QUOTES, i):
             scan.first = scan.first or ("open", scan.line, i)
-            scan.state = line[i:i + 3]
+            state = line[i:i + 3]
             i += 3
             continue
         if line[i] in syntax.quotes:
-            j = _string_end(line, i + 1, line[i])
-            if j >= 0:
-                content = line[i + 1:j]
+            string = syntax.strings[line[i]].match(line, i + 1)
+            if string is not None:
+                content = line[i + 1:string.end() - 1]
                 (code if KEYLIKE.fullmatch(content) else prose).append(f" {content} ")
-                i = j + 1
+                i = string.end()
                 continue
         code.append(line[i])
         i += 1
-    return "".join(code), " ".join(p.strip() for p in prose if p.strip())
+    scan.state = state
+    return "".join(code), " ".join(filter(None, map(str.strip, prose)))
 
 
-TRIPLE_QUOTES = ('"' * 3, "'" * 3)
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _OPENER = re.compile(r"(?:[=(\[{,+:]|\breturn|\byield)$")
 _PREFIX = re.compile(r"[rRbBuUfF]{1,2}$")
@@ -206,21 +213,73 @@ def _starts_inside(lines: list[str], scan: _Scan) -> str | None:
     return None if previous.endswith((":", "(", ",", "=", "[")) else delimiter
 
 
-def _read(lines: list[str], scan: _Scan) -> list[tuple[str, str]]:
-    result = []
-    for index, text in enumerate(lines):
-        scan.line = index
-        result.append(_scan_line(text, scan))
+def _read(lines: list[str], scan: _Scan, needed: int) -> list[tuple[str, str]]:
+    """(code, prose) of the lines, at least of the first ``needed``: the reading stops past them once the side's
+    first delimiter is seen (a later line changes nothing before it). Only the lines with a delimiter go through
+    :func:`_scan_line`: they are found with one search of the side's text; the lines between them are all code,
+    or all prose when a string or comment is open (a line without a delimiter neither opens nor closes one)."""
+    text = "\n".join(lines)
+    search = scan.syntax.specials.search
+    result: list[tuple[str, str]] = []
+    index = start = 0  # the next line to read, and where it starts in ``text``
+    while index < len(lines) and (index < needed or scan.first is None):
+        found = search(text, start)
+        delimited = len(lines) if found is None else index + text.count("\n", start, found.start())
+        plain = lines[index:delimited]
+        result += zip(plain, repeat("")) if scan.state is None else (("", t.strip()) for t in plain)
+        if found is None:
+            break
+        scan.line = delimited
+        result.append(_scan_line(lines[delimited], scan))
+        index, start = delimited + 1, text.find("\n", found.start()) + 1
     return result
 
 
-def _read_side(lines: list[str], syntax: Syntax, at_top: bool = False) -> list[tuple[str, str]]:
-    if syntax.prose:
-        return [("", text) for text in lines]
+def _read_side(lines: list[str], syntax: Syntax, at_top: bool, needed: int) -> list[tuple[str, str]]:
+    """(code, prose) of the first ``needed`` lines of a hunk side, at least."""
     scan = _Scan(syntax)
-    result = _read(lines, scan)
+    result = _read(lines, scan, needed)
     inside = None if at_top else _starts_inside(lines, scan)
-    return result if inside is None else _read(lines, _Scan(syntax, state=inside))
+    return result if inside is None else _read(lines, _Scan(syntax, state=inside), needed)
+
+
+class _Hunk(NamedTuple):
+    """One hunk: the lines of each side (context lines in both), the changed lines as (sign, text, index in
+    its side), and whether each side starts at the file's first line."""
+
+    sides: dict[str, list[str]]
+    changes: list[tuple[str, str, int]]
+    tops: dict[str, bool]
+
+
+def _hunks(patch: str) -> list[_Hunk]:
+    """The hunks of a patch (lines cut at :data:`MAX_LINE_CHARS`; ``\\ No newline`` notes and lines
+    before the first hunk left out; an empty line is an empty context line)."""
+    hunks: list[_Hunk] = []
+    old: list[str] = []
+    new: list[str] = []
+    changes: list[tuple[str, str, int]] = []
+    for raw in patch.splitlines():
+        marker = raw[:1]
+        if marker in ("-", "+", " ", ""):
+            if not hunks:
+                continue
+            text = raw[1:MAX_LINE_CHARS]
+            if marker == "-":
+                changes.append(("-", text, len(old)))
+                old.append(text)
+            elif marker == "+":
+                changes.append(("+", text, len(new)))
+                new.append(text)
+            else:
+                old.append(text)
+                new.append(text)
+        elif raw.startswith("@@"):
+            header = _HUNK_HEADER.match(raw)
+            starts = (int(header.group(1)), int(header.group(2))) if header else (2, 2)
+            old, new, changes = [], [], []
+            hunks.append(_Hunk({"-": old, "+": new}, changes, {"-": starts[0] <= 1, "+": starts[1] <= 1}))
+    return hunks
 
 
 @lru_cache(maxsize=256)
@@ -237,30 +296,14 @@ def changed_lines(path: str, patch: str) -> tuple[ChangedLine, ...]:
         read (for strings and comments that span lines) but not returned.
     """
     syntax = syntax_for(path)
-    hunks: list[list[str]] = []
-    tops: list[dict[str, bool]] = []  # per hunk: whether its "-" / "+" side starts at the file's first line
-    for raw in patch.splitlines():
-        if raw.startswith("@@"):
-            hunks.append([])
-            header = _HUNK_HEADER.match(raw)
-            starts = (int(header.group(1)), int(header.group(2))) if header else (2, 2)
-            tops.append({"-": starts[0] <= 1, "+": starts[1] <= 1})
-        elif hunks and not raw.startswith("\\"):
-            hunks[-1].append(raw[:MAX_LINE_CHARS] if raw else " ")
+    new = tuple.__new__  # ChangedLine(...) without the NamedTuple's Python-level __new__: the same tuple, faster
     out: list[ChangedLine] = []
-    for hunk, top in zip(hunks, tops, strict=True):
-        sides: dict[str, list[tuple[str, str]]] = {}
-        for sign in "-+":
-            mine = [line[1:] for line in hunk if line[0] in (sign, " ")]
-            sides[sign] = _read_side(mine, syntax, at_top=top[sign])
-        position = {"-": 0, "+": 0}
-        for line in hunk:
-            marker = line[0]
-            if marker == " ":
-                position["-"] += 1
-                position["+"] += 1
-            elif marker in "+-":
-                code, prose = sides[marker][position[marker]]
-                out.append(ChangedLine(sign=marker, text=line[1:], code=code, prose=prose))
-                position[marker] += 1
+    for hunk in _hunks(patch):
+        if syntax.prose:
+            out += [new(ChangedLine, (sign, text, "", text)) for sign, text, _ in hunk.changes]
+            continue
+        # per side with changed lines (the other is not read): how many of its lines are needed
+        needed = {sign: index + 1 for sign, _, index in hunk.changes}
+        read = {sign: _read_side(hunk.sides[sign], syntax, hunk.tops[sign], lines) for sign, lines in needed.items()}
+        out += [new(ChangedLine, (sign, text, *read[sign][index])) for sign, text, index in hunk.changes]
     return tuple(out)
