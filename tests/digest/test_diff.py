@@ -196,6 +196,15 @@ def test_one_authors_stack_counts_once_for_core_files(default_settings: Settings
     assert core_files([*stack, other, listed], config) == frozenset({"widget/plan.py"})
 
 
+def test_a_stack_tool_line_is_found_whatever_its_case() -> None:
+    # the pattern ignores case, so ſ (long s), ı and İ count as s and i; the quick test before it must not miss them
+    hunk = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    for line in ("Stack from [ghſtack]", "STACK FROM [GHSTACK]", "Stack created with [Saplİng]",
+                 "stack created with [saplıng]"):
+        pr = _pr(13, "Plan", ("widget/plan.py", hunk), body=f"{line}\n* #12\n* __->__ #13\n")
+        assert stack_of(pr) == frozenset({12, 13}), line
+
+
 def test_a_revert_is_linked_to_the_pr_whose_title_it_quotes(default_settings: Settings) -> None:
     hunk = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
     original = _pr(40, "[vllm] feat: remove workers", ("widget/server.py", hunk), at=T0)
