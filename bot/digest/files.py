@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from wcmatch import fnmatch, glob
 
@@ -71,8 +71,9 @@ class Globs:
 
     A ``**/NAME`` glob (NAME without ``/``) is matched against the path's file name with wcmatch's fnmatch —
     the same answer for a repository path (no ``.`` or ``..`` folders, no trailing ``/``) at a fraction of the
-    cost, since the translated ``**`` tries a look-ahead at every character of the path; every other glob is
-    matched against the whole path.
+    cost, since the translated ``**`` tries a look-ahead at every character of the path; every other glob, and every
+    glob for a path that is not plain (a ``.``, ``..`` or empty folder, a leading or trailing ``/``), is matched
+    against the whole path with wcmatch's glob.
 
     Args:
         patterns: the globs.
@@ -85,17 +86,26 @@ class Globs:
         paths = [p for p in patterns if not _name_only(p)]
         self._names = fnmatch.compile(names, flags=fnmatch.DOTMATCH | fnmatch.BRACE | case[1]) if names else None
         self._paths = glob.compile(paths, flags=_FLAGS | case[0]) if paths else None
+        self._whole = glob.compile(list(patterns), flags=_FLAGS | case[0])  # for paths that are not plain
 
     def match(self, path: str) -> bool:
         """Whether one of the globs matches ``path`` (a repository-relative POSIX path)."""
-        if self._names is not None and self._names.match(path.rsplit("/", 1)[-1]):
-            return True
+        if self._names is not None:
+            if not _plain(path):  # `./x`, `a//b`, `a/../b`, `a/`: wcmatch's glob decides, as for every path before
+                return bool(self._whole.match(path))
+            if self._names.match(path.rsplit("/", 1)[-1]):
+                return True
         return self._paths is not None and self._paths.match(path)
 
 
-@cache
+def _plain(path: str) -> bool:
+    """No empty, ``.`` or ``..`` folder, no leading or trailing ``/``: a path as git and GitHub write them."""
+    return all(part not in ("", ".", "..") for part in path.split("/"))
+
+
+@lru_cache(maxsize=256)
 def compile_globs(patterns: tuple[str, ...], *, ignore_case: bool = True) -> Globs:
-    """:class:`Globs` of ``patterns``, made once per process for each distinct tuple."""
+    """:class:`Globs` of ``patterns`` (the last 256 distinct tuples are kept)."""
     return Globs(patterns, ignore_case=ignore_case)
 
 

@@ -11,7 +11,7 @@ PATHS = [
     "setup.py", "pkg/setup.py", ".github/workflows/ci.yml", ".hidden/a.py", "a/.b/c.md", "x/.Dockerfile",
     "Setup.PY", "docs/.nojekyll", "REQUIREMENTS.TXT", "a/b/Requirements-dev.txt", "verl/trainer/ppo/core_algos.py",
     "csrc/kernels/attn.cu", "requirements.txt", "tests/test_a.py", "a/megatron_worker.py", "a/MegatronWorker.py",
-    "README",
+    "README", "./setup.py", "./Dockerfile", "src/./x.py", "x/README.md/", "a//b.py", "../up/a.py", "/abs/a.py",
 ]
 GLOBS = [
     ("**/*.py",), ("**/setup.py", "docs/**"), ("**/*.{yml,yaml}",), ("**/.*",), ("**/*megatron*", "verl/**"),
