@@ -301,10 +301,13 @@ def _core(selected: Sequence[PullRequest], config: RepoConfig, lookback: Lookbac
 
 
 def _select(prs: Sequence[PullRequest], repo: str, window: Window) -> list[PullRequest]:
-    return sorted(
-        (p for p in prs if p.repo.lower() == repo.lower() and contains(window, p.merged_at)),
-        key=lambda p: (p.merged_at, p.number),
-    )
+    """The PRs of ``repo`` merged in ``window``, in merge order, one per number: where a source gave a PR twice,
+    the record merged last (a digest lists, counts and links each PR once)."""
+    one: dict[int, PullRequest] = {}
+    for p in sorted((p for p in prs if p.repo.lower() == repo.lower() and contains(window, p.merged_at)),
+                    key=lambda p: (p.merged_at, p.number)):
+        one[p.number] = p
+    return sorted(one.values(), key=lambda p: (p.merged_at, p.number))
 
 
 def _items(

@@ -123,6 +123,18 @@ def test_prs_outside_the_window_or_repo_are_ignored(real_source: SnapshotSource,
     assert d.stats.pr_count == 39
 
 
+def test_a_pr_given_twice_is_listed_and_counted_once(real_source: SnapshotSource, verl_settings: Settings) -> None:
+    window = week_window(2026, 16, "Asia/Shanghai")
+    inside = real_source.merged_prs(REPO, window)
+    again = inside[0].model_copy(update={"title": "docs: a later record of the same PR",
+                                         "merged_at": inside[0].merged_at.replace(second=59)})
+    d = build_digest([*inside, again], repo=REPO, window=window, settings=verl_settings, now=FIXED_NOW)
+    assert d.stats.pr_count == 39
+    assert [p.number for p in d.prs].count(inside[0].number) == 1
+    assert d.pr(inside[0].number).title == again.title  # type: ignore[union-attr]  # the record merged last
+    assert all(t.count == len(set(t.pr_numbers)) for t in d.trends)
+
+
 def test_pending_prs_are_listed_not_dropped(real_source: SnapshotSource, verl_settings: Settings) -> None:
     from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer
 
