@@ -219,7 +219,6 @@ def digest(
 
     Example: prhub digest --source jsonl:examples/verl-2026-W12-W16.jsonl.gz --repo verl-project/verl --week 2026-W16
     """
-
     from bot.config import load_settings, settings_source
     from bot.digest.window import resolve_window, zone
     from bot.sources.base import default_source_spec

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 Lang = Literal["zh", "en"]
 """The values of ``--lang``: :data:`bot.models.Language`, spelled here so that building the command line
@@ -57,7 +57,7 @@ def warner(console: Console) -> Callable[[str], None]:
     return warn
 
 
-def run(main: Coroutine[Any, Any, T]) -> T:
+def run(main: Coroutine[Any, Any, _T]) -> _T:
     """``asyncio.run(main)``, with ``main``'s result handed back without being the result of the run's main task.
 
     On CPython 3.11 to 3.13, ``asyncio.run`` puts back the SIGINT handler by calling ``signal.getsignal``, which
@@ -70,7 +70,7 @@ def run(main: Coroutine[Any, Any, T]) -> T:
     """
     import asyncio
 
-    box: list[T] = []
+    box: list[_T] = []
 
     async def main_task() -> None:
         box.append(await main)

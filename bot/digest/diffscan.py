@@ -216,8 +216,9 @@ def _starts_inside(lines: list[str], scan: _Scan) -> str | None:
 def _read(lines: list[str], scan: _Scan, needed: int) -> list[tuple[str, str]]:
     """(code, prose) of the lines, at least of the first ``needed``: the reading stops past them once the side's
     first delimiter is seen (a later line changes nothing before it). Only the lines with a delimiter go through
-    :func:`_scan_line`: they are found with one search of the side's text; the lines between them are all code,
-    or all prose when a string or comment is open (a line without a delimiter neither opens nor closes one)."""
+    :func:`_scan_line`: each is found by one search of the side's text from where the last one ended; the lines
+    between them are all code, or all prose when a string or comment is open (a line without a delimiter neither
+    opens nor closes one)."""
     text = "\n".join(lines)
     search = scan.syntax.specials.search
     result: list[tuple[str, str]] = []
