@@ -33,6 +33,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from bot.cards import _view, _weekly
 from bot.cards._outline import Markup
@@ -146,22 +147,12 @@ def _data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-class _Html(str):
-    """Text that is HTML already: autoescaping keeps it as it is (its ``__html__``)."""
-
-    def __html__(self) -> str:
-        return self
-
-
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
-"""What autoescaping (MarkupSafe) writes for each character it escapes."""
-
-
-def _link(url: str | None, number: int) -> _Html:
-    """The PR number, linked to ``url`` (from :func:`safe_url`) when there is one."""
+def _link(url: str | None, number: int) -> markupsafe.Markup:
+    """The PR number, linked to ``url`` (from :func:`safe_url`) when there is one; escaped as autoescaping
+    would, and kept as it is by the template (written once per PR: a page lists thousands)."""
     if not url:
-        return _Html(f"#{number}")
-    return _Html(f'<a href="{url.translate(_ESCAPES)}" rel="noopener noreferrer">#{number}</a>')
+        return markupsafe.Markup("#{}").format(number)
+    return markupsafe.Markup('<a href="{}" rel="noopener noreferrer">#{}</a>').format(url, number)
 
 
 def _pr(pr: DigestPR, digest: Digest) -> SimpleNamespace:
