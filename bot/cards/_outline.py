@@ -216,23 +216,22 @@ def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False) -
         ),
         Section("label_view", words.label_view, (), level=1),
     ]
-    seen: set[int] = set()
-    # a PR listed under several labels is written once: its line, and that line with the reason
+    # a PR listed under several labels is written once: its line, and that line with the reason (the first time)
     bare: dict[int, str] = {}
     reasoned: dict[int, str] = {}
     for group in _view.label_groups(digest):
         title = words.group_title.format(label=m.text(group.label), count=len(group.prs))
         items = []
         for pr in group.prs:
-            if pr.number not in bare:
-                bare[pr.number] = _label_item(pr, digest, m, with_reason=False)
-            if pr.number in seen and not repeat_reasons:
-                items.append(bare[pr.number])
-            else:
+            first = pr.number not in bare
+            if first:
+                bare[pr.number] = _label_item(pr, digest, m)
+            if first or repeat_reasons:
                 if pr.number not in reasoned:
                     reasoned[pr.number] = _with_reason(bare[pr.number], pr, m)
                 items.append(reasoned[pr.number])
-            seen.add(pr.number)
+            else:
+                items.append(bare[pr.number])
         sections.append(Section("label", title, tuple(items), level=3, prs=group.prs))
     pending = _view.pending_prs(digest)
     if pending:
@@ -305,10 +304,9 @@ def _key_pr_line(pr: DigestPR, digest: Digest, m: Markup) -> str:
     return line
 
 
-def _label_item(pr: DigestPR, digest: Digest, m: Markup, *, with_reason: bool) -> str:
-    """Linked title with level, minutes and source; the reason the first time the PR is listed."""
-    line = f"{pr_ref(pr, m)} — {m.italic(m.text(_view.pr_badges(pr, digest)))}"
-    return _with_reason(line, pr, m) if with_reason else line
+def _label_item(pr: DigestPR, digest: Digest, m: Markup) -> str:
+    """Linked title with level, minutes and source (:func:`_with_reason` adds the reason)."""
+    return f"{pr_ref(pr, m)} — {m.italic(m.text(_view.pr_badges(pr, digest)))}"
 
 
 def _with_reason(line: str, pr: DigestPR, m: Markup) -> str:

@@ -156,13 +156,12 @@ def _link(url: str | None, number: int) -> markupsafe.Markup:
 
 
 def _pr(pr: DigestPR, digest: Digest) -> SimpleNamespace:
-    """One PR as the templates show it; ``url`` is ``None`` unless it is http(s), ``link`` the number
-    linked to it, written once per PR. (Attributes, not a dict: the template reads ``pr.title`` as an
-    attribute first, and a page reads thousands.)"""
+    """One PR as the templates show it; ``link`` is its number, linked to its URL when that is http(s),
+    written once per PR. (Attributes, not a dict: the template reads ``pr.title`` as an attribute first,
+    and a page reads thousands.)"""
     a = pr.analysis
-    url = safe_url(pr.url)
     return SimpleNamespace(**{
-        "number": pr.number, "url": url, "link": _link(url, pr.number), "title": one_line(pr.title),
+        "number": pr.number, "link": _link(safe_url(pr.url), pr.number), "title": one_line(pr.title),
         "badges": _view.pr_badges(pr, digest), "scores": _view.pr_scores(pr, digest),
         "risks": _view.risk_titles(pr, digest), "key_points": _view.key_points(pr, digest),
         "reason": a.recommendation.reason if a is not None else "",

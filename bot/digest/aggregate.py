@@ -18,7 +18,7 @@ from itertools import accumulate
 
 from bot.digest import texts
 from bot.digest.description import repeats_title, shorten
-from bot.digest.labels import OTHER, subject
+from bot.digest.labels import OTHER, subject, title_key
 from bot.models import DigestPR, DigestStats, HotFile, LabelGroup, LabelTrend, RiskRollup
 
 MAX_HIGHLIGHTS = 6
@@ -221,8 +221,8 @@ def revert_pairs(prs: Sequence[DigestPR]) -> list[tuple[DigestPR, DigestPR]]:
         target = by_number.get(number) if number is not None else None
         if target is None and found is not None:
             if by_title is None:
-                by_title = {_plain(p.title): p for p, is_revert in matched if is_revert is None}
-            target = by_title.get(_plain(found["inner"]))
+                by_title = {title_key(p.title): p for p, is_revert in matched if is_revert is None}
+            target = by_title.get(title_key(found["inner"]))
         if target is not None and target.number != pr.number:
             out.append((pr, target))
     return out
@@ -231,13 +231,6 @@ def revert_pairs(prs: Sequence[DigestPR]) -> list[tuple[DigestPR, DigestPR]]:
 def _revert_title(title: str) -> re.Match[str] | None:
     """:data:`_REVERT_TITLE` matched on ``title``; the regex is tried only on titles holding "revert"."""
     return _REVERT_TITLE.match(title) if "revert" in title.lower() else None
-
-
-_PR_SUFFIX = re.compile(r"\(#\d+\)\s*$")
-
-
-def _plain(title: str) -> str:
-    return " ".join(_PR_SUFFIX.sub("", title).lower().split())
 
 
 def summary_of(pr: DigestPR, limit: int = HIGHLIGHT_SUMMARY_CHARS) -> str:
@@ -558,7 +551,7 @@ def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts, period:
             importance=pr.analysis.importance, summary=summary_of(pr, 240)).rstrip(":： ")
         if line not in out:
             out.append(line)
-    return tuple(out[:shown]) if ranked else ()
+    return tuple(out) if ranked else ()
 
 
 def suggestions(

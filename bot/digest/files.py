@@ -86,11 +86,12 @@ class Globs:
         paths = [p for p in patterns if not _name_only(p)]
         self._names = fnmatch.compile(names, flags=fnmatch.DOTMATCH | fnmatch.BRACE | case[1]) if names else None
         self._paths = glob.compile(paths, flags=_FLAGS | case[0]) if paths else None
-        self._whole = glob.compile(list(patterns), flags=_FLAGS | case[0])  # for paths that are not plain
+        # for paths that are not plain, where the names are not enough
+        self._whole = glob.compile(list(patterns), flags=_FLAGS | case[0]) if names else None
 
     def match(self, path: str) -> bool:
         """Whether one of the globs matches ``path`` (a repository-relative POSIX path)."""
-        if self._names is not None:
+        if self._names is not None and self._whole is not None:
             if not _plain(path):  # `./x`, `a//b`, `a/../b`, `a/`: wcmatch's glob decides, as for every path before
                 return bool(self._whole.match(path))
             if self._names.match(path.rsplit("/", 1)[-1]):

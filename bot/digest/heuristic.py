@@ -80,7 +80,7 @@ from bot.digest.description import Description, parse_description, shorten
 from bot.digest.diff import DiffFacts, fingerprint, read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_config_schema, is_reading, matches_any
 from bot.digest.history import series_keys
-from bot.digest.labels import subject
+from bot.digest.labels import TITLE_TAIL, subject, title_key
 from bot.models import (
     Analysis,
     ChangeType,
@@ -230,13 +230,7 @@ def diffs(prs: Iterable[PullRequest], undoers: Iterable[PullRequest] | None = No
     return out
 
 
-_TITLE_TAIL = re.compile(r"\s*\(#\d+\)\s*$")
 _REVERT_SUBJECT = re.compile(r"^\s*revert\b\s*:?\s*[\"“'`]?(.+?)[\"”'`]?\s*$", re.I)
-
-
-def title_key(title: str) -> str:
-    """A title as :attr:`AnalysisContext.subjects` keys it: lower case, spaces collapsed, no ``(#123)`` tail."""
-    return " ".join(_TITLE_TAIL.sub("", title).lower().split())
 
 
 def subjects(prs: Iterable[PullRequest]) -> dict[str, int]:
@@ -390,7 +384,7 @@ def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = 
     if change_type == "revert" and reverts is None:
         found = _REVERTED_NUMBER.findall(pr.title) or _REVERT_BODY.findall(pr.body)
         reverts = int(found[-1]) if found else None
-        subject_of = _REVERT_SUBJECT.match(_TITLE_TAIL.sub("", pr.title))
+        subject_of = _REVERT_SUBJECT.match(TITLE_TAIL.sub("", pr.title))
         if reverts is None and subject_of and known:
             target = known.get(title_key(subject_of.group(1)))
             reverts = target if target != pr.number else None

@@ -202,18 +202,17 @@ class _CompiledRule:
     keywords: tuple[tuple[str, ...], ...]
 
     def matches(self, files: list[_File], words_of_title: list[str], min_share: float, index: int,
-                hit: frozenset[int] | None = None, title_set: frozenset[str] | None = None) -> bool:
+                hit: frozenset[int], title_set: frozenset[str]) -> bool:
         """Title keyword, or path matches covering at least ``min_share`` of the PR's
         changed lines (of its files when no file has line counts): a rename touching
         100 files, or a version bump that edits five CI workflows by one line each,
         does not make every topic named in those paths a topic of the PR. ``index`` is
-        this rule's place in its rule set (what each file's ``hits`` hold); ``hit``, when
-        given, the rules any of ``files`` hits, and ``title_set`` the title's words as a set
-        (both shortcuts, worked out once per PR)."""
-        if any((title_set is None or k[0] in title_set) and _contains_run(words_of_title, k)
-               for k in self.keywords if k):
+        this rule's place in its rule set (what each file's ``hits`` hold); ``hit`` the rules
+        any of ``files`` hits, and ``title_set`` the title's words as a set (both worked out
+        once per PR)."""
+        if any(k and k[0] in title_set and _contains_run(words_of_title, k) for k in self.keywords):
             return True
-        if hit is not None and index not in hit:
+        if index not in hit:
             return False
         return _covers([f for f in files if index in f.hits], files, min_share)
 
@@ -339,6 +338,16 @@ def subject(title: str) -> str:
     """The title without ``[modules]`` and a conventional ``type(scope):`` prefix
     (``"[trainer] fix: x"`` -> ``"x"``); the whole title when nothing is left."""
     return _SUBJECT_PREFIX.sub("", title, count=1).strip() or title.strip()
+
+
+TITLE_TAIL = re.compile(r"\s*\(#\d+\)\s*$")
+"""The ``(#123)`` a squash merge appends to a title."""
+
+
+def title_key(title: str) -> str:
+    """A title as PRs are matched by it (a revert to the PR it names,
+    :attr:`bot.digest.heuristic.AnalysisContext.subjects`): lower case, spaces collapsed, no ``(#123)`` tail."""
+    return " ".join(TITLE_TAIL.sub("", title).lower().split())
 
 
 def _strip_prefix(title: str) -> str:
