@@ -24,9 +24,18 @@ recent days        ``最近两周`` ``近7天`` ``past two weeks`` ``last 7 days
 months             ``本月`` ``上个月`` ``4月`` ``2026年4月`` ``this month`` ``April``  ``month-0`` ``*-04``
 days and ranges    ``4月13日到19日`` ``4/13-4/19`` ``2026-04-13..2026-04-19``       ``*-04-13..*-04-19``
 since              ``since Monday`` ``周一以来`` ``4月13日以来`` ``since April 13``    ``mon..`` ``*-04-13..``
+since a past week  ``上周三以来`` ``从上上周一开始`` ``since Wednesday last week``      ``wed-1..`` ``mon-2..``
+since last …       ``since last Wednesday``                                      ``last-wed..``
 days               ``今天`` ``昨天`` ``today`` ``yesterday``                        ``day-0`` ``day-1``
 years              ``今年`` ``2026年`` ``this year``                               ``year-0`` ``2026``
 =================  ===========================================================  ==================
+
+A weekday "since" is read as people mean it in each language. ``周三以来`` and ``since
+Wednesday`` start on the latest Wednesday (today, on a Wednesday). ``上周三以来`` names the
+Wednesday *of last week* (each ``上`` one week further back): on Wednesday 2026-04-22 ``上周一以来``
+starts on 04-13, never on 04-20. English "since last Wednesday" names the latest Wednesday
+*before today*: on Wednesday 04-22 it starts on 04-15, "since last Monday" on 04-20; "since
+Wednesday last week" (or "last week's Wednesday") is the Chinese reading, ``wed-1..``.
 
 Every pattern has bounded repetition and is anchored on a literal, so a scan is
 linear in the length of the message.
@@ -201,9 +210,19 @@ def _dotted_range(m: re.Match[str]) -> _Part | None:
 
 
 def _weekday_since(m: re.Match[str]) -> _Part:
+    """``周三以来`` ``since wednesday``: ``wed..``; ``上周三以来`` (``上`` counted): ``wed-1..``;
+    ``since last wednesday``: ``last-wed..``; ``since wednesday last week``: ``wed-1..``."""
     wd = m["wd"]
     index = _WEEKDAY_ZH.index(wd) if wd in _WEEKDAY_ZH else WEEKDAYS.index(wd[:3].lower())
-    return _Part("other", f"{WEEKDAYS[min(index, 6)]}..", m.start(), m.end())
+    name = WEEKDAYS[min(index, 6)]
+    found = m.groupdict()
+    if found.get("ago"):
+        return _Part("other", f"{name}-{found['ago'].count('上')}..", m.start(), m.end())
+    if "week" in m.group(0).lower():
+        return _Part("other", f"{name}-1..", m.start(), m.end())
+    if (found.get("which") or "").lower() == "last":
+        return _Part("other", f"last-{name}..", m.start(), m.end())
+    return _Part("other", f"{name}..", m.start(), m.end())
 
 
 def _year(m: re.Match[str]) -> _Part | None:
@@ -273,9 +292,10 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_A}today{_Z}"), _fixed("day-0")),
     (_p(rf"{_A}yesterday{_Z}"), _fixed("day-1")),
     # since a weekday
-    (_p(rf"(?:从|自从|自)?\s?(?:本|这|這)?\s?(?:周|週|星期|礼拜|禮拜)(?P<wd>[{_WEEKDAY_ZH}])\s?(?:以来|起|开始|開始|到现在|至今)"),
-     _weekday_since),
-    (_p(rf"{_A}since\s(?:(?:last|this)\s)?{_WEEKDAY_EN}{_Z}"), _weekday_since),
+    (_p(rf"(?:从|自从|自)?\s?(?:(?:本|这|這)|(?P<ago>上(?:\s?上){{0,3}})\s?(?:一个|一個|个|個)?)?\s?{_WEEK_ZH}"
+        rf"(?P<wd>[{_WEEKDAY_ZH}])\s?(?:以来|起|开始|開始|到现在|至今)"), _weekday_since),
+    (_p(rf"{_A}since\s(?:(?P<which>last|this)\s|last\sweek'?s\s)?{_WEEKDAY_EN}{_Z}"
+        rf"(?:\s(?:of\s)?(?:last|the\sprevious)\sweek{_Z})?"), _weekday_since),
 ]
 
 
