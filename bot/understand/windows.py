@@ -24,6 +24,7 @@ recent days        ``最近两周`` ``近7天`` ``past two weeks`` ``last 7 days
 months             ``本月`` ``上个月`` ``4月`` ``2026年4月`` ``this month`` ``April``  ``month-0`` ``*-04``
 days and ranges    ``4月13日到19日`` ``4/13-4/19`` ``2026-04-13..2026-04-19``       ``*-04-13..*-04-19``
 since              ``since Monday`` ``周一以来`` ``4月13日以来`` ``since April 13``    ``mon..`` ``*-04-13..``
+since a month      ``since March`` ``3月以来`` ``从3月开始`` (``from March`` is March)      ``*-03-01..``
 since a past week  ``上周三以来`` ``从上上周一开始`` ``since Wednesday last week``      ``wed-1..`` ``mon-2..``
 since last …       ``since last Wednesday``                                      ``last-wed..``
 days               ``今天`` ``昨天`` ``today`` ``yesterday``                        ``day-0`` ``day-1``
@@ -82,7 +83,7 @@ class WindowReading:
 class _Part:
     """One window phrase found in the text (before ranges and "since" are joined)."""
 
-    kind: Literal["day", "week", "other"]
+    kind: Literal["day", "week", "month", "other"]
     spec: str | None
     start: int
     end: int
@@ -108,7 +109,8 @@ _WEEKDAY_ZH = "一二三四五六日天"
 _CONNECTOR = re.compile(r"\s{0,3}(?:到|至|~|～|-|–|—|\.\.|to|until|till|through|thru|and)\s{0,3}", re.IGNORECASE)
 _DAY_END = re.compile(r"(?P<d>[0-9]{1,2})\s?(?:日|号|號|st|nd|rd|th)?(?![0-9/.\-月])")
 _SINCE_BEFORE = re.compile(r"(?:since|from|between|从|自从|自)\s{0,2}$", re.IGNORECASE)
-_SINCE_AFTER = re.compile(r"^\s{0,2}(?:以来|以後|以后|之后|之後|起|开始|開始|至今|到现在|到現在|on(?:ward|wards)?)",
+_SINCE_MONTH_BEFORE = re.compile(r"(?:since|自从|自)\s{0,2}$", re.IGNORECASE)
+_SINCE_AFTER = re.compile(r"^\s{0,2}(?:以来|以後|以后|之后|之後|起|开始|開始|至今|到现在|到現在|on(?:wards|ward)?)",
                           re.IGNORECASE)
 
 Builder = Callable[[re.Match[str]], _Part | None]
@@ -153,7 +155,7 @@ def _month(m: re.Match[str]) -> _Part | None:
     if not 1 <= month <= 12:
         return _Part("other", None, m.start(), m.end(), "no_such_month")
     year = m.groupdict().get("y")
-    return _Part("other", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
+    return _Part("month", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
 
 
 def _month_name(m: re.Match[str]) -> _Part | None:
@@ -161,10 +163,10 @@ def _month_name(m: re.Match[str]) -> _Part | None:
     year = m.groupdict().get("y")
     if word.lower() in _AMBIGUOUS_MONTHS and not year and not word[0].isupper():
         before = m.string[max(0, m.start() - 8):m.start()].lower()
-        if not re.search(r"(?:in|since|during|of|for)\s{1,2}$", before):
+        if not re.search(r"(?:in|since|during|of|for|from)\s{1,2}$", before):
             return None
     month = _MONTHS.index(word[:3].lower()) + 1
-    return _Part("other", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
+    return _Part("month", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
 
 
 def _day(m: re.Match[str], month: int | None) -> _Part | None:
@@ -325,6 +327,10 @@ def _join(text: str, parts: list[_Part]) -> list[_Part]:
     i = 0
     while i < len(parts):
         part = parts[i]
+        if part.kind == "month" and part.problem is None:
+            out.append(_since_month(part, text))
+            i += 1
+            continue
         if part.kind in ("day", "week") and part.problem is None:
             gap_end = parts[i + 1].start if i + 1 < len(parts) else len(text)
             connector = _CONNECTOR.match(text, part.end)
@@ -382,6 +388,19 @@ def _since(part: _Part, text: str) -> _Part:
     start = before.start() if before is not None else part.start
     end = part.end + (after.end() if after is not None else 0)
     return _Part("other", f"{part.spec}..", start, end)
+
+
+def _since_month(part: _Part, text: str) -> _Part:
+    """``since March`` ``3月以来`` ``从3月开始``: from the month's first day through today. "from"
+    and ``从`` without ``开始`` / "onwards" do not make a "since" of a month (``highlights from March`` is March)."""
+    after = _SINCE_AFTER.match(text[part.end:part.end + 8])
+    before = (_SINCE_BEFORE if after is not None else _SINCE_MONTH_BEFORE).search(
+        text, max(0, part.start - 8), part.start)
+    if before is None and after is None:
+        return part
+    start = before.start() if before is not None else part.start
+    end = part.end + (after.end() if after is not None else 0)
+    return _Part("other", f"{part.spec}-01..", start, end)
 
 
 def read_window(text: str) -> WindowReading | None:
