@@ -21,6 +21,7 @@ this / last week   ``本周`` ``这周`` ``this week`` / ``上周`` ``last week`
 weeks ago          ``上上周`` ``两周前`` ``the week before last`` ``2 weeks ago``    ``week-2``
 previous N weeks   ``前两周`` ``previous two weeks``                              ``weeks-2``
 recent days        ``最近两周`` ``近7天`` ``past two weeks`` ``last 7 days``         ``days-14``
+                   ``the past fortnight`` ``最近半个月`` (15 days)                  ``days-14`` ``days-15``
 months             ``本月`` ``上个月`` ``4月`` ``2026年4月`` ``this month`` ``April``  ``month-0`` ``*-04``
 days and ranges    ``4月13日到19日`` ``4/13-4/19`` ``2026-04-13..2026-04-19``       ``*-04-13..*-04-19``
 since              ``since Monday`` ``周一以来`` ``4月13日以来`` ``since April 13``    ``mon..`` ``*-04-13..``
@@ -98,6 +99,8 @@ _Z = r"(?![A-Za-z])"
 _ND = r"(?<![0-9])"
 _NZ = r"(?![0-9])"
 _WEEK_ZH = r"(?:周|週|星期|礼拜|禮拜)"
+_WK = r"(?:week|wk)"
+_WKS = r"(?:weeks?|wks?)"
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_EN = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
              r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
@@ -252,13 +255,16 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"(?:最近|近|过去|過去|这|這)\s?的?\s?(?P<n>{_N})\s?(?:个|個)?\s?{_WEEK_ZH}"), _offset("days", 7)),
     (_p(rf"(?:最近|近|过去|過去)\s?的?\s?(?P<n>{_N})\s?(?:天|日)"), _offset("days")),
     (_p(rf"(?:最近|近|过去|過去)\s?的?\s?(?P<n>{_N})\s?(?:个|個)\s?月"), _offset("days", 30)),
-    (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?week(?:'?s)?{_Z}"), _fixed("this")),
-    (_p(rf"{_A}(?:last|previous|prior)\s(?:calendar\s)?week(?:'?s)?{_Z}"), _fixed("last")),
+    (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("this")),
+    (_p(rf"{_A}(?:last|previous|prior)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("last")),
     (_p(rf"{_A}(?:the\s)?week\sbefore(?:\sthe)?\slast(?:\sweek)?{_Z}"), _fixed("week-2")),
-    (_p(rf"{_A}(?P<n>{_E})\sweeks?\sago{_Z}"), _offset("week")),
-    (_p(rf"{_A}previous\s(?P<n>{_E})\sweeks{_Z}"), _offset("weeks")),
-    (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\s(?P<n>{_E})\sweeks?{_Z}"), _offset("days", 7)),
-    (_p(rf"{_A}(?:(?:in\s)?the\s)?past\sweek{_Z}"), _fixed("days-7")),
+    (_p(rf"{_A}(?P<n>{_E})\s{_WKS}\sago{_Z}"), _offset("week")),
+    (_p(rf"{_A}previous\s(?P<n>{_E})\s(?:weeks|wks){_Z}"), _offset("weeks")),
+    (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\s(?P<n>{_E})\s{_WKS}{_Z}"), _offset("days", 7)),
+    (_p(rf"{_A}(?:(?:in\s)?the\s)?past\s{_WK}{_Z}"), _fixed("days-7")),
+    (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\sfortnight{_Z}"), _fixed("days-14")),
+    (_p(rf"{_A}(?:a|one)\sfortnight\sago{_Z}"), _fixed("week-2")),
+    (_p(r"(?:最近|近|过去|過去)\s?的?\s?半\s?(?:个|個)?\s?月"), _fixed("days-15")),
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\s(?P<n>{_E})\sdays?{_Z}"), _offset("days")),
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past)\s(?P<n>{_E})\smonths?{_Z}"), _offset("days", 30)),
     # months and years
