@@ -25,6 +25,7 @@ recent days        ``最近两周`` ``近7天`` ``past two weeks`` ``last 7 days
 months             ``本月`` ``上个月`` ``4月`` ``2026年4月`` ``this month`` ``April``  ``month-0`` ``*-04``
 days and ranges    ``4月13日到19日`` ``4/13-4/19`` ``2026-04-13..2026-04-19``       ``*-04-13..*-04-19``
 since              ``since Monday`` ``周一以来`` ``4月13日以来`` ``since April 13``    ``mon..`` ``*-04-13..``
+week commencing   ``w/c Apr 13`` ``w/b 13 April`` ``week starting 2026-04-13``         ``*-04-13..*-04-19``
 since a month      ``since March`` ``3月以来`` ``从3月开始`` (``from March`` is March)      ``*-03-01..``
 since a past week  ``上周三以来`` ``从上上周一开始`` ``since Wednesday last week``      ``wed-1..`` ``mon-2..``
 since last …       ``since last Wednesday``                                      ``last-wed..``
@@ -48,7 +49,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
 from bot.digest.window import WEEKDAYS, iso_weeks_in_year
@@ -112,6 +113,9 @@ _WEEKDAY_ZH = "一二三四五六日天"
 _CONNECTOR = re.compile(r"\s{0,3}(?:到|至|~|～|-|–|—|\.\.|to|until|till|through|thru|and)\s{0,3}", re.IGNORECASE)
 _DAY_END = re.compile(r"(?P<d>[0-9]{1,2})\s?(?:日|号|號|st|nd|rd|th)?(?![0-9/.\-月])")
 _SINCE_BEFORE = re.compile(r"(?:since|from|between|从|自从|自)\s{0,2}$", re.IGNORECASE)
+_WEEK_FROM = re.compile(r"(?<![A-Za-z])(?:w/c|w/b|(?:the\s)?week\s(?:commencing|beginning|starting))"
+                        r"(?:\s(?:on|from))?\s{0,2}$", re.IGNORECASE)
+"""Before a date, "week commencing" (and its shorthands): the week is the seven days from that date."""
 _SINCE_MONTH_BEFORE = re.compile(r"(?:since|自从|自)\s{0,2}$", re.IGNORECASE)
 _SINCE_AFTER = re.compile(r"^\s{0,2}(?:以来|以後|以后|之后|之後|起|开始|開始|至今|到现在|到現在|on(?:wards|ward)?)",
                           re.IGNORECASE)
@@ -337,6 +341,10 @@ def _join(text: str, parts: list[_Part]) -> list[_Part]:
             out.append(_since_month(part, text))
             i += 1
             continue
+        if part.kind == "day" and part.problem is None and (before := _WEEK_FROM.search(text, max(0, part.start - 30), part.start)):
+            out.append(_week_from(part, before.start()))
+            i += 1
+            continue
         if part.kind in ("day", "week") and part.problem is None:
             gap_end = parts[i + 1].start if i + 1 < len(parts) else len(text)
             connector = _CONNECTOR.match(text, part.end)
@@ -394,6 +402,16 @@ def _since(part: _Part, text: str) -> _Part:
     start = before.start() if before is not None else part.start
     end = part.end + (after.end() if after is not None else 0)
     return _Part("other", f"{part.spec}..", start, end)
+
+
+def _week_from(day: _Part, start: int) -> _Part:
+    """``w/c Apr 13``: the seven days from that day (a yearless start counts in a common year, so
+    ``w/c Feb 23`` ends on ``*-03-01``; the range runs into the next year after December 25)."""
+    assert day.month is not None and day.day is not None
+    year = day.year or (2000 if (day.month, day.day) == (2, 29) else 2001)
+    last = date(year, day.month, day.day) + timedelta(days=6)
+    end = f"{last.year:04d}-{last.month:02d}-{last.day:02d}" if day.year else f"*-{last.month:02d}-{last.day:02d}"
+    return _Part("other", f"{day.spec}..{end}", start, day.end)
 
 
 def _since_month(part: _Part, text: str) -> _Part:
