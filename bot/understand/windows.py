@@ -30,6 +30,7 @@ since a month      ``since March`` ``3月以来`` ``从3月开始`` (``from Marc
 since a past week  ``上周三以来`` ``从上上周一开始`` ``since Wednesday last week``      ``wed-1..`` ``mon-2..``
 since last …       ``since last Wednesday``                                      ``last-wed..``
 days               ``今天`` ``昨天`` ``today`` ``yesterday``                        ``day-0`` ``day-1``
+quarters           ``本季度`` ``上个季度`` ``this quarter`` ``2026Q1``                   (asks: ``week_range``)
 years              ``今年`` ``2026年`` ``this year``                               ``year-0`` ``2026``
 =================  ===========================================================  ==================
 
@@ -59,7 +60,9 @@ MAX_PHRASES = 16
 """Matches of one pattern that are read; a message naming more windows than this is not a request."""
 
 WindowProblem = Literal["no_such_week", "no_such_month", "no_such_date", "several_windows", "week_range"]
-"""Why a window could not be read: the reply names the problem and asks."""
+"""Why a window could not be read: the reply names the problem and asks. ``week_range`` is a span
+that is read only as weeks or dates: a range of weeks (``W14-W16``) or a quarter (``本季度``,
+``last quarter``, ``2026Q1``), which no window spec names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +237,10 @@ def _weekday_since(m: re.Match[str]) -> _Part:
     return _Part("other", f"{name}..", m.start(), m.end())
 
 
+def _quarter(m: re.Match[str]) -> _Part:
+    return _Part("other", None, m.start(), m.end(), "week_range")
+
+
 def _year(m: re.Match[str]) -> _Part | None:
     year = int(m["y"])
     return _Part("other", f"{year:04d}", m.start(), m.end()) if 1970 <= year <= 2200 else None
@@ -286,6 +293,11 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_A}this\syear{_Z}"), _fixed("year-0")),
     (_p(rf"{_A}last\syear{_Z}"), _fixed("year-1")),
     (_p(rf"{_ND}(?P<y>[0-9]{{4}})\s?年(?!\s?(?:第|[0-9]|[一二三四五六七八九十]{{1,2}}\s?月))"), _year),
+    # quarters: no window spec has them, so the reply asks (never the whole message read without them)
+    (_p(r"(?:本|这|這|当|當|上|上上|下|今年|去年|[0-9]{4}\s?年)?\s?(?:第\s?)?(?:一|个|個|[一二三四1-4])?\s?季度"),
+     _quarter),
+    (_p(rf"{_A}(?:this|last|previous|prior|current|next|the\spast)\squarter(?:'?s)?{_Z}"), _quarter),
+    (_p(rf"{_ND}(?:[0-9]{{4}}\s?-?\s?q[1-4]|q[1-4]\s?,?\s?[0-9]{{4}}){_NZ}"), _quarter),
     # days
     (_p(rf"(?:(?P<y>[0-9]{{4}})\s?年\s?)?(?<![0-9])(?P<m>{_N})\s?月\s?(?P<d>{_N})\s?(?:日|号|號)?"),
      lambda m: _day(m, number(m["m"]))),
@@ -341,8 +353,9 @@ def _join(text: str, parts: list[_Part]) -> list[_Part]:
             out.append(_since_month(part, text))
             i += 1
             continue
-        if part.kind == "day" and part.problem is None and (before := _WEEK_FROM.search(text, max(0, part.start - 30), part.start)):
-            out.append(_week_from(part, before.start()))
+        commencing = _WEEK_FROM.search(text, max(0, part.start - 30), part.start) if part.kind == "day" else None
+        if commencing is not None and part.problem is None:
+            out.append(_week_from(part, commencing.start()))
             i += 1
             continue
         if part.kind in ("day", "week") and part.problem is None:
@@ -407,7 +420,8 @@ def _since(part: _Part, text: str) -> _Part:
 def _week_from(day: _Part, start: int) -> _Part:
     """``w/c Apr 13``: the seven days from that day (a yearless start counts in a common year, so
     ``w/c Feb 23`` ends on ``*-03-01``; the range runs into the next year after December 25)."""
-    assert day.month is not None and day.day is not None
+    assert day.month is not None
+    assert day.day is not None
     year = day.year or (2000 if (day.month, day.day) == (2, 29) else 2001)
     last = date(year, day.month, day.day) + timedelta(days=6)
     end = f"{last.year:04d}-{last.month:02d}-{last.day:02d}" if day.year else f"*-{last.month:02d}-{last.day:02d}"
