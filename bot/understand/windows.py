@@ -317,7 +317,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_A}yesterday{_Z}"), _fixed("day-1")),
     # since a weekday
     (_p(rf"(?:从|自从|自)?\s?(?:(?:本|这|這)|(?P<ago>上(?:\s?上){{0,3}})\s?(?:一个|一個|个|個)?)?\s?{_WEEK_ZH}"
-        rf"(?P<wd>[{_WEEKDAY_ZH}])\s?(?:以来|起|开始|開始|到现在|至今)"), _weekday_since),
+        rf"\s?(?P<wd>[{_WEEKDAY_ZH}])\s?(?:以来|起|开始|開始|到现在|至今)"), _weekday_since),
     (_p(rf"{_A}since\s(?:(?P<which>last|this)\s|last\sweek'?s\s)?{_WEEKDAY_EN}{_Z}"
         rf"(?:\s(?:of\s)?(?:last|the\sprevious)\sweek{_Z})?"), _weekday_since),
 ]
