@@ -79,8 +79,15 @@ _MENTION = re.compile(r"<[@!#][A-Za-z0-9_|.-]{1,80}>|@_user_[0-9]{1,4}|<at [^>]{
 ``@_user_1``, ``<at …>``): they are neither search words nor labels."""
 _REPO_HASH = re.compile(rf"(?<![A-Za-z0-9_./-])(?P<repo>{_REPO})#(?P<n>[0-9]{{1,7}})(?![0-9])")
 _HASH = re.compile(r"(?<![A-Za-z0-9&#])#\s?(?P<n>[0-9]{1,7})(?![0-9])")
-_PR_WORD_NUMBER = re.compile(rf"{_A}(?:prs?|pull\s?requests?|pulls?|mrs?)\s?[#:：]?\s?(?P<n>[0-9]{{1,7}})(?![0-9])",
+_PR_WORD_NUMBER = re.compile(rf"{_A}(?:prs?|pull\s?requests?|pulls?|mrs?)\s?[#:：/-]?\s?(?P<n>[0-9]{{1,7}})(?![0-9])",
                              re.IGNORECASE)
+"""``PR 6046``, ``PR#6046``, ``PR-6046``, ``pull/6046`` (a URL's path without its host)."""
+_NUMBERED_PR = re.compile(r"(?:第\s?)?(?P<n>[0-9]{1,7})\s?[号號]\s?(?:pr|合并请求|合併請求)", re.IGNORECASE)
+"""``第6046号PR``, ``6046 号 PR``: the number of a PR, not a count (``号`` alone is a day: ``13号``)."""
+_NUMBER_LIST = re.compile(r"(?<![A-Za-z0-9_./#:+-])(?P<list>[0-9]{3,7}(?:/[0-9]{3,7}){1,5})(?![0-9A-Za-z_/%]|\.[0-9])")
+"""``6046/6029/6011``: PR numbers of three digits or more listed with slashes (dates were read as windows first)."""
+_ONLY_NUMBERS_GLUE = re.compile(r"[0-9\s#,，、/?？!！.。]|(?i:prs?|or|and|vs\.?)|还是|還是|和|与|與|或者?|跟")
+"""What may stand between the numbers of a message that lists PRs only (``6046还是6029？``)."""
 _BARE_NUMBER = re.compile(r"(?<![A-Za-z0-9_./#:+-])(?P<n>[0-9]{1,7})(?![0-9A-Za-z_/%]|\.[0-9])")
 _COUNT_AFTER = re.compile(r"\s?(?:个|個|条|條|项|項|次|位|行|分钟|分鐘|天|周|週|月|年|号|號|日|%|"
                           r"(?i:prs|files?|lines?|days?|weeks?|months?|years?|mins?|minutes?|hours?|times|x\b))")
@@ -104,7 +111,9 @@ def _vocabulary(section: str, *, prefix: str = "", suffix: str = "") -> re.Patte
     return re.compile(f"{prefix}(?:{'|'.join(parts)}){suffix}", re.IGNORECASE)
 
 
-_HELP = _vocabulary("help", prefix="^", suffix="$")
+_HELP = _vocabulary("help", prefix=r"^(?:请问|请|麻烦|please\s|pls\s)?\s?",
+                    suffix=r"(?:\s?(?:一下|一下吧|吧|呀|啊|呢|嘛|me|pls|please|plz))?$")
+"""The whole message asks for help: the words of ``[help]`` alone, with polite padding (``请``, ``一下``, ``pls``)."""
 _LIST_SUBS_MORE = _vocabulary("list_subscriptions")
 _COMPARE = _vocabulary("compare")
 _WHAT = _vocabulary("what")
@@ -221,18 +230,26 @@ class _Reading:
                 self.repo = self.repo or m["repo"]
         text = _blank(text, used)
         text = _blank(text, [(m.start(), m.end()) for m in _URL.finditer(text)])
-        explicit = [m for p in (_HASH, _PR_WORD_NUMBER) for m in islice(p.finditer(text), MAX_REFS)]
+        explicit = [m for p in (_HASH, _PR_WORD_NUMBER, _NUMBERED_PR) for m in islice(p.finditer(text), MAX_REFS)]
         for m in explicit:
             self.refs.append((int(m["n"]), None, (m.start(), m.end())))
         text = _blank(text, [(m.start(), m.end()) for m in explicit])
         bare = [m for m in islice(_BARE_NUMBER.finditer(text), MAX_REFS) if not _COUNT_AFTER.match(text, m.end())]
+        listed = list(islice(_NUMBER_LIST.finditer(text), MAX_REFS))
+        if listed and (_COMPARE.search(self.text) or not _ONLY_NUMBERS_GLUE.sub("", _blank(text, [
+                (m.start(), m.end()) for m in listed])).strip()):
+            for m in listed:
+                at = m.start()
+                for number in m["list"].split("/"):
+                    self.refs.append((int(number), None, (at, at + len(number))))
+                    at += len(number) + 1
         if not bare:
             self.refs.sort(key=lambda r: r[2][0])
             return
         context_compare = _COMPARE.search(self.text) is not None
         context_pr = bool(_WHAT.search(self.text) or _WORTH.search(self.text) or _ANALYZE.search(self.text))
         context_look = _LOOK.search(self.text) is not None
-        only_numbers = not re.sub(r"[0-9\s#,，、]|(?i:prs?)", "", text).strip()
+        only_numbers = not _ONLY_NUMBERS_GLUE.sub("", text).strip()
         pr_words = [(w.start(), w.end()) for w in islice(_PR_WORD.finditer(self.text), MAX_REFS)]
         for m in bare:
             near_pr_word = any(abs(s - m.end()) <= 6 or abs(m.start() - e) <= 6 for s, e in pr_words)
