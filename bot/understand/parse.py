@@ -207,6 +207,8 @@ class _Reading:
         self.path_like: list[str] = []
         for m in islice(_BARE_REPO.finditer(rest), MAX_REFS):
             marked = _REPO_MARKER.search(rest, max(0, m.start() - 12), m.start()) is not None
+            if not marked and len(m["repo"]) == 3:
+                continue  # "w/c", "w/o", "n/a", "i/o": an abbreviation, neither a repository nor a path
             if self.repo is None and (marked or not self._looks_like_path(m["repo"])):
                 self.repo = m["repo"]
                 rest = _blank(rest, [(m.start(), m.end())])
