@@ -172,4 +172,5 @@ def test_a_one_letter_slash_abbreviation_is_no_repository(text: str) -> None:
 
 def test_a_marked_short_repository_is_still_one() -> None:
     intent = understand("in a/b 上周周报")
-    assert isinstance(intent, DigestIntent) and intent.repo == "a/b"
+    assert isinstance(intent, DigestIntent)
+    assert intent.repo == "a/b"
