@@ -341,6 +341,19 @@ def _label(text: str) -> tuple[str, tuple[int, int]] | None:
     return None
 
 
+_STATEMENT = re.compile(
+    r"^(?:(?:ok|so|and|also|btw|fyi)[,，]?\s+)?(?:i['’]ll|we['’]ll|i\s+will|we\s+will|i['’]m\s+going\s+to|we['’]re\s+going\s+to|"
+    r"i\s+(?:have|need|want)\s+to|we\s+(?:have|need|want)\s+to|i\s+just|we\s+just|let['’]?s|"
+    r"(?:can|could|would|will)\s+(?:someone|somebody|anyone|anybody|you\s+guys|y['’]?all)|(?:someone|somebody)\s+(?:should|must|please|pls))"
+    r"(?![A-Za-z])|"
+    r"^(?:我们?|咱们?|我这边|我们这边)(?:组|这边)?\s?(?:这周|本周|今天|明天|下周|马上|等下|待会儿?|回头|晚点)?\s?"
+    r"(?:要|得|会|准备|打算|计划|刚|刚刚|正在|已经|先)|麻烦大家|请大家|大家帮忙",
+    re.IGNORECASE)
+"""A statement about one's own work or a request to the others in the channel (``I'll fix the rollout bug this
+week``, ``can someone review my PR later``, ``我刚提了个 PR，麻烦大家 review 一下``): its PR and change words make
+no search."""
+
+
 def _is_question_shaped(text: str) -> bool:
     return bool(_OPENER.search(text) and (_PR_WORD.search(text) or _CHANGE.search(text)))
 
@@ -410,6 +423,7 @@ def _decide(r: _Reading) -> Intent:
     lang = detect_language(text, [label] if label else [])
     single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
+    statement = _STATEMENT.search(text) is not None
     who = _WHO.search(rest)
     if who is not None and not _terms(_blank(rest, [who.span()]), label):
         # "谁贡献最多", "本月谁合并的 PR 最多", "top contributors last month"
@@ -420,10 +434,10 @@ def _decide(r: _Reading) -> Intent:
                                     text=text)
         else:
             intent = LabelIntent(label, repo=r.repo, language=lang, window=window, said=said)
-    elif change and terms and (about_prs or _OPENER.search(rest) or r.window is not None):
+    elif change and terms and (about_prs or _OPENER.search(rest) or r.window is not None) and not statement:
         # "哪些 PR 改了 rollout 的配置", "which PRs touched fully_async last week", "W16 有没有改 megatron 的 PR"
         intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
-    elif terms and about_prs and not _DIGEST.search(rest):
+    elif terms and about_prs and not _DIGEST.search(rest) and not statement:
         if single_label:  # "上周 trainer 有哪些重点 PR", "trainer PRs last week"
             intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window,
                                  said=said)

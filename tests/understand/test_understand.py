@@ -555,6 +555,20 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("100/200 GPUs", (H,)),
     ("verl 的 github 是 volcengine/verl", (H,)),  # someone else's GitHub: no link of the asker
     ("help me with PR 6046", (P,)),  # a request about a PR, not the help
+    # statements about one's own work and requests to the channel: PR and change words make no search
+    ("can someone review my PR later", (H,)),
+    ("could anyone take a look at the rollout PR", (H,)),
+    ("I'll fix the rollout bug this week", (H,)),
+    ("we need to refactor the trainer PRs next week", (H,)),
+    ("i just merged a PR fixing fsdp", (H,)),
+    ("我刚提了个 PR，麻烦大家 review 一下", (H,)),
+    ("我们这周要把 rollout 的 bug 修掉", (H,)),
+    ("我明天准备改一下 megatron 的 PR", (H,)),
+    ("麻烦大家看下 fsdp 那个 PR", (H,)),
+    # ... while questions and requests with the same words stay searches
+    ("we changed rollout last week?", (Q,)),
+    ("我想看 rollout 相关的 PR", (Q,)),
+    ("I want PRs about rollout", (Q,)),
 ]
 
 
