@@ -139,7 +139,9 @@ _LABEL_EN = re.compile(rf"{_A}labels?\s?[:=]?\s?(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]
 _LABEL_LIKE = re.compile(r"[a-z][a-z0-9_.+-]{0,40}")
 _AREA = re.compile(rf"{_A}(?:in|for|on|about|of)\s(?:the\s)?(?P<a>[A-Za-z][A-Za-z0-9_.+-]{{0,40}}){_Z}|"
                    r"(?P<b>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s{0,12}的?\s?(?:最近|近来|近期)?\s?(?:周报|週報|动态|動態|进展|"
-                   r"進展|情况|情況|方面|怎么样|怎樣|怎样|咋样|如何|近况)",
+                   r"進展|情况|情況|方面|怎么样|怎樣|怎样|咋样|如何|近况)|"
+                   rf"{_A}how(?:['’]s|\sis|\sare)\s(?:the\s)?(?P<c>[A-Za-z][A-Za-z0-9_.+-]{{0,40}})\s(?:work\s)?"
+                   r"(?:doing|going|looking|coming\salong)(?![A-Za-z])",
                    re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“”'‘’`「『](?P<t>[^\"“”'‘’`「」『』\n]{1,60})[\"“”'‘’`」』]")
 _PUNCT_EDGE = ".,;:!?()[]{}<>\"'“”‘’`。，；：！？（）【】「」《》、…~～*"
@@ -447,9 +449,9 @@ def _decide(r: _Reading) -> Intent:
             and _leftover(rest, stop=False) == 1:
         # "上周 npu", "npu W16": a label and a window, nothing else
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
-    elif single_label and (_DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest)) and any(
-            (m["a"] or m["b"]).lower() == terms[0] for m in _AREA.finditer(rest)):
-        # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样"
+    elif single_label and any((m["a"] or m["b"] or m["c"]).lower() == terms[0] and (
+            m["c"] or _DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest)) for m in _AREA.finditer(rest)):
+        # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样", "how's fsdp doing lately"
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
     elif not terms and not _DIGEST.search(rest) and (
             _MERGED.search(rest) or (about_prs and _LISTING.search(rest) and not _KEY.search(rest))):

@@ -459,6 +459,8 @@ TABLE: list[Row] = [
     r("上周我在休假，错过了啥", D, W16),
     r("whats new this week", D, W17),
     r("tldr of last week", D, W16),
+    r("how's fsdp doing lately", L, label="fsdp"),
+    r("how is the megatron work going this week", L, W17, label="megatron"),
     # -- who merged the most, and more questions about the week (phase 2) --------------------------
     r("谁贡献最多", M, None, focus="authors", language="zh"),
     r("本月谁贡献最多", M, APRIL, focus="authors"),
@@ -556,6 +558,8 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("verl 的 github 是 volcengine/verl", (H,)),  # someone else's GitHub: no link of the asker
     ("help me with PR 6046", (P,)),  # a request about a PR, not the help
     # statements about one's own work and requests to the channel: PR and change words make no search
+    ("how's it going", (H,)),  # small talk, no area
+    ("how are you doing", (H,)),
     ("can someone review my PR later", (H,)),
     ("could anyone take a look at the rollout PR", (H,)),
     ("I'll fix the rollout bug this week", (H,)),
