@@ -426,6 +426,7 @@ def _decide(r: _Reading) -> Intent:
     single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
     statement = _STATEMENT.search(text) is not None
+    asked = bool(_DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest))
     who = _WHO.search(rest)
     if who is not None and not _terms(_blank(rest, [who.span()]), label):
         # "谁贡献最多", "本月谁合并的 PR 最多", "top contributors last month"
@@ -449,8 +450,8 @@ def _decide(r: _Reading) -> Intent:
             and _leftover(rest, stop=False) == 1:
         # "上周 npu", "npu W16": a label and a window, nothing else
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
-    elif single_label and any((m["a"] or m["b"] or m["c"]).lower() == terms[0] and (
-            m["c"] or _DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest)) for m in _AREA.finditer(rest)):
+    elif single_label and any((m["a"] or m["b"] or m["c"]).lower() == terms[0] and (m["c"] or asked)
+                              for m in _AREA.finditer(rest)):
         # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样", "how's fsdp doing lately"
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
     elif not terms and not _DIGEST.search(rest) and (
