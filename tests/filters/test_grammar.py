@@ -466,3 +466,25 @@ def test_in_owner_name_is_still_the_repository() -> None:
 ])
 def test_key_words_after_values_in_a_config_filter_too(typed: str, canonical: str) -> None:
     assert parse_filter(typed).text() == canonical
+
+
+def _readme_section() -> str:
+    from pathlib import Path
+    text = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = text.index("## 订阅与提醒 / Subscriptions and alerts")
+    return text[start: text.index("\n## ", start + 1)]
+
+
+def test_the_readme_subscription_examples_read() -> None:
+    import re
+    section = _readme_section()
+    block = section.split("```text\n", 1)[1].split("```", 1)[0]
+    requests = [part.strip() for line in block.splitlines() for part in re.split(r"\s{2,}", line)[0].split(" / ")]
+    assert "订阅一下 rollout 标签吧" in requests
+    for request in requests:
+        assert parse_subscription(request).action in ("subscribe", "unsubscribe", "unsubscribe_all"), request
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| 条件")]
+    forms = [form for row in rows for form in re.findall(r"`([^`]+)`", row.split("|")[2])]
+    assert "npu 标签" in forms
+    for form in forms:
+        parse_filter(form)
