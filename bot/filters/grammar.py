@@ -35,7 +35,8 @@ still needs a value. A word with a ``/`` is a path after ``touching``/``under``/
 ``verl/workers 下面的改动``); alone it stays a label (``kind/bug``). ``alice 提的 PR`` is ``author:alice``.
 Words that only frame a request are ignored: politeness and particles (``please``, ``pls``, ``for me``,
 ``帮我``, ``我们``, ``吧``, ``呗``, ``哈``, ``吗``), demonstratives (``这个``), ``about``, ``anything``,
-``when … lands``; any other word is a label, checked against the known ones.
+``when … lands``, counts (``两个``); ``label: npu`` and ``作者是 alice`` read as ``label:npu``, ``作者 alice``.
+Any other word is a label, checked against the known ones.
 
 Errors are :class:`~bot.errors.FilterError` with a Chinese and an English message that names
 what is known (the keys, the verdicts, the labels the repository uses).
@@ -78,8 +79,8 @@ _KEYS: dict[str, str] = {
     **dict.fromkeys(("minutes", "minute", "mins", "阅读时间", "阅读时长", "时长", "分钟"), "minutes"),
     **dict.fromkeys(("repo", "repository", "仓库"), "repo"),
 }
-_SPACE_KEYS = {"label", "标签", "path", "路径", "目录", "owner", "负责人", "author", "作者", "by", "title", "标题",
-               "verdict", "结论"}
+_SPACE_KEYS = {"label", "labels", "tag", "tags", "标签", "path", "paths", "路径", "目录", "owner", "负责人", "author",
+               "authors", "作者", "by", "title", "标题", "verdict", "结论"}
 """Key names that may also be followed by a blank and the value (``路径 verl/trainer/**``)."""
 _POSTFIX_KEYS = {"label", "labels", "tag", "tags", "标签", "path", "paths", "dir", "dirs", "directory", "directories",
                  "folder", "folders", "路径", "目录", "文件夹", "author", "authors", "作者"}
@@ -110,6 +111,12 @@ _ALL = {"全部", "所有", "一切", "全部的", "所有的", "all", "everythi
 RESERVED_WORDS = frozenset({*_KEYS, *_VERDICTS, *_EXCLUDE, *_CONJ, *_FILLER, *_ALL, "以外", "之外", "以外的", "之外的"})
 """Words the grammar reads as something else than a label: a label spelled like one must be quoted."""
 
+_COUNTED = re.compile(r"(?:这|那)?(?:[一两俩几三四五六七八九十]+|\d+)个")
+"""``两个``, ``这三个``, ``3个`` (``npu 和 rollout 两个标签``): a count, not a label."""
+_KEY_BLANK = re.compile(
+    r"(?<![\w.-])(" + "|".join(sorted((re.escape(k) for k, v in _KEYS.items() if v not in (*SCORE_KEYS, "repo")),
+                                      key=len, reverse=True)) + r"):\s+(?=\S)", re.IGNORECASE)
+"""``label: npu``: a key, its colon and a blank before the value."""
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -143,6 +150,9 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
      r" path:@\1 "),
     (re.compile(r"\bmy\s+(?:own\s+)?(?:prs|pull\s+requests)\b", re.IGNORECASE), " author:@me "),
     (re.compile(r"\b(?:for|to)\s+(?:me|us|my\s+team|our\s+team)\b", re.IGNORECASE), " "),
+    (re.compile(r"\b(?:when|whenever|if|once)\s+(?:an?|any|some)\b|\ban?\s+(?=(?:pr|pull\s+request|change)s?\b)|\b(?:is|are|gets?|got|was|were)\s+"
+                r"(?:merged|landed)\b", re.IGNORECASE), " "),
+    (re.compile(r"(作者|标签|路径|目录)\s*(?:是|为|叫)"), r" \1 "),
     (re.compile(r"(?<![\w@/.:-])@?([A-Za-z0-9][\w.-]*(?:\[bot\])?)\s*(?:提|发|写|开|创建|提交)的\s*"
                 r"(?:PRs?|pull\s+requests?|代码|改动)?", re.IGNORECASE), r" author:\1 "),
     (re.compile(rf"\b(?:touch(?:es|ing)?|under|in|inside|within|below|chang(?:es|ed|ing)(?:\s+(?:to|in|under))?|"
@@ -430,7 +440,8 @@ class _Reader:
                 self.negate_rest = False
                 self.previous = None
                 return
-            if lowered in _FILLER or lowered in _ALL or lowered in ("-", "+", "!", "—", "–", ":"):
+            if lowered in _FILLER or lowered in _ALL or lowered in ("-", "+", "!", "—", "–", ":") or \
+                    _COUNTED.fullmatch(lowered):
                 return
         if self.pending is not None and self.before_key and (
                 join != "space" or (plain is None and (lowered.lstrip("+-!") in _POSTFIX_KEYS
@@ -507,7 +518,8 @@ def _rewrite(text: str) -> str:
     if len(parts) % 2 == 0:
         raise FilterError(f"a quote is not closed: {text.strip()}", zh=f"引号没有闭合：{text.strip()}")
     for i in range(0, len(parts), 2):
-        part = parts[i]
+        part = _KEY_BLANK.sub(r"\1:", parts[i] + ("\"" if i + 1 < len(parts) else ""))
+        part = part[:-1] if i + 1 < len(parts) else part
         for pattern, repl in _PHRASES:
             part = pattern.sub(repl, part)
         part = _CMP.sub(_score_token, part)

@@ -406,6 +406,14 @@ NATURAL: list[tuple[str, str]] = [
     ("关注 verl/workers 里的改动", "path:verl/workers"),
     ("订阅动了 verl/workers 的 PR", "path:verl/workers"),
     ("提醒我 改了 verl/trainer 的 PR", "path:verl/trainer"),
+    # counts, "key is", "key: value", plural keys, "when a … is merged"
+    ("请帮我关注 megatron 和 fsdp 两个标签", "label:fsdp label:megatron"),
+    ("订阅作者是 alice 的 PR", "author:alice"),
+    ("subscribe to label: npu", "label:npu"),
+    ('subscribe to label: "npu"', "label:npu"),
+    ("subscribe to labels npu, rollout", "label:npu label:rollout"),
+    ("notify me whenever a megatron pr is merged", "label:megatron"),
+    ("notify me when a pr is merged in verl/trainer", "path:verl/trainer"),
     # an author before 提的 / 写的
     ("订阅 alice 提的 PR", "author:alice"),
     ("订阅 dependabot[bot] 提的 PR", "author:dependabot"),
