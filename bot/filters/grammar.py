@@ -105,7 +105,7 @@ _FILLER = {"的", "相关", "相关的", "有关", "有关的", "方面", "方�
            "for", "to", "lands", "land", "landed", "merged", "gets", "changes", "change",
            "帮我们", "给我", "给我们", "我们", "咱们", "呗", "呀", "哈", "啊", "哦", "喔", "嘛", "吗", "啦",
            "谢谢", "多谢",
-           "这个", "这些", "这两个", "这几个", "那个", "该", "改动", "修改", "变更", "提交"}
+           "这个", "这些", "这两个", "这几个", "那个", "该", "改动", "修改", "变更", "提交", "新", "新的"}
 _ALL = {"全部", "所有", "一切", "全部的", "所有的", "all", "everything", "*", "任何"}
 
 RESERVED_WORDS = frozenset({*_KEYS, *_VERDICTS, *_EXCLUDE, *_CONJ, *_FILLER, *_ALL, "以外", "之外", "以外的", "之外的"})
@@ -160,6 +160,10 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"(?:动了|改了|改动了?|修改了?|变更了?|碰了|涉及到?|涉及了)\s*({_PATHLIKE})"), r" path:\1 "),
     (re.compile(rf"(?<![\w/.:*-])({_PATHLIKE})\s*(?:这个|的)?\s*(?:目录|文件夹|路径)?\s*"
                 r"(?:下面|下边|底下|里面|里边|之下|下|里|中)(?:的)?"), r" path:\1 "),
+    # how a request that ends with its verb frames what it asks for: 以后 …有新 PR 合入(的时候)就通知我
+    (re.compile(r"(?:以后|今后|之后|每当|只要|一旦|如果|要是)|(?:合入|合进来|合进|合并进来|合并(?!请求)|进来|上线)(?:了|后|之后)?|"
+                r"(?<![A-Za-z0-9_所没沒含具拥持只])有\s*(?:新的?)?\s*(?:更新|改动|变化|变动|动静)?"
+                r"(?=PRs?(?![A-Za-z])|pull\s+requests?|合并请求|\s|$)", re.IGNORECASE), " "),
     (re.compile(r"(标题)\s*(?:含有|包含|含|里有|中有)\s*"), r" \1 "),
     (re.compile(r"\b(title)\s+(?:contains|has|includes|with|containing)\s+", re.IGNORECASE), r" \1 "),
     (re.compile(r"(?<![\w.])(\d+)\s*分钟\s*(?:以内|之内|以下)"), r" minutes<=\1 "),
@@ -622,18 +626,36 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
     ("unsubscribe_all", False, re.compile(
         r"(?:全部退订|退订全部|退订所有|全部取消订阅|取消全部订阅|取消所有订阅|取消订阅全部|取消订阅所有|全部取消关注|取消全部关注|"
         r"\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\s+(?:all|everything)\b|\bunsubscribe-all\b|"
-        r"\bstop\s+all\s+(?:the\s+)?(?:alerts|notifications)\b)", re.IGNORECASE)),
+        r"\bstop\s+all\s+(?:the\s+)?(?:alerts|notifications)\b|"
+        r"(?:所有|全部)的?(?:订阅|提醒|通知)(?:都|全)?(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉)|"
+        r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知))", re.IGNORECASE)),
     ("unsubscribe", False, re.compile(
         r"(?:取消订阅|退订|不再订阅|取消关注|\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|\bunwatch\b)",
         re.IGNORECASE)),
-    ("unsubscribe", False, re.compile(  # 取消我的 npu 订阅, 取消对 npu 的订阅, 把 npu 的订阅取消
+    ("unsubscribe", False, re.compile(  # 取消我的 npu 订阅, 取消对 npu 的订阅, (把) npu 的订阅取消(掉)
         r"取消(?:掉)?(?:我们的|我的|本频道的|这个频道的|频道的|群里的|对)?(?P<body>[^。！？!?]{0,200}?)\s*的?\s*订阅|"
-        r"把(?P<body2>[^。！？!?]{0,200}?)\s*的?\s*订阅\s*(?:给)?(?:取消|退掉|删掉|删除|去掉)(?:掉)?")),
+        r"把?(?P<body2>[^。！？!?]{0,200}?)\s*的?\s*订阅\s*(?:都|全|也|给)?(?:取消|退掉|删掉|删除|去掉|关掉)(?:掉)?")),
+    ("unsubscribe", False, re.compile(  # 不用订阅 npu 了, 别再关注 npu
+        r"(?:不用|不要|别|不想|无需|不必|不需要)再?(?:订阅|关注)")),
+    ("unsubscribe", False, re.compile(  # 不想再收到 npu 的提醒, npu 不用再通知我了, don't need the npu alerts anymore
+        r"(?:不想|不要|不用|别|不再)再?(?:收到|接收|接到|看到)(?P<body>[^。！？!?]{0,200}?)\s*的?\s*(?:提醒|通知|消息|推送)|"
+        r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))(?P<body2>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|消息|推送)?\s*(?:就)?"
+        r"(?:不用再|不要再|别再|不再|不用|不要|别)"
+        r"(?:提醒|通知|推送|发)(?:给)?(?:我们|我)?|"
+        r"\b(?:(?:i|we)\s+)?(?:don['’]?t|do\s+not|no\s+longer)\s+(?:need|want)\s+(?:the\s+|any\s+)?(?:more\s+)?"
+        r"(?P<body3>[^.!?]{1,200}?)\s+(?:alerts?|notifications?|pings?)\b|"
+        r"\b(?:turn\s+off|stop|mute|disable)\s+(?:the\s+|my\s+|our\s+)?(?P<body4>[^.!?]{1,200}?)\s+(?:alerts?|notifications?)\b",
+        re.IGNORECASE)),
     ("unsubscribe", True, re.compile(
         r"(?:不要再提醒(?:我们|我)?|别再提醒(?:我们|我)?|不用再提醒(?:我们|我)?|不再提醒(?:我们|我)?|停止提醒|取消提醒|"
         r"\bstop\s+(?:the\s+)?(?:alerts?|alerting|notifications?|notifying)(?:\s+(?:me|us))?" + _TO_EN + r"\b|"
         r"\bno\s+more\s+(?:alerts?|notifications?)" + _TO_EN + r"\b|\bmute\b)", re.IGNORECASE)),
     ("subscribe", False, re.compile(r"(?:订阅|\bsubscribe" + _OBJECT_EN + _TO_EN + r"\b)", re.IGNORECASE)),
+    ("subscribe", False, re.compile(  # the verb at the end, as Chinese puts it: 有 npu 的新 PR 就通知我
+        r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))(?=.{0,400}(?:PR|pr|合入|合进|合并|标签|目录|路径|作者|/))"
+        r"(?P<body>(?:(?!#?[0-9]{3})[^。！？!?]){1,200}?)\s*"
+        r"(?:的时候|时|就|的话|后)?\s*(?:请|麻烦)?"
+        r"(?:提醒|通知|告诉|叫|喊|@)\s*(?:一下)?\s*(?:我们|我)(?:一下|一声)?\s*[吧呀啊哈呗。.!！~～]*$")),
     ("subscribe", True, re.compile(
         r"(?:关注|提醒我们|提醒我|通知我们|通知我|\bfollow\b|\bwatch\b|"
         r"\b(?:alert|notify|ping)\s+(?:me|us)" + _TO_EN + r"(?:\s+when)?\b|\bkeep\s+(?:me|us)\s+posted\s+on\b)",
@@ -641,7 +663,11 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
 )
 """The verbs of a request. ``订阅``/``退订``/``subscribe``/``unsubscribe`` may stand anywhere (words before
 them are ignored); the looser ones (``关注``, ``提醒我``, ``follow``, ``watch``, ``alert me``, ``stop alerts``)
-only at the start, since in the middle of a sentence they rarely ask for a subscription (``值得关注的 PR``)."""
+only at the start, since in the middle of a sentence they rarely ask for a subscription (``值得关注的 PR``).
+A negated subscription is a cancellation (``不用订阅 npu 了``, ``npu 的订阅取消掉``, ``不想再收到 npu 的提醒``,
+``npu 不用再通知我了``, ``don't need the npu alerts``, ``stop the npu alerts``), checked before ``订阅``. A
+request may end with its verb, as Chinese puts it (``有 npu 的新 PR 就通知我``), when it speaks of PRs, a key
+word or a path, is no question (``为什么…``, ``？``) and names no PR number (one PR is not a subscription)."""
 _LEAD_FILLER = re.compile(r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的)\s*)+")
 _TRAIL_FILLER = re.compile(
     r"(?:\s*(?:吧|呢|了|啊|呀|哦|喔|嘛|呗|哈|啦|吗|谢谢|多谢|thanks|thank\s+you|thx|please|pls|plz|[,，.。!！~～]))+\s*$",
@@ -664,13 +690,12 @@ def _find_verb(text: str, *, strict: bool = False) -> tuple[Action, str] | None:
     such as ``取消 … 订阅``); ``None`` without a verb. ``strict``: the looser verbs count only at
     the start (as in chat); otherwise anywhere."""
     start = _POLITE_RE.match(text)
-    head = start.end() if start else 0
+    text = text[start.end():] if start else text
     for action, at_start, pattern in _VERBS:
-        found = pattern.match(text, head) if at_start and strict else pattern.search(text)
+        found = pattern.match(text) if at_start and strict else pattern.search(text)
         if found is None:
             continue
-        body = next((g for g in (found.groupdict().get("body"), found.groupdict().get("body2")) if g is not None),
-                    None)
+        body = next((g for name, g in found.groupdict().items() if name.startswith("body") and g is not None), None)
         rest = body if body is not None else text[found.end():]
         return action, rest
     return None
@@ -709,7 +734,9 @@ def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
 
     Verbs: ``订阅 关注 提醒我 subscribe (me/us) (to) follow watch alert me``; ``取消订阅 退订 不再订阅
     取消关注 不要再提醒 unsubscribe (me) (from) unfollow stop alerts (for)``, and the split ``取消(我的) …
-    (的)订阅`` / ``把 … 的订阅取消``; ``退订全部 全部退订 取消所有订阅 unsubscribe all`` (also a
+    (的)订阅`` / ``(把) … 的订阅取消``, the negations ``不用订阅 不想再收到 … 的提醒 … 不用再通知我 don't need
+    … alerts stop/turn off … alerts``; the verb at the end (``有 npu 的新 PR 就通知我``, see :data:`_VERBS`);
+    ``退订全部 全部退订 取消所有订阅 把所有订阅都取消 关掉所有提醒 unsubscribe all`` (also a
     ``退订``/``unsubscribe`` whose filter is only ``全部``/``all``). Words before the verb
     (``请帮我``) are ignored, and so are ``一下``, ``我的``, ``in this channel`` / ``在本频道`` and
     trailing particles and punctuation (``吧``, ``了``, ``吗``, ``thanks``, ``？``; a ``?`` stays in a glob or a

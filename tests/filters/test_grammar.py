@@ -496,3 +496,48 @@ def test_the_readme_subscription_examples_read() -> None:
     assert "npu 标签" in forms
     for form in forms:
         parse_filter(form)
+
+
+# How people stop alerts, and ask for them with the verb at the end (Chinese order): each is the
+# change it says, never a subscription to what the person wants gone.
+SAID_OTHERWISE = [
+    ("不用订阅 rollout 了", "unsubscribe", "label:rollout"),
+    ("别再关注 ci 了", "unsubscribe", "label:ci"),
+    ("不想订阅 npu", "unsubscribe", "label:npu"),
+    ("rollout 的订阅取消掉吧", "unsubscribe", "label:rollout"),
+    ("npu 的订阅也删掉", "unsubscribe", "label:npu"),
+    ("我不想再收到 rollout 的提醒了", "unsubscribe", "label:rollout"),
+    ("不要再收到 megatron 的通知", "unsubscribe", "label:megatron"),
+    ("rollout 不用再通知我了", "unsubscribe", "label:rollout"),
+    ("fsdp 的提醒别再发了", "unsubscribe", "label:fsdp"),
+    ("don't need the npu alerts anymore", "unsubscribe", "label:npu"),
+    ("I no longer want megatron alerts", "unsubscribe", "label:megatron"),
+    ("stop the npu alerts", "unsubscribe", "label:npu"),
+    ("turn off the rollout notifications", "unsubscribe", "label:rollout"),
+    ("把所有订阅都取消", "unsubscribe_all", None),
+    ("所有提醒都关掉", "unsubscribe_all", None),
+    ("关掉所有提醒", "unsubscribe_all", None),
+    ("有 rollout 的新PR就通知我", "subscribe", "label:rollout"),
+    ("以后 verl/trainer 下面有PR合入提醒我", "subscribe", "path:verl/trainer"),
+    ("rollout 有新 PR 合进来的时候 @ 我一下", "subscribe", "label:rollout"),
+    ("npu 的 PR 合入后提醒我", "subscribe", "label:npu"),
+    ("npu 标签有更新就提醒我", "subscribe", "label:npu"),
+]
+
+
+@pytest.mark.parametrize(("typed", "action", "canonical"), SAID_OTHERWISE)
+def test_unsubscribing_and_the_verb_at_the_end(typed: str, action: str, canonical: str | None) -> None:
+    command = parse_subscription(typed, known_labels=KNOWN, known_repos=REPOS)
+    assert command.action == action
+    assert (command.filter.text() if command.filter is not None else None) == canonical
+
+
+@pytest.mark.parametrize("typed", [
+    "为什么 rollout 的提醒不再发给我了",  # a question about alerts changes nothing
+    "rollout 的提醒怎么不发了？",
+    "6046 合了就通知我",  # one PR: no subscription names PRs
+    "记得周五提醒我开会",  # nothing about PRs
+    "明天提醒我",
+])
+def test_questions_and_reminders_are_no_subscription_change(typed: str) -> None:
+    assert subscription_action(typed) is None

@@ -459,6 +459,11 @@ TABLE: list[Row] = [
     r("上周我在休假，错过了啥", D, W16),
     r("whats new this week", D, W17),
     r("tldr of last week", D, W16),
+    r("不用订阅 rollout 了", U),  # a "no need to subscribe" stops the alerts, never starts them
+    r("rollout 的订阅取消掉吧", U),
+    r("我不想再收到 rollout 的提醒了", U),
+    r("don't need the npu alerts anymore", U),
+    r("有 rollout 的新PR就通知我", S),  # the verb at the end, as Chinese says it
     r("how's fsdp doing lately", L, label="fsdp"),
     r("how is the megatron work going this week", L, W17, label="megatron"),
     # -- who merged the most, and more questions about the week (phase 2) --------------------------
@@ -558,6 +563,8 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("verl 的 github 是 volcengine/verl", (H,)),  # someone else's GitHub: no link of the asker
     ("help me with PR 6046", (P,)),  # a request about a PR, not the help
     # statements about one's own work and requests to the channel: PR and change words make no search
+    ("为什么 rollout 的提醒不再发给我了", (H, Q)),  # a question about alerts changes no subscription
+    ("记得周五提醒我开会", (H,)),
     ("how's it going", (H,)),  # small talk, no area
     ("how are you doing", (H,)),
     ("can someone review my PR later", (H,)),
