@@ -176,7 +176,7 @@ _GUARD_TITLE = re.compile(r"^\s*(?:validate|validation\s+(?:of|for))\b", re.I)
 # Fixes are not capped by it: the reporting code may have crashed the run.
 _OBSERVABILITY_TITLE = re.compile(
     r"\b(?:logging|logger|tim(?:ing|ings|er|ers)|profil(?:e|es|er|ers|ing)|dump(?:s|ed|ing)?|debug(?:ger|ging)?|"
-    r"instrument(?:ation|ed)?|wandb|tensorboard)\b", re.I)
+    r"wandb|tensorboard)\b", re.I)
 _REVERT_TITLE = re.compile(r"^\s*revert\b", re.I)
 _REVERTED_NUMBER = re.compile(r"#(\d+)")
 _REVERT_BODY = re.compile(r"\breverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.I)
