@@ -338,7 +338,9 @@ year-N | YYYY                  the calendar year N years before the current one 
 YYYY-MM-DD | *-MM-DD           one calendar day / its latest occurrence that has begun
 A..B                           inclusive dates, both YYYY-MM-DD or both *-MM-DD
 A..                            from date A through today
-mon.. (tue.. … sun..)          from the latest such weekday through today"""
+mon.. (tue.. … sun..)          from the latest such weekday through today (today, if it is one)
+last-mon.. (… last-sun..)      from the latest such weekday before today through today
+mon-N.. (… sun-N..)            from that weekday of the ISO week N weeks before the current one through today"""
 """The window specs :func:`window_from_spec` accepts (``*`` = the latest year in which it has begun)."""
 
 MAX_SPEC_OFFSET = 520
@@ -354,6 +356,7 @@ _SPEC_YEAR = re.compile(r"[0-9]{4}")
 _SPEC_WEEK = re.compile(r"(?P<year>[0-9]{4}|\*)-W(?P<week>[0-9]{1,2})")
 _SPEC_MONTH = re.compile(r"(?P<year>[0-9]{4}|\*)-(?P<month>[0-9]{1,2})")
 _SPEC_DAY = re.compile(r"(?P<year>[0-9]{4}|\*)-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})")
+_SPEC_WEEKDAY = re.compile(r"(?P<last>last-)?(?P<wd>mon|tue|wed|thu|fri|sat|sun)(?:-(?P<n>[0-9]{1,4}))?")
 _YEARS_BACK = 8
 """How far back a yearless spec looks for a year in which it exists (W53, 02-29)."""
 
@@ -499,6 +502,21 @@ def _latest_week(week: int, today: date, tz: str) -> Window:
     raise WindowError(f"week W{week:02d} did not occur in the last {_YEARS_BACK} years")
 
 
+def _weekday_since(found: re.Match[str], today: date, spec: str) -> date:
+    """The first day of a weekday "since" spec: ``wed..`` (the latest Wednesday, today included),
+    ``last-wed..`` (the latest Wednesday before today), ``wed-2..`` (the Wednesday of ``week-2``)."""
+    index = WEEKDAYS.index(found["wd"])
+    if found["last"] and found["n"]:
+        raise WindowError(f"malformed window {spec!r}: expected one of\n{SPEC_FORMS}")
+    if found["n"] is not None:
+        n = int(found["n"])
+        if not 1 <= n <= MAX_SPEC_OFFSET:
+            raise WindowError(f"window {spec!r} must reach back 1 to {MAX_SPEC_OFFSET} weeks")
+        return today - timedelta(days=today.weekday() + 7 * n - index)
+    back = (today.weekday() - index) % 7
+    return today - timedelta(days=back or (7 if found["last"] else 0))
+
+
 def _spec_day(text: str, today: date, spec: str) -> date:
     """The date of a ``YYYY-MM-DD`` or ``*-MM-DD`` part (latest occurrence not after ``today``)."""
     found = _SPEC_DAY.fullmatch(text)
@@ -526,9 +544,8 @@ def _date(year: int, month: int, day: int) -> date:
 
 
 def _range_window(first: str, last: str, today: date, tz: str, spec: str) -> Window:
-    if first.lower() in WEEKDAYS and not last:
-        since = today - timedelta(days=(today.weekday() - WEEKDAYS.index(first.lower())) % 7)
-        return date_window(since, today, tz)
+    if not last and (found := _SPEC_WEEKDAY.fullmatch(first.lower())):
+        return date_window(_weekday_since(found, today, spec), today, tz)
     start = _spec_day(first, today, spec)
     if not last:
         if start > today:

@@ -28,6 +28,16 @@ exclusion always wins. Words and punctuation that join alternatives are ignored:
 An exclusion word (``排除``, ``不要``, ``not``, ``except``, …) makes every term after it an
 exclusion. ``全部``/``all``/``*`` alone means every PR. Filler (``的``, ``相关``, ``PR``) is ignored.
 
+A key word may also follow its values, as people say it: ``rollout 标签``, ``npu 和 rollout 这两个标签``,
+``the npu label``, ``npu and rollout labels``, ``verl/trainer 目录``, ``alice 作者``; alone (``标签``) it
+still needs a value. A word with a ``/`` is a path after ``touching``/``under``/``in``/``changing``/
+``动了``/``改了``/``涉及`` or before ``下面``/``里``/``目录下`` (``PRs touching verl/workers``,
+``verl/workers 下面的改动``); alone it stays a label (``kind/bug``). ``alice 提的 PR`` is ``author:alice``.
+Words that only frame a request are ignored: politeness and particles (``please``, ``pls``, ``for me``,
+``帮我``, ``我们``, ``吧``, ``呗``, ``哈``, ``吗``), demonstratives (``这个``), ``about``, ``anything``,
+``when … lands``, counts (``两个``); ``label: npu`` and ``作者是 alice`` read as ``label:npu``, ``作者 alice``.
+Any other word is a label, checked against the known ones.
+
 Errors are :class:`~bot.errors.FilterError` with a Chinese and an English message that names
 what is known (the keys, the verdicts, the labels the repository uses).
 """
@@ -58,8 +68,8 @@ Action = Literal["subscribe", "unsubscribe", "unsubscribe_all"]
 
 _KEYS: dict[str, str] = {
     **dict.fromkeys(("label", "labels", "tag", "tags", "标签"), "label"),
-    **dict.fromkeys(("path", "paths", "file", "files", "dir", "dirs", "directory", "folder", "路径", "目录", "文件"),
-                    "path"),
+    **dict.fromkeys(("path", "paths", "file", "files", "dir", "dirs", "directory", "directories", "folder", "folders",
+                     "路径", "目录", "文件", "文件夹"), "path"),
     **dict.fromkeys(("owner", "owners", "codeowner", "codeowners", "负责人"), "owner"),
     **dict.fromkeys(("author", "authors", "by", "user", "作者"), "author"),
     **dict.fromkeys(("title", "标题"), "title"),
@@ -69,9 +79,12 @@ _KEYS: dict[str, str] = {
     **dict.fromkeys(("minutes", "minute", "mins", "阅读时间", "阅读时长", "时长", "分钟"), "minutes"),
     **dict.fromkeys(("repo", "repository", "仓库"), "repo"),
 }
-_SPACE_KEYS = {"label", "标签", "path", "路径", "目录", "owner", "负责人", "author", "作者", "by", "title", "标题",
-               "verdict", "结论"}
+_SPACE_KEYS = {"label", "labels", "tag", "tags", "标签", "path", "paths", "路径", "目录", "owner", "负责人", "author",
+               "authors", "作者", "by", "title", "标题", "verdict", "结论"}
 """Key names that may also be followed by a blank and the value (``路径 verl/trainer/**``)."""
+_POSTFIX_KEYS = {"label", "labels", "tag", "tags", "标签", "path", "paths", "dir", "dirs", "directory", "directories",
+                 "folder", "folders", "路径", "目录", "文件夹", "author", "authors", "作者"}
+"""Key names that may also follow their values (``rollout 标签``, ``the npu label``, ``verl/trainer 目录``)."""
 
 _VERDICTS: dict[str, RecommendationLevel] = {
     **dict.fromkeys(("close_read", "close-read", "closeread", "close", "read", "精读", "值得精读", "细读", "必读"),
@@ -85,17 +98,32 @@ _CONJ = {"和", "与", "及", "以及", "或", "或者", "跟", "还有", "and",
 _END_EXCLUDE = {"以外", "之外", "以外的", "之外的"}
 """``除了 X 以外``: the exclusion that ``除了`` began ends here."""
 _FILLER = {"的", "相关", "相关的", "有关", "有关的", "方面", "方面的", "pr", "prs", "pull", "request",
-           "requests", "but", "only", "just", "只", "只要", "只看", "请", "帮我", "我想", "一下", "吧", "呢", "the"}
+           "requests", "but", "only", "just", "只", "只要", "只看", "请", "帮我", "我想", "一下", "吧", "呢", "the",
+           # words that only frame a request: politeness, particles, pronouns, demonstratives
+           "please", "pls", "plz", "thanks", "thx", "any", "anything", "something", "stuff", "new",
+           "about", "regarding", "concerning", "on", "in", "touching", "involving", "when", "whenever",
+           "for", "to", "lands", "land", "landed", "merged", "gets", "changes", "change",
+           "帮我们", "给我", "给我们", "我们", "咱们", "呗", "呀", "哈", "啊", "哦", "喔", "嘛", "吗", "啦",
+           "谢谢", "多谢",
+           "这个", "这些", "这两个", "这几个", "那个", "该", "改动", "修改", "变更", "提交"}
 _ALL = {"全部", "所有", "一切", "全部的", "所有的", "all", "everything", "*", "任何"}
 
 RESERVED_WORDS = frozenset({*_KEYS, *_VERDICTS, *_EXCLUDE, *_CONJ, *_FILLER, *_ALL, "以外", "之外", "以外的", "之外的"})
 """Words the grammar reads as something else than a label: a label spelled like one must be quoted."""
 
+_COUNTED = re.compile(r"(?:这|那)?(?:[一两俩几三四五六七八九十]+|\d+)个")
+"""``两个``, ``这三个``, ``3个`` (``npu 和 rollout 两个标签``): a count, not a label."""
+_KEY_BLANK = re.compile(
+    r"(?<![\w.-])(" + "|".join(sorted((re.escape(k) for k, v in _KEYS.items() if v not in (*SCORE_KEYS, "repo")),
+                                      key=len, reverse=True)) + r"):\s+(?=\S)", re.IGNORECASE)
+"""``label: npu``: a key, its colon and a blank before the value."""
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 _REPO = r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9_]"
 _REPO_FULL = re.compile(rf"^{_REPO}$")
+_PATHLIKE = r"(?![@\"])[^\s\"@:,;、|()]*/[^\s\",;、|()]*"
+"""A word with a ``/`` (``verl/workers``, ``recipe/``): a path once a word such as ``touching`` or ``下面`` says so."""
 
 _SCORE_NAMES = "|".join(sorted((re.escape(k) for k, v in _KEYS.items() if v in SCORE_KEYS), key=len, reverse=True))
 _AT_LEAST = r"at\s+least|no\s+less\s+than|不低于|不少于|不小于|至少|最少"
@@ -121,6 +149,17 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:paths?|code|files?|dirs?)\s+owned\s+by\s+@?([A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)", re.IGNORECASE),
      r" path:@\1 "),
     (re.compile(r"\bmy\s+(?:own\s+)?(?:prs|pull\s+requests)\b", re.IGNORECASE), " author:@me "),
+    (re.compile(r"\b(?:for|to)\s+(?:me|us|my\s+team|our\s+team)\b", re.IGNORECASE), " "),
+    (re.compile(r"\b(?:when|whenever|if|once)\s+(?:an?|any|some)\b|\ban?\s+(?=(?:pr|pull\s+request|change)s?\b)|\b(?:is|are|gets?|got|was|were)\s+"
+                r"(?:merged|landed)\b", re.IGNORECASE), " "),
+    (re.compile(r"(作者|标签|路径|目录)\s*(?:是|为|叫)"), r" \1 "),
+    (re.compile(r"(?<![\w@/.:-])@?([A-Za-z0-9][\w.-]*(?:\[bot\])?)\s*(?:提|发|写|开|创建|提交)的\s*"
+                r"(?:PRs?|pull\s+requests?|代码|改动)?", re.IGNORECASE), r" author:\1 "),
+    (re.compile(rf"\b(?:touch(?:es|ing)?|under|in|inside|within|below|chang(?:es|ed|ing)(?:\s+(?:to|in|under))?|"
+                rf"modif(?:y|ies|ying)|edit(?:s|ing)?)\s+({_PATHLIKE})", re.IGNORECASE), r" path:\1 "),
+    (re.compile(rf"(?:动了|改了|改动了?|修改了?|变更了?|碰了|涉及到?|涉及了)\s*({_PATHLIKE})"), r" path:\1 "),
+    (re.compile(rf"(?<![\w/.:*-])({_PATHLIKE})\s*(?:这个|的)?\s*(?:目录|文件夹|路径)?\s*"
+                r"(?:下面|下边|底下|里面|里边|之下|下|里|中)(?:的)?"), r" path:\1 "),
     (re.compile(r"(标题)\s*(?:含有|包含|含|里有|中有)\s*"), r" \1 "),
     (re.compile(r"\b(title)\s+(?:contains|has|includes|with|containing)\s+", re.IGNORECASE), r" \1 "),
     (re.compile(r"(?<![\w.])(\d+)\s*分钟\s*(?:以内|之内|以下)"), r" minutes<=\1 "),
@@ -133,6 +172,8 @@ _SPLITS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(相关的?|有关的?|方面的?|以外的?|之外的?)"), r" \1 "),
     (re.compile(r"(?<=[\u3400-\u9fff])(?=[A-Za-z0-9@#+\-])|(?<=[A-Za-z0-9*_])(?=[\u3400-\u9fff])"), " "),
     (re.compile(r"(?<![\u3400-\u9fff])(以及|或者|还有|和|与|及|或|跟|的)(?![\u3400-\u9fff])"), r" \1 "),
+    (re.compile(r"(这两个|这几个|这个|这些|那个|改动|修改|变更|提交)|(标签|目录|文件夹|路径|作者)(?!:)"), r" \1\2 "),
+    (re.compile(r"(?<=\s)的(?=[\u3400-\u9fff])|(?<=[\u3400-\u9fff])的(?=\s|$)"), " 的 "),
 )
 """Exclusion words and Chinese joining words glued to their neighbours, set apart after the comparisons."""
 _SEPARATORS = ",;、|"
@@ -318,9 +359,16 @@ class _Reader:
         self.previous: tuple[str, bool] | None = None
         self.join: Literal["space", "list", "tight"] = "space"
         self.repo: str | None = None
+        self.bare: list[tuple[str, bool, Term]] = []
+        """The terms of the bare words just read (a key word after them gives them its key)."""
+        self.before_key: list[tuple[str, bool, Term]] = []
+        """``bare`` when the pending key word came: its values if nothing follows it (``rollout 标签``)."""
 
-    def add(self, key: str, value: str, negated: bool, token: str) -> None:
+    def add(self, key: str, value: str, negated: bool, token: str, *, bare: bool = False) -> None:
         negated = negated or self.negate_rest
+        given = value
+        if not bare:
+            self.bare = []
         if key in SCORE_KEYS:
             if negated:
                 raise FilterError(f"cannot exclude a comparison on {key}; write the opposite, e.g. {key}<6",
@@ -355,6 +403,22 @@ class _Reader:
             raise FilterError(f"{token}: the value is missing or invalid", zh=f"{token}：值缺失或无效") from exc
         (self.exclude if negated else self.include).append(term)
         self.previous = (term_key, negated)
+        if bare:
+            self.bare.append((given, negated, term))
+
+    def key_after(self) -> bool:
+        """Give the pending key to the bare words before it (``rollout 标签``, ``verl/trainer 目录``); whether
+        there were any."""
+        if self.pending is None or not self.before_key:
+            return False
+        key, negated_key = self.pending
+        group, self.before_key, self.pending = self.before_key, [], None
+        negate_rest, self.negate_rest = self.negate_rest, False
+        for raw, negated, term in group:
+            (self.exclude if negated else self.include).remove(term)
+            self.add(_KEYS[key], raw, negated or negated_key, f"{raw} {key}")
+        self.negate_rest = negate_rest
+        return True
 
     def read(self, token: _Token) -> None:
         raw = token.raw
@@ -364,20 +428,29 @@ class _Reader:
         lowered = raw.lower()
         if plain is None:
             if lowered in _CONJ:
+                self.key_after()
                 self.join = "list"
                 return
             if lowered in _EXCLUDE:
+                self.key_after()
                 self.negate_rest = True
                 return
             if lowered in _END_EXCLUDE:
+                self.key_after()
                 self.negate_rest = False
                 self.previous = None
                 return
-            if lowered in _FILLER or lowered in _ALL or lowered in ("-", "+", "!", "—", "–", ":"):
+            if lowered in _FILLER or lowered in _ALL or lowered in ("-", "+", "!", "—", "–", ":") or \
+                    _COUNTED.fullmatch(lowered):
                 return
+        if self.pending is not None and self.before_key and (
+                join != "space" or (plain is None and (lowered.lstrip("+-!") in _POSTFIX_KEYS
+                                                       or _key_value(raw) is not None))):
+            self.key_after()  # "rollout 标签, -ci", "rollout 标签 作者 alice": the key word ended its values
         if self.pending is not None:
             key, negated = self.pending
             self.pending = None
+            self.before_key = []
             if plain is None and (lowered in _SPACE_KEYS or _key_value(raw) is not None):
                 raise FilterError(f"{key} needs a value before {raw}", zh=f"{key} 后面缺少值（接着出现了 {raw}）")
             self.add(_KEYS[key], plain if plain is not None else raw, negated, f"{key} {raw}")
@@ -387,6 +460,11 @@ class _Reader:
         if plain is None and raw[:1] in "+-!" and len(raw) > 1:
             sign, body = raw[0], raw[1:]
         negated = sign in ("-", "!")
+        if plain is None and body.lower() in _POSTFIX_KEYS and self.bare and not negated:
+            self.pending, self.before_key, self.bare = (body.lower(), False), self.bare, []
+            if body.lower() not in _SPACE_KEYS:  # "labels", "folder": only ever after their values
+                self.key_after()
+            return
         if plain is None and body.lower() in _SPACE_KEYS:
             self.pending = (body.lower(), negated)
             return
@@ -406,7 +484,7 @@ class _Reader:
             self.add(inherit[0], value, negated or inherit[1], raw)
             return
         if plain is not None:  # a quoted bare value is always a label: the escape for odd names
-            self.add("label", value, negated, raw)
+            self.add("label", value, negated, raw, bare=True)
             return
         if value.startswith("@"):
             raise FilterError(
@@ -415,11 +493,11 @@ class _Reader:
                 zh=f"单独的 {value} 有歧义：path:{value} 表示 CODEOWNERS 中 {value} 负责的路径，"
                    f"author:{value} 表示 {value} 提的 PR")
         if value in _BARE_VERDICTS:
-            self.add("verdict", value, negated, raw)
+            self.add("verdict", value, negated, raw, bare=True)
         elif _GLOB_CHARS.search(value) or value.endswith("/"):
-            self.add("path", value, negated, raw)
+            self.add("path", value, negated, raw, bare=True)
         else:
-            self.add("label", value, negated, raw)
+            self.add("label", value, negated, raw, bare=True)
 
 
 def _key_value(text: str) -> tuple[str, str] | None:
@@ -440,7 +518,8 @@ def _rewrite(text: str) -> str:
     if len(parts) % 2 == 0:
         raise FilterError(f"a quote is not closed: {text.strip()}", zh=f"引号没有闭合：{text.strip()}")
     for i in range(0, len(parts), 2):
-        part = parts[i]
+        part = _KEY_BLANK.sub(r"\1:", parts[i] + ("\"" if i + 1 < len(parts) else ""))
+        part = part[:-1] if i + 1 < len(parts) else part
         for pattern, repl in _PHRASES:
             part = pattern.sub(repl, part)
         part = _CMP.sub(_score_token, part)
@@ -454,6 +533,7 @@ def _read(text: str, aliases: Mapping[str, str]) -> _Reader:
     reader = _Reader(aliases)
     for token in _tokens(_rewrite(text)):
         reader.read(token)
+    reader.key_after()
     if reader.pending is not None:
         key = reader.pending[0]
         raise FilterError(f"{key} needs a value, e.g. {key} verl/trainer/**" if _KEYS[key] == "path"
@@ -564,7 +644,8 @@ them are ignored); the looser ones (``关注``, ``提醒我``, ``follow``, ``wat
 only at the start, since in the middle of a sentence they rarely ask for a subscription (``值得关注的 PR``)."""
 _LEAD_FILLER = re.compile(r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的)\s*)+")
 _TRAIL_FILLER = re.compile(
-    r"(?:\s*(?:吧|呢|了|啊|呀|哦|喔|嘛|谢谢|多谢|thanks|thank\s+you|please|pls|[,，.。!！~～]))+\s*$", re.IGNORECASE)
+    r"(?:\s*(?:吧|呢|了|啊|呀|哦|喔|嘛|呗|哈|啦|吗|谢谢|多谢|thanks|thank\s+you|thx|please|pls|plz|[,，.。!！~～]))+\s*$",
+    re.IGNORECASE)
 _HERE = re.compile(r"\b(?:in|for|to|on)\s+(?:this|the)\s+(?:channel|chat|conversation|group)\b|"
                    r"(?:在|给|到)?(?:这个|本|此)(?:频道|群聊|群|会话)(?:里面|里|中)?", re.IGNORECASE)
 """"in this channel" / "在本频道": where the request was made anyway."""
@@ -572,6 +653,9 @@ _LEADING_REPO = re.compile(rf"^\s*(?P<repo>{_REPO})(?:\s*的)?(?=\s|$|[,;、|])"
 _IN_REPO = re.compile(
     rf"(?:\b(?:in|on|for|of|from|at)\s+|在\s*)(?P<repo>{_REPO})(?:\s*(?:里|中|上|里面))?(?=\s|$|[,;、|])",
     re.IGNORECASE)
+_PATH_BEFORE_IN = re.compile(r"\b(?:prs?|pull\s+requests?|changes?|files?|code|something|anything|stuff|lands?|landed|"
+                             r"merged|merges?)\s*$", re.IGNORECASE)
+"""Words before ``in owner/name`` that say it is a folder (``PRs in verl/workers``) unless it is a known repository."""
 _REPO_KEY = re.compile(rf"(?<![\w-])(?:repo|repository|仓库):(?P<repo>{_REPO})(?=\s|$|[,;、|])", re.IGNORECASE)
 
 
@@ -609,7 +693,13 @@ def subscription_action(text: str, *, strict: bool = True) -> Action | None:
 def _trim(rest: str) -> str:
     rest = _HERE.sub(" ", rest)
     rest = _LEAD_FILLER.sub("", rest)
-    return _TRAIL_FILLER.sub("", rest)
+    while True:
+        rest = _TRAIL_FILLER.sub("", rest)
+        last = rest.split()[-1] if rest.split() else ""
+        # a question mark ends the sentence ("订阅 ci 标签？"), unless the last word is a glob or a key:value
+        if not last.endswith("?") or re.search(r"[/:*\[{]", last):
+            return rest
+        rest = rest[:-1]
 
 
 def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
@@ -622,11 +712,13 @@ def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
     (的)订阅`` / ``把 … 的订阅取消``; ``退订全部 全部退订 取消所有订阅 unsubscribe all`` (also a
     ``退订``/``unsubscribe`` whose filter is only ``全部``/``all``). Words before the verb
     (``请帮我``) are ignored, and so are ``一下``, ``我的``, ``in this channel`` / ``在本频道`` and
-    trailing particles (``吧``, ``了``, ``thanks``). The repository: ``owner/name`` right after the verb
+    trailing particles and punctuation (``吧``, ``了``, ``吗``, ``thanks``, ``？``; a ``?`` stays in a glob or a
+    ``key:value``). The repository: ``owner/name`` right after the verb
     (``订阅 verl-project/verl 的 npu``, ``subscribe owner/name label:megatron``), ``repo:owner/name``,
     or ``in owner/name`` / ``在 owner/name 里`` anywhere. With ``known_repos``, a leading
     ``owner/name`` that is none of them is read as a label (``kind/bug``), and one of them anywhere
-    is the repository (``subscribe npu owner/name``, the slash command's first form).
+    is the repository (``subscribe npu owner/name``, the slash command's first form); an ``in owner/name``
+    after ``PRs``/``changes``/``lands`` that is none of them is a folder (``PRs in verl/workers``).
 
     Args:
         text: the message or the slash command's text (mentions already removed).
@@ -640,8 +732,12 @@ def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
     clean = _normalise(text).strip()
     language = detect_language(clean)
     repo: str | None = None
+    wanted = {r.lower() for r in known_repos} if known_repos is not None else None
     for pattern in (_REPO_KEY, _IN_REPO):
         if named := pattern.search(clean):
+            if pattern is _IN_REPO and wanted is not None and named["repo"].lower() not in wanted and \
+                    _PATH_BEFORE_IN.search(clean[: named.start()]):
+                break  # "PRs in verl/workers": a folder, when no repository of that name is known
             repo = named["repo"]
             clean = clean[: named.start()] + " " + clean[named.end():]
             break
@@ -651,7 +747,6 @@ def parse_subscription(text: str, *, aliases: Mapping[str, str] | None = None,
                           zh="请说 订阅、退订 或 退订全部，例如：订阅 npu -ci")
     action: Action = verb[0]
     rest = _trim(verb[1])
-    wanted = {r.lower() for r in known_repos} if known_repos is not None else None
     lead = _LEADING_REPO.match(rest) if repo is None else None
     if lead is not None and (wanted is None or lead["repo"].lower() in wanted):
         repo = lead["repo"]

@@ -79,8 +79,15 @@ _MENTION = re.compile(r"<[@!#][A-Za-z0-9_|.-]{1,80}>|@_user_[0-9]{1,4}|<at [^>]{
 ``@_user_1``, ``<at …>``): they are neither search words nor labels."""
 _REPO_HASH = re.compile(rf"(?<![A-Za-z0-9_./-])(?P<repo>{_REPO})#(?P<n>[0-9]{{1,7}})(?![0-9])")
 _HASH = re.compile(r"(?<![A-Za-z0-9&#])#\s?(?P<n>[0-9]{1,7})(?![0-9])")
-_PR_WORD_NUMBER = re.compile(rf"{_A}(?:prs?|pull\s?requests?|pulls?|mrs?)\s?[#:：]?\s?(?P<n>[0-9]{{1,7}})(?![0-9])",
+_PR_WORD_NUMBER = re.compile(rf"{_A}(?:prs?|pull\s?requests?|pulls?|mrs?)\s?[#:：/-]?\s?(?P<n>[0-9]{{1,7}})(?![0-9])",
                              re.IGNORECASE)
+"""``PR 6046``, ``PR#6046``, ``PR-6046``, ``pull/6046`` (a URL's path without its host)."""
+_NUMBERED_PR = re.compile(r"(?:第\s?)?(?P<n>[0-9]{1,7})\s?[号號]\s?(?:pr|合并请求|合併請求)", re.IGNORECASE)
+"""``第6046号PR``, ``6046 号 PR``: the number of a PR, not a count (``号`` alone is a day: ``13号``)."""
+_NUMBER_LIST = re.compile(r"(?<![A-Za-z0-9_./#:+-])(?P<list>[0-9]{3,7}(?:/[0-9]{3,7}){1,5})(?![0-9A-Za-z_/%]|\.[0-9])")
+"""``6046/6029/6011``: PR numbers of three digits or more listed with slashes (dates were read as windows first)."""
+_ONLY_NUMBERS_GLUE = re.compile(r"[0-9\s#,，、/?？!！.。]|(?i:prs?|or|and|vs\.?)|还是|還是|和|与|與|或者?|跟")
+"""What may stand between the numbers of a message that lists PRs only (``6046还是6029？``)."""
 _BARE_NUMBER = re.compile(r"(?<![A-Za-z0-9_./#:+-])(?P<n>[0-9]{1,7})(?![0-9A-Za-z_/%]|\.[0-9])")
 _COUNT_AFTER = re.compile(r"\s?(?:个|個|条|條|项|項|次|位|行|分钟|分鐘|天|周|週|月|年|号|號|日|%|"
                           r"(?i:prs|files?|lines?|days?|weeks?|months?|years?|mins?|minutes?|hours?|times|x\b))")
@@ -104,7 +111,9 @@ def _vocabulary(section: str, *, prefix: str = "", suffix: str = "") -> re.Patte
     return re.compile(f"{prefix}(?:{'|'.join(parts)}){suffix}", re.IGNORECASE)
 
 
-_HELP = _vocabulary("help", prefix="^", suffix="$")
+_HELP = _vocabulary("help", prefix=r"^(?:请问|请|麻烦|please\s|pls\s)?\s?",
+                    suffix=r"(?:\s?(?:一下|一下吧|吧|呀|啊|呢|嘛|me|pls|please|plz))?$")
+"""The whole message asks for help: the words of ``[help]`` alone, with polite padding (``请``, ``一下``, ``pls``)."""
 _LIST_SUBS_MORE = _vocabulary("list_subscriptions")
 _COMPARE = _vocabulary("compare")
 _WHAT = _vocabulary("what")
@@ -130,7 +139,9 @@ _LABEL_EN = re.compile(rf"{_A}labels?\s?[:=]?\s?(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]
 _LABEL_LIKE = re.compile(r"[a-z][a-z0-9_.+-]{0,40}")
 _AREA = re.compile(rf"{_A}(?:in|for|on|about|of)\s(?:the\s)?(?P<a>[A-Za-z][A-Za-z0-9_.+-]{{0,40}}){_Z}|"
                    r"(?P<b>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s{0,12}的?\s?(?:最近|近来|近期)?\s?(?:周报|週報|动态|動態|进展|"
-                   r"進展|情况|情況|方面|怎么样|怎樣|怎样|咋样|如何|近况)",
+                   r"進展|情况|情況|方面|怎么样|怎樣|怎样|咋样|如何|近况)|"
+                   rf"{_A}how(?:['’]s|\sis|\sare)\s(?:the\s)?(?P<c>[A-Za-z][A-Za-z0-9_.+-]{{0,40}})\s(?:work\s)?"
+                   r"(?:doing|going|looking|coming\salong)(?![A-Za-z])",
                    re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“”'‘’`「『](?P<t>[^\"“”'‘’`「」『』\n]{1,60})[\"“”'‘’`」』]")
 _PUNCT_EDGE = ".,;:!?()[]{}<>\"'“”‘’`。，；：！？（）【】「」《》、…~～*"
@@ -198,6 +209,8 @@ class _Reading:
         self.path_like: list[str] = []
         for m in islice(_BARE_REPO.finditer(rest), MAX_REFS):
             marked = _REPO_MARKER.search(rest, max(0, m.start() - 12), m.start()) is not None
+            if not marked and len(m["repo"]) == 3:
+                continue  # "w/c", "w/o", "n/a", "i/o": an abbreviation, neither a repository nor a path
             if self.repo is None and (marked or not self._looks_like_path(m["repo"])):
                 self.repo = m["repo"]
                 rest = _blank(rest, [(m.start(), m.end())])
@@ -221,18 +234,26 @@ class _Reading:
                 self.repo = self.repo or m["repo"]
         text = _blank(text, used)
         text = _blank(text, [(m.start(), m.end()) for m in _URL.finditer(text)])
-        explicit = [m for p in (_HASH, _PR_WORD_NUMBER) for m in islice(p.finditer(text), MAX_REFS)]
+        explicit = [m for p in (_HASH, _PR_WORD_NUMBER, _NUMBERED_PR) for m in islice(p.finditer(text), MAX_REFS)]
         for m in explicit:
             self.refs.append((int(m["n"]), None, (m.start(), m.end())))
         text = _blank(text, [(m.start(), m.end()) for m in explicit])
         bare = [m for m in islice(_BARE_NUMBER.finditer(text), MAX_REFS) if not _COUNT_AFTER.match(text, m.end())]
+        listed = list(islice(_NUMBER_LIST.finditer(text), MAX_REFS))
+        if listed and (_COMPARE.search(self.text) or not _ONLY_NUMBERS_GLUE.sub("", _blank(text, [
+                (m.start(), m.end()) for m in listed])).strip()):
+            for m in listed:
+                at = m.start()
+                for number in m["list"].split("/"):
+                    self.refs.append((int(number), None, (at, at + len(number))))
+                    at += len(number) + 1
         if not bare:
             self.refs.sort(key=lambda r: r[2][0])
             return
         context_compare = _COMPARE.search(self.text) is not None
         context_pr = bool(_WHAT.search(self.text) or _WORTH.search(self.text) or _ANALYZE.search(self.text))
         context_look = _LOOK.search(self.text) is not None
-        only_numbers = not re.sub(r"[0-9\s#,，、]|(?i:prs?)", "", text).strip()
+        only_numbers = not _ONLY_NUMBERS_GLUE.sub("", text).strip()
         pr_words = [(w.start(), w.end()) for w in islice(_PR_WORD.finditer(self.text), MAX_REFS)]
         for m in bare:
             near_pr_word = any(abs(s - m.end()) <= 6 or abs(m.start() - e) <= 6 for s, e in pr_words)
@@ -322,6 +343,19 @@ def _label(text: str) -> tuple[str, tuple[int, int]] | None:
     return None
 
 
+_STATEMENT = re.compile(
+    r"^(?:(?:ok|so|and|also|btw|fyi)[,，]?\s+)?(?:i['’]ll|we['’]ll|i\s+will|we\s+will|i['’]m\s+going\s+to|we['’]re\s+going\s+to|"
+    r"i\s+(?:have|need|want)\s+to|we\s+(?:have|need|want)\s+to|i\s+just|we\s+just|let['’]?s|"
+    r"(?:can|could|would|will)\s+(?:someone|somebody|anyone|anybody|you\s+guys|y['’]?all)|(?:someone|somebody)\s+(?:should|must|please|pls))"
+    r"(?![A-Za-z])|"
+    r"^(?:我们?|咱们?|我这边|我们这边)(?:组|这边)?\s?(?:这周|本周|今天|明天|下周|马上|等下|待会儿?|回头|晚点)?\s?"
+    r"(?:要|得|会|准备|打算|计划|刚|刚刚|正在|已经|先)|麻烦大家|请大家|大家帮忙",
+    re.IGNORECASE)
+"""A statement about one's own work or a request to the others in the channel (``I'll fix the rollout bug this
+week``, ``can someone review my PR later``, ``我刚提了个 PR，麻烦大家 review 一下``): its PR and change words make
+no search."""
+
+
 def _is_question_shaped(text: str) -> bool:
     return bool(_OPENER.search(text) and (_PR_WORD.search(text) or _CHANGE.search(text)))
 
@@ -391,6 +425,8 @@ def _decide(r: _Reading) -> Intent:
     lang = detect_language(text, [label] if label else [])
     single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
+    statement = _STATEMENT.search(text) is not None
+    asked = bool(_DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest))
     who = _WHO.search(rest)
     if who is not None and not _terms(_blank(rest, [who.span()]), label):
         # "谁贡献最多", "本月谁合并的 PR 最多", "top contributors last month"
@@ -401,10 +437,10 @@ def _decide(r: _Reading) -> Intent:
                                     text=text)
         else:
             intent = LabelIntent(label, repo=r.repo, language=lang, window=window, said=said)
-    elif change and terms and (about_prs or _OPENER.search(rest) or r.window is not None):
+    elif change and terms and (about_prs or _OPENER.search(rest) or r.window is not None) and not statement:
         # "哪些 PR 改了 rollout 的配置", "which PRs touched fully_async last week", "W16 有没有改 megatron 的 PR"
         intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
-    elif terms and about_prs and not _DIGEST.search(rest):
+    elif terms and about_prs and not _DIGEST.search(rest) and not statement:
         if single_label:  # "上周 trainer 有哪些重点 PR", "trainer PRs last week"
             intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window,
                                  said=said)
@@ -414,9 +450,9 @@ def _decide(r: _Reading) -> Intent:
             and _leftover(rest, stop=False) == 1:
         # "上周 npu", "npu W16": a label and a window, nothing else
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
-    elif single_label and (_DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest)) and any(
-            (m["a"] or m["b"]).lower() == terms[0] for m in _AREA.finditer(rest)):
-        # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样"
+    elif single_label and any((m["a"] or m["b"] or m["c"]).lower() == terms[0] and (m["c"] or asked)
+                              for m in _AREA.finditer(rest)):
+        # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样", "how's fsdp doing lately"
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
     elif not terms and not _DIGEST.search(rest) and (
             _MERGED.search(rest) or (about_prs and _LISTING.search(rest) and not _KEY.search(rest))):

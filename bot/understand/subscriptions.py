@@ -43,6 +43,9 @@ _GITHUB = r"(?:github|gh|git\s?hub)"
 _LINK = (
     re.compile(rf"(?:我的|我)\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名|用户|名字|id|handle|login)?\s?"
                rf"(?:是|为|叫|=|:|：)\s?{_HANDLE}", re.IGNORECASE),
+    # the whole message: "github id 是 alice" (the asker's own, said without 我)
+    re.compile(rf"^\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名|用户|名字|id|handle|login)?\s?(?:是|为|叫|=|:|：)\s?{_HANDLE}"
+               r"\s?[。.!！]?\s?$", re.IGNORECASE),
     re.compile(rf"(?:绑定|关联|设置|记住)(?:一下)?(?:我的)?\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名)?\s?(?:为|是|:|：)?\s?{_HANDLE}",
                re.IGNORECASE),
     re.compile(rf"我在\s?{_GITHUB}\s?(?:上)?(?:是|叫|的用户名是|的账号是)\s?{_HANDLE}", re.IGNORECASE),
@@ -59,7 +62,8 @@ _OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|�
                   r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause)\b",
                   re.IGNORECASE)
 _ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|订阅|以后|"
-                 r"\b(?:every\s+week|each\s+week|weekly|subscribe|turn\s+on|enable|start|opt\s+in)\b",
+                 r"\b(?:every\s+week|each\s+week|weekly|subscribe|turn\s+on|enable|start|opt\s+in|"
+                 r"every\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
                  re.IGNORECASE)
 _SEND = re.compile(r"发|推送|送|\b(?:send|deliver|email|post|dm)\b", re.IGNORECASE)
 _WEEKLY = re.compile(r"每周|weekly", re.IGNORECASE)

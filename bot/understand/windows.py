@@ -21,12 +21,25 @@ this / last week   ``本周`` ``这周`` ``this week`` / ``上周`` ``last week`
 weeks ago          ``上上周`` ``两周前`` ``the week before last`` ``2 weeks ago``    ``week-2``
 previous N weeks   ``前两周`` ``previous two weeks``                              ``weeks-2``
 recent days        ``最近两周`` ``近7天`` ``past two weeks`` ``last 7 days``         ``days-14``
+                   ``the past fortnight`` ``最近半个月`` (15 days)                  ``days-14`` ``days-15``
 months             ``本月`` ``上个月`` ``4月`` ``2026年4月`` ``this month`` ``April``  ``month-0`` ``*-04``
 days and ranges    ``4月13日到19日`` ``4/13-4/19`` ``2026-04-13..2026-04-19``       ``*-04-13..*-04-19``
 since              ``since Monday`` ``周一以来`` ``4月13日以来`` ``since April 13``    ``mon..`` ``*-04-13..``
+week commencing   ``w/c Apr 13`` ``w/b 13 April`` ``week starting 2026-04-13``         ``*-04-13..*-04-19``
+since a month      ``since March`` ``3月以来`` ``从3月开始`` (``from March`` is March)      ``*-03-01..``
+since a past week  ``上周三以来`` ``从上上周一开始`` ``since Wednesday last week``      ``wed-1..`` ``mon-2..``
+since last …       ``since last Wednesday``                                      ``last-wed..``
 days               ``今天`` ``昨天`` ``today`` ``yesterday``                        ``day-0`` ``day-1``
+quarters           ``本季度`` ``上个季度`` ``this quarter`` ``2026Q1``                   (asks: ``week_range``)
 years              ``今年`` ``2026年`` ``this year``                               ``year-0`` ``2026``
 =================  ===========================================================  ==================
+
+A weekday "since" is read as people mean it in each language. ``周三以来`` and ``since
+Wednesday`` start on the latest Wednesday (today, on a Wednesday). ``上周三以来`` names the
+Wednesday *of last week* (each ``上`` one week further back): on Wednesday 2026-04-22 ``上周一以来``
+starts on 04-13, never on 04-20. English "since last Wednesday" names the latest Wednesday
+*before today*: on Wednesday 04-22 it starts on 04-15, "since last Monday" on 04-20; "since
+Wednesday last week" (or "last week's Wednesday") is the Chinese reading, ``wed-1..``.
 
 Every pattern has bounded repetition and is anchored on a literal, so a scan is
 linear in the length of the message.
@@ -37,7 +50,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
 from bot.digest.window import WEEKDAYS, iso_weeks_in_year
@@ -47,7 +60,9 @@ MAX_PHRASES = 16
 """Matches of one pattern that are read; a message naming more windows than this is not a request."""
 
 WindowProblem = Literal["no_such_week", "no_such_month", "no_such_date", "several_windows", "week_range"]
-"""Why a window could not be read: the reply names the problem and asks."""
+"""Why a window could not be read: the reply names the problem and asks. ``week_range`` is a span
+that is read only as weeks or dates: a range of weeks (``W14-W16``) or a quarter (``本季度``,
+``last quarter``, ``2026Q1``), which no window spec names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +88,7 @@ class WindowReading:
 class _Part:
     """One window phrase found in the text (before ranges and "since" are joined)."""
 
-    kind: Literal["day", "week", "other"]
+    kind: Literal["day", "week", "month", "other"]
     spec: str | None
     start: int
     end: int
@@ -88,6 +103,8 @@ _Z = r"(?![A-Za-z])"
 _ND = r"(?<![0-9])"
 _NZ = r"(?![0-9])"
 _WEEK_ZH = r"(?:周|週|星期|礼拜|禮拜)"
+_WK = r"(?:week|wk)"
+_WKS = r"(?:weeks?|wks?)"
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_EN = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
              r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
@@ -99,7 +116,11 @@ _WEEKDAY_ZH = "一二三四五六日天"
 _CONNECTOR = re.compile(r"\s{0,3}(?:到|至|~|～|-|–|—|\.\.|to|until|till|through|thru|and)\s{0,3}", re.IGNORECASE)
 _DAY_END = re.compile(r"(?P<d>[0-9]{1,2})\s?(?:日|号|號|st|nd|rd|th)?(?![0-9/.\-月])")
 _SINCE_BEFORE = re.compile(r"(?:since|from|between|从|自从|自)\s{0,2}$", re.IGNORECASE)
-_SINCE_AFTER = re.compile(r"^\s{0,2}(?:以来|以後|以后|之后|之後|起|开始|開始|至今|到现在|到現在|on(?:ward|wards)?)",
+_WEEK_FROM = re.compile(r"(?<![A-Za-z])(?:w/c|w/b|(?:the\s)?week\s(?:commencing|beginning|starting))"
+                        r"(?:\s(?:on|from))?\s{0,2}$", re.IGNORECASE)
+"""Before a date, "week commencing" (and its shorthands): the week is the seven days from that date."""
+_SINCE_MONTH_BEFORE = re.compile(r"(?:since|自从|自)\s{0,2}$", re.IGNORECASE)
+_SINCE_AFTER = re.compile(r"^\s{0,2}(?:以来|以後|以后|之后|之後|起|开始|開始|至今|到现在|到現在|on(?:wards|ward)?)",
                           re.IGNORECASE)
 
 Builder = Callable[[re.Match[str]], _Part | None]
@@ -144,7 +165,7 @@ def _month(m: re.Match[str]) -> _Part | None:
     if not 1 <= month <= 12:
         return _Part("other", None, m.start(), m.end(), "no_such_month")
     year = m.groupdict().get("y")
-    return _Part("other", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
+    return _Part("month", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
 
 
 def _month_name(m: re.Match[str]) -> _Part | None:
@@ -152,10 +173,10 @@ def _month_name(m: re.Match[str]) -> _Part | None:
     year = m.groupdict().get("y")
     if word.lower() in _AMBIGUOUS_MONTHS and not year and not word[0].isupper():
         before = m.string[max(0, m.start() - 8):m.start()].lower()
-        if not re.search(r"(?:in|since|during|of|for)\s{1,2}$", before):
+        if not re.search(r"(?:in|since|during|of|for|from)\s{1,2}$", before):
             return None
     month = _MONTHS.index(word[:3].lower()) + 1
-    return _Part("other", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
+    return _Part("month", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
 
 
 def _day(m: re.Match[str], month: int | None) -> _Part | None:
@@ -201,9 +222,23 @@ def _dotted_range(m: re.Match[str]) -> _Part | None:
 
 
 def _weekday_since(m: re.Match[str]) -> _Part:
+    """``周三以来`` ``since wednesday``: ``wed..``; ``上周三以来`` (``上`` counted): ``wed-1..``;
+    ``since last wednesday``: ``last-wed..``; ``since wednesday last week``: ``wed-1..``."""
     wd = m["wd"]
     index = _WEEKDAY_ZH.index(wd) if wd in _WEEKDAY_ZH else WEEKDAYS.index(wd[:3].lower())
-    return _Part("other", f"{WEEKDAYS[min(index, 6)]}..", m.start(), m.end())
+    name = WEEKDAYS[min(index, 6)]
+    found = m.groupdict()
+    if found.get("ago"):
+        return _Part("other", f"{name}-{found['ago'].count('上')}..", m.start(), m.end())
+    if "week" in m.group(0).lower():
+        return _Part("other", f"{name}-1..", m.start(), m.end())
+    if (found.get("which") or "").lower() == "last":
+        return _Part("other", f"last-{name}..", m.start(), m.end())
+    return _Part("other", f"{name}..", m.start(), m.end())
+
+
+def _quarter(m: re.Match[str]) -> _Part:
+    return _Part("other", None, m.start(), m.end(), "week_range")
 
 
 def _year(m: re.Match[str]) -> _Part | None:
@@ -231,13 +266,16 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"(?:最近|近|过去|過去|这|這)\s?的?\s?(?P<n>{_N})\s?(?:个|個)?\s?{_WEEK_ZH}"), _offset("days", 7)),
     (_p(rf"(?:最近|近|过去|過去)\s?的?\s?(?P<n>{_N})\s?(?:天|日)"), _offset("days")),
     (_p(rf"(?:最近|近|过去|過去)\s?的?\s?(?P<n>{_N})\s?(?:个|個)\s?月"), _offset("days", 30)),
-    (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?week(?:'?s)?{_Z}"), _fixed("this")),
-    (_p(rf"{_A}(?:last|previous|prior)\s(?:calendar\s)?week(?:'?s)?{_Z}"), _fixed("last")),
+    (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("this")),
+    (_p(rf"{_A}(?:last|previous|prior)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("last")),
     (_p(rf"{_A}(?:the\s)?week\sbefore(?:\sthe)?\slast(?:\sweek)?{_Z}"), _fixed("week-2")),
-    (_p(rf"{_A}(?P<n>{_E})\sweeks?\sago{_Z}"), _offset("week")),
-    (_p(rf"{_A}previous\s(?P<n>{_E})\sweeks{_Z}"), _offset("weeks")),
-    (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\s(?P<n>{_E})\sweeks?{_Z}"), _offset("days", 7)),
-    (_p(rf"{_A}(?:(?:in\s)?the\s)?past\sweek{_Z}"), _fixed("days-7")),
+    (_p(rf"{_A}(?P<n>{_E})\s{_WKS}\sago{_Z}"), _offset("week")),
+    (_p(rf"{_A}previous\s(?P<n>{_E})\s(?:weeks|wks){_Z}"), _offset("weeks")),
+    (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\s(?P<n>{_E})\s{_WKS}{_Z}"), _offset("days", 7)),
+    (_p(rf"{_A}(?:(?:in\s)?the\s)?past\s{_WK}{_Z}"), _fixed("days-7")),
+    (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\sfortnight{_Z}"), _fixed("days-14")),
+    (_p(rf"{_A}(?:a|one)\sfortnight\sago{_Z}"), _fixed("week-2")),
+    (_p(r"(?:最近|近|过去|過去)\s?的?\s?半\s?(?:个|個)?\s?月"), _fixed("days-15")),
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\s(?P<n>{_E})\sdays?{_Z}"), _offset("days")),
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past)\s(?P<n>{_E})\smonths?{_Z}"), _offset("days", 30)),
     # months and years
@@ -255,6 +293,11 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_A}this\syear{_Z}"), _fixed("year-0")),
     (_p(rf"{_A}last\syear{_Z}"), _fixed("year-1")),
     (_p(rf"{_ND}(?P<y>[0-9]{{4}})\s?年(?!\s?(?:第|[0-9]|[一二三四五六七八九十]{{1,2}}\s?月))"), _year),
+    # quarters: no window spec has them, so the reply asks (never the whole message read without them)
+    (_p(r"(?:本|这|這|当|當|上|上上|下|今年|去年|[0-9]{4}\s?年)?\s?(?:第\s?)?(?:一|个|個|[一二三四1-4])?\s?季度"),
+     _quarter),
+    (_p(rf"{_A}(?:this|last|previous|prior|current|next|the\spast)\squarter(?:'?s)?{_Z}"), _quarter),
+    (_p(rf"{_ND}(?:[0-9]{{4}}\s?-?\s?q[1-4]|q[1-4]\s?,?\s?[0-9]{{4}}){_NZ}"), _quarter),
     # days
     (_p(rf"(?:(?P<y>[0-9]{{4}})\s?年\s?)?(?<![0-9])(?P<m>{_N})\s?月\s?(?P<d>{_N})\s?(?:日|号|號)?"),
      lambda m: _day(m, number(m["m"]))),
@@ -273,9 +316,10 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_A}today{_Z}"), _fixed("day-0")),
     (_p(rf"{_A}yesterday{_Z}"), _fixed("day-1")),
     # since a weekday
-    (_p(rf"(?:从|自从|自)?\s?(?:本|这|這)?\s?(?:周|週|星期|礼拜|禮拜)(?P<wd>[{_WEEKDAY_ZH}])\s?(?:以来|起|开始|開始|到现在|至今)"),
-     _weekday_since),
-    (_p(rf"{_A}since\s(?:(?:last|this)\s)?{_WEEKDAY_EN}{_Z}"), _weekday_since),
+    (_p(rf"(?:从|自从|自)?\s?(?:(?:本|这|這)|(?P<ago>上(?:\s?上){{0,3}})\s?(?:一个|一個|个|個)?)?\s?{_WEEK_ZH}"
+        rf"\s?(?P<wd>[{_WEEKDAY_ZH}])\s?(?:以来|起|开始|開始|到现在|至今)"), _weekday_since),
+    (_p(rf"{_A}since\s(?:(?P<which>last|this)\s|last\sweek'?s\s)?{_WEEKDAY_EN}{_Z}"
+        rf"(?:\s(?:of\s)?(?:last|the\sprevious)\sweek{_Z})?"), _weekday_since),
 ]
 
 
@@ -305,6 +349,15 @@ def _join(text: str, parts: list[_Part]) -> list[_Part]:
     i = 0
     while i < len(parts):
         part = parts[i]
+        if part.kind == "month" and part.problem is None:
+            out.append(_since_month(part, text))
+            i += 1
+            continue
+        commencing = _WEEK_FROM.search(text, max(0, part.start - 30), part.start) if part.kind == "day" else None
+        if commencing is not None and part.problem is None:
+            out.append(_week_from(part, commencing.start()))
+            i += 1
+            continue
         if part.kind in ("day", "week") and part.problem is None:
             gap_end = parts[i + 1].start if i + 1 < len(parts) else len(text)
             connector = _CONNECTOR.match(text, part.end)
@@ -362,6 +415,30 @@ def _since(part: _Part, text: str) -> _Part:
     start = before.start() if before is not None else part.start
     end = part.end + (after.end() if after is not None else 0)
     return _Part("other", f"{part.spec}..", start, end)
+
+
+def _week_from(day: _Part, start: int) -> _Part:
+    """``w/c Apr 13``: the seven days from that day (a yearless start counts in a common year, so
+    ``w/c Feb 23`` ends on ``*-03-01``; the range runs into the next year after December 25)."""
+    assert day.month is not None
+    assert day.day is not None
+    year = day.year or (2000 if (day.month, day.day) == (2, 29) else 2001)
+    last = date(year, day.month, day.day) + timedelta(days=6)
+    end = f"{last.year:04d}-{last.month:02d}-{last.day:02d}" if day.year else f"*-{last.month:02d}-{last.day:02d}"
+    return _Part("other", f"{day.spec}..{end}", start, day.end)
+
+
+def _since_month(part: _Part, text: str) -> _Part:
+    """``since March`` ``3月以来`` ``从3月开始``: from the month's first day through today. "from"
+    and ``从`` without ``开始`` / "onwards" do not make a "since" of a month (``highlights from March`` is March)."""
+    after = _SINCE_AFTER.match(text[part.end:part.end + 8])
+    before = (_SINCE_BEFORE if after is not None else _SINCE_MONTH_BEFORE).search(
+        text, max(0, part.start - 8), part.start)
+    if before is None and after is None:
+        return part
+    start = before.start() if before is not None else part.start
+    end = part.end + (after.end() if after is not None else 0)
+    return _Part("other", f"{part.spec}-01..", start, end)
 
 
 def read_window(text: str) -> WindowReading | None:

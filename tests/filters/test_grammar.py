@@ -340,3 +340,159 @@ def test_subscription_errors(typed: str, en: str, zh: str) -> None:
         parse_subscription(typed)
     assert en in str(caught.value)
     assert zh in caught.value.message("zh")
+
+
+# Natural requests as people write them in chat, read against a repository's labels (as the handlers do).
+KNOWN = ["rollout", "megatron", "npu", "ci", "fsdp", "sglang", "recipe", "trainer"]
+REPOS = ["verl-project/verl"]
+
+NATURAL: list[tuple[str, str]] = [
+    # a key word after its values (the usual Chinese order, and "the X label")
+    ("订阅 rollout 标签", "label:rollout"),
+    ("订阅一下 rollout 标签吧", "label:rollout"),
+    ("关注 sglang 标签", "label:sglang"),
+    ("订阅 rollout 这个标签", "label:rollout"),
+    ("订阅 rollout 的标签", "label:rollout"),
+    ("关注一下 sglang 标签的 PR", "label:sglang"),
+    ("提醒我 rollout 标签的 PR", "label:rollout"),
+    ("订阅 npu 和 rollout 标签", "label:npu label:rollout"),
+    ("订阅 npu、rollout 这两个标签", "label:npu label:rollout"),
+    ("订阅 npu 标签 和 rollout 标签", "label:npu label:rollout"),
+    ("订阅 “npu” 标签", "label:npu"),
+    ("订阅 rollout 标签，不要 ci", "label:rollout -label:ci"),
+    ("订阅 npu，不要 ci 标签", "label:npu -label:ci"),
+    ("订阅 不要 ci 标签", "-label:ci"),
+    ("订阅 rollout 标签 作者 alice", "label:rollout author:alice"),
+    ("subscribe me to the rollout label pls", "label:rollout"),
+    ("subscribe to npu label", "label:npu"),
+    ("subscribe to the npu and rollout labels", "label:npu label:rollout"),
+    ("watch the megatron label please", "label:megatron"),
+    ("follow the fsdp tag", "label:fsdp"),
+    ("subscribe to the npu label except ci", "label:npu -label:ci"),
+    ("订阅 verl/trainer 目录", "path:verl/trainer"),
+    ("订阅 verl/trainer 这个目录", "path:verl/trainer"),
+    ("订阅 verl/trainer 路径", "path:verl/trainer"),
+    ("订阅 verl/trainer 和 verl/workers 目录", "path:verl/trainer path:verl/workers"),
+    ("订阅 verl/trainer 目录，不要 ci 标签", "path:verl/trainer -label:ci"),
+    ("订阅 alice 作者", "author:alice"),
+    ("订阅 alice 和 bob 作者", "author:alice author:bob"),
+    # words that only frame the request: politeness, particles, pronouns, trailing punctuation
+    ("@_user_3 我们订阅下 ci 标签？", "label:ci"),
+    ("pls watch megatron for me", "label:megatron"),
+    ("follow sglang for us", "label:sglang"),
+    ("watch for rollout please", "label:rollout"),
+    ("给我订阅一下 fsdp 呗", "label:fsdp"),
+    ("订阅 npu 哈", "label:npu"),
+    ("帮我订阅 megatron 标签，谢谢！", "label:megatron"),
+    ("可以订阅 npu 标签吗？", "label:npu"),
+    ("能帮我订阅 megatron 吗?", "label:megatron"),
+    ("订阅 rollout 相关的 PR 吗？", "label:rollout"),
+    ("订阅 npu???", "label:npu"),
+    ("订阅 megatron 的 PR 给我们", "label:megatron"),
+    ("subscribe to anything about rollout.", "label:rollout"),
+    ("notify me about fsdp", "label:fsdp"),
+    ("subscribe to PRs touching npu", "label:npu"),
+    # a word with a "/" after touching / under / in / changing / 动了, or before 下面 / 里 / 目录下
+    ("alert me on prs touching verl/workers", "path:verl/workers"),
+    ("notify us when something lands in recipe/", "path:recipe/"),
+    ("subscribe me to PRs touching verl/trainer", "path:verl/trainer"),
+    ("subscribe to prs under verl/trainer/", "path:verl/trainer/"),
+    ("subscribe to PRs in verl/workers", "path:verl/workers"),
+    ("watch changes to verl/trainer", "path:verl/trainer"),
+    ("subscribe to PRs changing verl/trainer", "path:verl/trainer"),
+    ("subscribe to PRs under verl/trainer except ci", "path:verl/trainer -label:ci"),
+    ("订阅 verl/trainer 目录下的 PR", "path:verl/trainer"),
+    ("订阅 verl/workers 下面的改动", "path:verl/workers"),
+    ("关注 verl/workers 里的改动", "path:verl/workers"),
+    ("订阅动了 verl/workers 的 PR", "path:verl/workers"),
+    ("提醒我 改了 verl/trainer 的 PR", "path:verl/trainer"),
+    # counts, "key is", "key: value", plural keys, "when a … is merged"
+    ("请帮我关注 megatron 和 fsdp 两个标签", "label:fsdp label:megatron"),
+    ("订阅作者是 alice 的 PR", "author:alice"),
+    ("subscribe to label: npu", "label:npu"),
+    ('subscribe to label: "npu"', "label:npu"),
+    ("subscribe to labels npu, rollout", "label:npu label:rollout"),
+    ("notify me whenever a megatron pr is merged", "label:megatron"),
+    ("notify me when a pr is merged in verl/trainer", "path:verl/trainer"),
+    # an author before 提的 / 写的
+    ("订阅 alice 提的 PR", "author:alice"),
+    ("订阅 dependabot[bot] 提的 PR", "author:dependabot"),
+    # a ? in a glob or a key:value is kept
+    ("订阅 path:verl/trainer?", "path:verl/trainer?"),
+    ("订阅 path:verl/?.py", "path:verl/?.py"),
+]
+
+
+@pytest.mark.parametrize(("typed", "canonical"), NATURAL)
+def test_natural_requests(typed: str, canonical: str) -> None:
+    command = parse_subscription(typed, known_labels=KNOWN, known_repos=REPOS)
+    assert command.action == "subscribe"
+    assert command.repo is None
+    assert command.filter is not None
+    assert command.filter.text() == canonical
+
+
+@pytest.mark.parametrize(("typed", "en", "zh"), [
+    # a key word with no value before or after it still needs one
+    ("订阅 标签", "标签 needs a value", "标签 后面缺少值"),
+    ("subscribe to the label", "label needs a value", "label 后面缺少值"),
+    ("订阅 目录", "目录 needs a value", "目录 后面缺少值"),
+    # an unknown label is refused with the known ones, however it is framed
+    ("订阅 nosuchlabel", "unknown label nosuchlabel", "不认识的标签 nosuchlabel"),
+    ("订阅 nosuchlabel 标签", "unknown label nosuchlabel", "不认识的标签 nosuchlabel"),
+    ("订阅 rollout 标签 nosuchlabel", "unknown label nosuchlabel", "不认识的标签 nosuchlabel"),
+    ("subscribe me to the nosuchlabel label pls", "unknown label nosuchlabel", "不认识的标签 nosuchlabel"),
+    ("订阅 nosuchlabel 吧？", "unknown label nosuchlabel", "不认识的标签 nosuchlabel"),
+    ("订阅 rolout 标签", "Did you mean rollout?", "你是不是想写 rollout"),
+    ("订阅 kind/bug", "unknown label kind/bug", "不认识的标签 kind/bug"),  # a bare word with / stays a label
+    # a framing word alone is nothing to subscribe to
+    ("subscribe to something", "subscribe to what?", "订阅什么？"),
+    ("订阅 这个标签", "标签 needs a value", "标签 后面缺少值"),
+])
+def test_natural_requests_that_stay_errors(typed: str, en: str, zh: str) -> None:
+    with pytest.raises(FilterError) as caught:
+        parse_subscription(typed, known_labels=KNOWN, known_repos=REPOS)
+    assert en in caught.value.message("en")
+    assert zh in caught.value.message("zh")
+    if "unknown label" in en:
+        assert "Labels of this repository: ci, fsdp, megatron, npu" in caught.value.message("en")
+
+
+def test_in_owner_name_is_still_the_repository() -> None:
+    assert parse_subscription("subscribe to npu in verl-project/verl", known_repos=REPOS).repo == "verl-project/verl"
+    assert parse_subscription("subscribe to PRs in verl-project/verl", known_repos=REPOS).repo == "verl-project/verl"
+    assert parse_subscription("subscribe npu in other/repo", known_repos=REPOS).repo == "other/repo"  # the guard says
+    assert parse_subscription("subscribe to PRs in owner/name").repo == "owner/name"  # any repository without a list
+
+
+@pytest.mark.parametrize(("typed", "canonical"), [
+    ("npu 标签", "label:npu"),
+    ("the npu label", "label:npu"),
+    ("verl/trainer 目录", "path:verl/trainer"),
+    ("PRs touching verl/workers", "path:verl/workers"),
+    ("alice 作者", "author:alice"),
+])
+def test_key_words_after_values_in_a_config_filter_too(typed: str, canonical: str) -> None:
+    assert parse_filter(typed).text() == canonical
+
+
+def _readme_section() -> str:
+    from pathlib import Path
+    text = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = text.index("## 订阅与提醒 / Subscriptions and alerts")
+    return text[start: text.index("\n## ", start + 1)]
+
+
+def test_the_readme_subscription_examples_read() -> None:
+    import re
+    section = _readme_section()
+    block = section.split("```text\n", 1)[1].split("```", 1)[0]
+    requests = [part.strip() for line in block.splitlines() for part in re.split(r"\s{2,}", line)[0].split(" / ")]
+    assert "订阅一下 rollout 标签吧" in requests
+    for request in requests:
+        assert parse_subscription(request).action in ("subscribe", "unsubscribe", "unsubscribe_all"), request
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| 条件")]
+    forms = [form for row in rows for form in re.findall(r"`([^`]+)`", row.split("|")[2])]
+    assert "npu 标签" in forms
+    for form in forms:
+        parse_filter(form)

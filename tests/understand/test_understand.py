@@ -429,6 +429,38 @@ TABLE: list[Row] = [
     r("对比一下 #6046 #6029 #6001 #5899", C, numbers=(6046, 6029, 6001, 5899)),
     r("what did we ship in April?", M, APRIL),
     r("what went in last week", M, W16),
+    # -- phrasings a probe of unseen messages missed (2026-12) --------------------------------------
+    r("第6046号PR讲的是什么", P, number=6046, question="what"),  # 号 after a number and before PR: its number
+    r("5899 号 PR 值得看吗", P, number=5899, question="worth"),
+    r("explain PR-6046", P, number=6046, question="what"),
+    r("pls summarize pull/6029", P, number=6029, question="what"),
+    r("PR 6046 是修什么bug的", P, number=6046, question="what"),
+    r("#6029 解决了什么问题", P, number=6029, question="what"),
+    r("tl;dr of pr 6046?", P, number=6046, question="what"),
+    r("6046还是6029？", C, numbers=(6046, 6029)),  # numbers and list words only: a comparison
+    r("6046, 6029 还是 6011", C, numbers=(6046, 6029, 6011)),
+    r("6046/6029/6011 哪个先读", C, numbers=(6046, 6029, 6011)),
+    r("昨天有PR合进主干吗", M, "2026-04-21..2026-04-21"),
+    r("本周有啥合入 main 了", M, W17),
+    r("上周谁合的PR最多", M, W16, focus="authors"),
+    r("who's been most active this week?", M, W17, focus="authors"),
+    r("我有订阅啥吗", LS),
+    r("what alerts do i have", LS),
+    r("list my subs", LS),
+    r("github id 是 PeterSH6", LinkGitHubIntent, handle="PeterSH6"),
+    r("send me my digest every monday", PersonalDigestIntent, action="on"),
+    r("help me", H, asked=True),
+    r("usage pls", H, asked=True),
+    r("帮助一下", H, asked=True),
+    r("有哪些命令？", H, asked=True),
+    r("怎么用这个bot", H, asked=True),
+    r("你能干啥", H, asked=True),
+    r("你都会些啥呀", H, asked=True),
+    r("上周我在休假，错过了啥", D, W16),
+    r("whats new this week", D, W17),
+    r("tldr of last week", D, W16),
+    r("how's fsdp doing lately", L, label="fsdp"),
+    r("how is the megatron work going this week", L, W17, label="megatron"),
     # -- who merged the most, and more questions about the week (phase 2) --------------------------
     r("谁贡献最多", M, None, focus="authors", language="zh"),
     r("本月谁贡献最多", M, APRIL, focus="authors"),
@@ -520,6 +552,27 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("W16 周报", (D,)),  # 16 is the week, not PR #16
     ("4/13-4/19 周报", (D,)),
     ("HTML &#60;b&#62; in a title", (H,)),  # a character reference is not PR #60
+    ("我还是觉得 8 卡不够", (H,)),  # 还是 between words, not between PR numbers
+    ("v1.2/1.3 哪个好", (H,)),  # versions listed with a slash are no PRs
+    ("100/200 GPUs", (H,)),
+    ("verl 的 github 是 volcengine/verl", (H,)),  # someone else's GitHub: no link of the asker
+    ("help me with PR 6046", (P,)),  # a request about a PR, not the help
+    # statements about one's own work and requests to the channel: PR and change words make no search
+    ("how's it going", (H,)),  # small talk, no area
+    ("how are you doing", (H,)),
+    ("can someone review my PR later", (H,)),
+    ("could anyone take a look at the rollout PR", (H,)),
+    ("I'll fix the rollout bug this week", (H,)),
+    ("we need to refactor the trainer PRs next week", (H,)),
+    ("i just merged a PR fixing fsdp", (H,)),
+    ("我刚提了个 PR，麻烦大家 review 一下", (H,)),
+    ("我们这周要把 rollout 的 bug 修掉", (H,)),
+    ("我明天准备改一下 megatron 的 PR", (H,)),
+    ("麻烦大家看下 fsdp 那个 PR", (H,)),
+    # ... while questions and requests with the same words stay searches
+    ("we changed rollout last week?", (Q,)),
+    ("我想看 rollout 相关的 PR", (Q,)),
+    ("I want PRs about rollout", (Q,)),
 ]
 
 

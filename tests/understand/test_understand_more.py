@@ -163,3 +163,14 @@ def test_never_raises_on_random_text() -> None:
         assert understand(text) is not None
         assert understand_command(text) is not None
         assert parse_intent(text) is not None
+
+
+@pytest.mark.parametrize("text", ["digest w/c apr 13", "上周 i/o 相关的周报", "n/a"])
+def test_a_one_letter_slash_abbreviation_is_no_repository(text: str) -> None:
+    assert getattr(understand(text), "repo", None) is None
+
+
+def test_a_marked_short_repository_is_still_one() -> None:
+    intent = understand("in a/b 上周周报")
+    assert isinstance(intent, DigestIntent)
+    assert intent.repo == "a/b"
