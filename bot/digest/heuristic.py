@@ -43,14 +43,17 @@ Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE 
     then + BREAKING_BONUS. A fix of source code whose title names what the code computes (a loss, a gradient,
     a mask, padding, a dtype, a normalisation; _NUMERICS_TITLE) gets NUMERICS_BONUS beyond that cap: such fixes
     change results silently, however small. A title that only validates an input or config
-    (``Validate …``) is at most GUARD_MAX_IMPORTANCE. A docs-only diff
-    is at most PROSE_ONLY_MAX_IMPORTANCE; a revert at most
-    REVERT_MAX_IMPORTANCE. A mechanical change (>= MECHANICAL_DIFF_SHARE of >= MECHANICAL_MIN_CODE_LINES
-    changed code lines only move or repeat one substitution; or, by file counts, >= MECHANICAL_MIN_FILES
-    files, >= MECHANICAL_SHARE of them replacing as many lines as they remove) gets no size or core
-    points and at most MECHANICAL_MAX_IMPORTANCE — unless it also edits the packaging metadata (a
-    project or package rename: PROJECT_RENAME_IMPORTANCE) or deletes a source module whose callers it
-    rewrites (a public import path removed: REMOVED_PATH_IMPORTANCE) — and is at most ``skim``.
+    (``Validate …``) is at most GUARD_MAX_IMPORTANCE; a change other than a fix whose title names instrumentation
+    (logging, timers, profiling, dumps, debug aids; _OBSERVABILITY_TITLE) at most OBSERVABILITY_MAX_IMPORTANCE,
+    below the key bar: it changes what a run reports, not what it computes (a fix is left alone, as the run may
+    have crashed in that code; metrics are not instrumentation here: a metric computed wrong misleads). A docs-only
+    diff is at most PROSE_ONLY_MAX_IMPORTANCE; a revert at most REVERT_MAX_IMPORTANCE. A mechanical change
+    (>= MECHANICAL_DIFF_SHARE of >= MECHANICAL_MIN_CODE_LINES changed code lines only move or repeat one
+    substitution; or, by file counts, >= MECHANICAL_MIN_FILES files, >= MECHANICAL_SHARE of them replacing as
+    many lines as they remove) gets no size or core points and at most MECHANICAL_MAX_IMPORTANCE — unless it
+    also edits the packaging metadata (a project or package rename: PROJECT_RENAME_IMPORTANCE) or deletes a
+    source module whose callers it rewrites (a public import path removed: REMOVED_PATH_IMPORTANCE) — and is
+    at most ``skim``.
 Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     design points, + 1 for test notes + source size (INSIGHT_SIZE_BUCKETS)
     + 1 for a new source module + 1 for a core path.
@@ -134,6 +137,7 @@ EXPLAINED_FIX_PROSE = 350  # letters of description prose that make a fix "expla
 REVERT_MAX_IMPORTANCE = 3  # its content is known from the reverted PR
 NUMERICS_BONUS = 1  # a fix of what the program computes (a loss, a gradient, a mask, a dtype): a silent wrong result
 GUARD_MAX_IMPORTANCE = 3  # a check that fails earlier with a clearer error: behaviour otherwise unchanged
+OBSERVABILITY_MAX_IMPORTANCE = 5  # what a run reports (logs, timers, profiles, dumps), not what it computes
 
 PROSE_BUCKETS = ((1200, 3), (500, 2), (150, 1))  # (letters of prose at least, points)
 INSIGHT_SIZE_BUCKETS = ((300, 2), (50, 1))
@@ -167,6 +171,12 @@ _NUMERICS_TITLE = re.compile(
     r"interpolat\w*|entropy|overflow|underflow|rounding|(?:tp|dp|pp|ep|cp)\s+(?:size|degree))\b", re.I)
 # A guard that validates an input or a config and only turns a later failure into an earlier error.
 _GUARD_TITLE = re.compile(r"^\s*(?:validate|validation\s+(?:of|for))\b", re.I)
+# Instrumentation: a change to what a run reports about itself (log output, timers, profiles, dumps, debug aids)
+# leaves what it trains and computes as it was. Metrics are not in it: a metric computed wrong misleads every run.
+# Fixes are not capped by it: the reporting code may have crashed the run.
+_OBSERVABILITY_TITLE = re.compile(
+    r"\b(?:logging|logger|tim(?:ing|ings|er|ers)|profil(?:e|es|er|ers|ing)|dump(?:s|ed|ing)?|debug(?:ger|ging)?|"
+    r"wandb|tensorboard)\b", re.I)
 _REVERT_TITLE = re.compile(r"^\s*revert\b", re.I)
 _REVERTED_NUMBER = re.compile(r"#(\d+)")
 _REVERT_BODY = re.compile(r"\breverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.I)
@@ -543,6 +553,8 @@ def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
         score = min(score + NUMERICS_BONUS, MAX_WITHOUT_BREAKING)
     if _GUARD_TITLE.match(subject(facts.pr.title)):
         score = min(score, GUARD_MAX_IMPORTANCE)
+    if facts.change_type != "fix" and _OBSERVABILITY_TITLE.search(subject(facts.pr.title)):
+        score = min(score, OBSERVABILITY_MAX_IMPORTANCE)
     score += BREAKING_BONUS if facts.breaking else 0
     if facts.change_type == "doc" and facts.diff.prose_only:
         score = min(score, PROSE_ONLY_MAX_IMPORTANCE)

@@ -251,6 +251,27 @@ def test_a_validation_guard_is_a_skip(default_settings) -> None:  # type: ignore
     assert a.recommendation.level == "skip"
 
 
+def test_instrumentation_is_not_a_key_pr(default_settings) -> None:  # type: ignore[no-untyped-def]
+    """Adding logging, timers, profiling, dumps or debug aids changes what a run reports, not what it computes:
+    below the key bar however large; the same diff adding another feature, or a fix (of a metric's value, or of
+    reporting code the run crashed in), is not capped."""
+    analyzer, context = HeuristicAnalyzer(), _bare(default_settings)
+    for title in ("feat: add compute_score timing metrics to the agent loop", "feat: add profiling of every step",
+                  "[trainer] feat: dump the rollouts of each step", "feat: a debug option for each pass"):
+        a = analyzer.analyze(_small_pr(title, ("pkg/loop.py", "pkg/trainer.py"), lines=400), context)
+        assert a.importance <= 5, title
+        assert a.recommendation.level == "skim", title
+    feature = analyzer.analyze(_small_pr("feat: add a rollout cache", ("pkg/loop.py", "pkg/trainer.py"), lines=400),
+                               context)
+    metric = analyzer.analyze(_small_pr("fix: wrong throughput metric", ("pkg/loop.py", "pkg/trainer.py"),
+                                        lines=400), context)
+    crash = analyzer.analyze(_small_pr("fix: add the missing rollout dump and validation logging",
+                                       ("pkg/loop.py", "pkg/trainer.py"), lines=400), context)
+    assert feature.importance >= 6
+    assert metric.importance >= 6
+    assert crash.importance >= 6
+
+
 def test_a_broad_non_code_change_is_a_skim(default_settings) -> None:  # type: ignore[no-untyped-def]
     analyzer, context = HeuristicAnalyzer(), _bare(default_settings)
     broad = analyzer.analyze(_small_pr("chore: update the launch scripts for the new image",
