@@ -21,6 +21,7 @@ from bot.filters.grammar import (
            SubscriptionCommand,
            check_labels,
            detect_language,
+           opens_with_request,
            parse_filter,
            parse_subscription,
            subscription_action,
@@ -30,4 +31,5 @@ from bot.filters.model import ME, Bound, Filter, Term
 
 __all__ = ["DEFAULT_BOTS", "ME", "RESERVED_WORDS", "Bound", "Candidate", "Filter", "Match", "OwnerMap", "Reason",
            "SubscriptionCommand", "Term", "check_labels", "describe", "detect_language", "explain", "is_bot", "match",
-           "parse_filter", "parse_subscription", "reasons_text", "subscription_action"]
+           "opens_with_request", "parse_filter", "parse_subscription", "reasons_text",
+           "subscription_action"]

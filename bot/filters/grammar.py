@@ -101,7 +101,7 @@ _FILLER = {"的", "相关", "相关的", "有关", "有关的", "方面", "方�
            "requests", "but", "only", "just", "只", "只要", "只看", "请", "帮我", "我想", "一下", "吧", "呢", "the",
            # words that only frame a request: politeness, particles, pronouns, demonstratives
            "please", "pls", "plz", "thanks", "thx", "any", "anything", "something", "stuff", "new",
-           "about", "regarding", "concerning", "on", "in", "touching", "involving", "when", "whenever",
+           "about", "regarding", "concerning", "on", "in", "with", "touching", "involving", "when", "whenever",
            "for", "to", "lands", "land", "landed", "merged", "gets", "changes", "change",
            "帮我们", "给我", "给我们", "我们", "咱们", "呗", "呀", "哈", "啊", "哦", "喔", "嘛", "吗", "啦",
            "谢谢", "多谢",
@@ -628,6 +628,8 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\s+(?:all|everything)\b|\bunsubscribe-all\b|"
         r"\bstop\s+all\s+(?:the\s+)?(?:alerts|notifications)\b|"
         r"(?:所有|全部)的?(?:订阅|提醒|通知)(?:都|全)?(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉)|"
+        r"(?:我的|我们的|本频道的|这个频道的)?(?:订阅|提醒)(?:都|全都|全部|全)(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉|清空)|"
+        r"清空(?:一下)?(?:我的|我们的|本频道的|这个频道的|所有|全部)?的?(?:订阅|提醒)|"
         r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知))", re.IGNORECASE)),
     ("unsubscribe", False, re.compile(
         r"(?:取消订阅|退订|不再订阅|取消关注|\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|\bunwatch\b)",
@@ -657,7 +659,7 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:的时候|时|就|的话|后)?\s*(?:请|麻烦)?"
         r"(?:提醒|通知|告诉|叫|喊|@)\s*(?:一下)?\s*(?:我们|我)(?:一下|一声)?\s*[吧呀啊哈呗。.!！~～]*$")),
     ("subscribe", True, re.compile(
-        r"(?:关注|提醒我们|提醒我|通知我们|通知我|\bfollow\b|\bwatch\b|"
+        r"(?:关注|提醒我们|提醒我|通知我们|通知我|\bfollow\b(?![\s-]*up\b)|\bwatch\b|\bsub\s+(?:me|us)\b|"
         r"\b(?:alert|notify|ping)\s+(?:me|us)" + _TO_EN + r"(?:\s+when)?\b|\bkeep\s+(?:me|us)\s+posted\s+on\b)",
         re.IGNORECASE)),
 )
@@ -668,7 +670,8 @@ A negated subscription is a cancellation (``不用订阅 npu 了``, ``npu 的订
 ``npu 不用再通知我了``, ``don't need the npu alerts``, ``stop the npu alerts``), checked before ``订阅``. A
 request may end with its verb, as Chinese puts it (``有 npu 的新 PR 就通知我``), when it speaks of PRs, a key
 word or a path, is no question (``为什么…``, ``？``) and names no PR number (one PR is not a subscription)."""
-_LEAD_FILLER = re.compile(r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的)\s*)+")
+_LEAD_FILLER = re.compile(
+    r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的|(?i:an?|any)(?=\s))\s*)+")
 _TRAIL_FILLER = re.compile(
     r"(?:\s*(?:吧|呢|了|啊|呀|哦|喔|嘛|呗|哈|啦|吗|谢谢|多谢|thanks|thank\s+you|thx|please|pls|plz|[,，.。!！~～]))+\s*$",
     re.IGNORECASE)
@@ -713,6 +716,15 @@ def subscription_action(text: str, *, strict: bool = True) -> Action | None:
     """
     found = _find_verb(_normalise(text).strip(), strict=strict)
     return found[0] if found is not None else None
+
+
+def opens_with_request(text: str) -> bool:
+    """Whether ``text`` begins with a subscription verb (after politeness: ``请帮我订阅 …``, ``alert me on any npu
+    PR``): a request then, however much of it reads like a question about PRs."""
+    text = _normalise(text).strip()
+    start = _POLITE_RE.match(text)
+    text = text[start.end():] if start else text
+    return any(pattern.match(text) is not None for _, _, pattern in _VERBS)
 
 
 def _trim(rest: str) -> str:

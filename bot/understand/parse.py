@@ -40,6 +40,7 @@ from importlib import resources
 from itertools import islice
 from typing import Any
 
+from bot.filters import opens_with_request, subscription_action
 from bot.models import Language
 from bot.understand.intents import (
     MAX_COMPARED,
@@ -111,8 +112,8 @@ def _vocabulary(section: str, *, prefix: str = "", suffix: str = "") -> re.Patte
     return re.compile(f"{prefix}(?:{'|'.join(parts)}){suffix}", re.IGNORECASE)
 
 
-_HELP = _vocabulary("help", prefix=r"^(?:请问|请|麻烦|please\s|pls\s)?\s?",
-                    suffix=r"(?:\s?(?:一下|一下吧|吧|呀|啊|呢|嘛|me|pls|please|plz))?$")
+_HELP = _vocabulary("help", prefix=r"^(?:请问|请|麻烦|please\s|pls\s|hey\s|hi\s|so\s)?\s?",
+                    suffix=r"(?:\s?(?:一下|一下吧|吧|呀|啊|呢|嘛|吗|嗎|me|pls|please|plz))?$")
 """The whole message asks for help: the words of ``[help]`` alone, with polite padding (``请``, ``一下``, ``pls``)."""
 _LIST_SUBS_MORE = _vocabulary("list_subscriptions")
 _COMPARE = _vocabulary("compare")
@@ -347,13 +348,24 @@ _STATEMENT = re.compile(
     r"^(?:(?:ok|so|and|also|btw|fyi)[,，]?\s+)?(?:i['’]ll|we['’]ll|i\s+will|we\s+will|i['’]m\s+going\s+to|we['’]re\s+going\s+to|"
     r"i\s+(?:have|need|want)\s+to|we\s+(?:have|need|want)\s+to|i\s+just|we\s+just|let['’]?s|"
     r"(?:can|could|would|will)\s+(?:someone|somebody|anyone|anybody|you\s+guys|y['’]?all)|(?:someone|somebody)\s+(?:should|must|please|pls))"
-    r"(?![A-Za-z])|"
-    r"^(?:我们?|咱们?|我这边|我们这边)(?:组|这边)?\s?(?:这周|本周|今天|明天|下周|马上|等下|待会儿?|回头|晚点)?\s?"
-    r"(?:要|得|会|准备|打算|计划|刚|刚刚|正在|已经|先)|麻烦大家|请大家|大家帮忙",
+    r"(?![A-Za-z])|\b(?:my|our)\s+(?:prs?|pull\s+requests?|patch(?:es)?|changes?)\s+(?:got|was|were|is|are|has\s+been|"
+    r"have\s+been|finally)\b|"
+    r"^(?:晚点|等下|待会儿?|回头|明天|今天|下周|这周|本周)?\s?(?:我们?|咱们?|我这边|我们这边)(?:组|这边)?\s?"
+    r"(?:这周|本周|今天|明天|下周|马上|等下|待会儿?|回头|晚点)?\s?"
+    r"(?:要把|得把|要去|得去|会|准备|打算|计划|刚|刚刚|正在|在搞|在弄|在做|在写|在改|还在|已经|把|又?(?:提|发|开|交)了?)|"
+    r"麻烦大家|请大家|大家帮忙",
     re.IGNORECASE)
 """A statement about one's own work or a request to the others in the channel (``I'll fix the rollout bug this
 week``, ``can someone review my PR later``, ``我刚提了个 PR，麻烦大家 review 一下``): its PR and change words make
-no search."""
+no search.
+
+``_OWN_REPORT``: a 周报 one writes or hands in (``周报写完了``, ``今天要交周报``) is the person's own, not the bot's."""
+_QUESTION_END = re.compile(r"[?？]|[吗嗎呢么麼]\s?[.!。！~～]*$|没有?\s?[.!。！~～]*$|"
+                           r"^\s?(?:did|has|have|was|were|is|are|does|do|any)(?![A-Za-z])", re.IGNORECASE)
+"""A question's form, for a change word whose only context is a window (``上周有人改 ci 吗``; not
+``昨天的会改到周五了``)."""
+_OWN_REPORT = re.compile(r"(?:写|交|填|提交|补|发邮件)(?:完|好)?了?\s?(?:的)?(?:周报|週報|月报|日报)|"
+                         r"(?:周报|週報|月报|日报)\s?(?:还没|没)?(?:写|交|填|提交|补)(?:完|好)?(?:了|吗|没)?")
 
 
 def _is_question_shaped(text: str) -> bool:
@@ -377,9 +389,10 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
         return HelpIntent()
     if _HELP.match(clean.strip(_PUNCT_EDGE + " ")) or _HELP.match(clean):
         return HelpIntent(language=detect_language(clean), said=clean, asked=True)
-    if _LIST_SUBS_MORE.search(clean):
+    if _LIST_SUBS_MORE.search(clean) and subscription_action(clean) not in ("unsubscribe", "unsubscribe_all"):
         return ListSubscriptionsIntent(language=detect_language(clean))
-    if not _is_question_shaped(clean) and (found := subscription_intent(clean, None)) is not None:
+    if (not _is_question_shaped(clean) or opens_with_request(clean)) and (
+            found := subscription_intent(clean, None)) is not None:
         return _with_language(found, detect_language(clean, _request_words(found)))
     return _decide(_Reading(clean))
 
@@ -437,10 +450,11 @@ def _decide(r: _Reading) -> Intent:
                                     text=text)
         else:
             intent = LabelIntent(label, repo=r.repo, language=lang, window=window, said=said)
-    elif change and terms and (about_prs or _OPENER.search(rest) or r.window is not None) and not statement:
+    elif change and terms and (about_prs or _OPENER.search(rest) or (
+            r.window is not None and _QUESTION_END.search(text))):
         # "哪些 PR 改了 rollout 的配置", "which PRs touched fully_async last week", "W16 有没有改 megatron 的 PR"
         intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
-    elif terms and about_prs and not _DIGEST.search(rest) and not statement:
+    elif terms and about_prs and not _DIGEST.search(rest):
         if single_label:  # "上周 trainer 有哪些重点 PR", "trainer PRs last week"
             intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window,
                                  said=said)
@@ -461,7 +475,8 @@ def _decide(r: _Reading) -> Intent:
     elif _DIGEST.search(rest) or (r.window is not None and not _leftover(rest)) or (
             _KEY.search(rest) and about_prs and (r.window is not None or _LISTING.search(rest))):
         intent = DigestIntent(week=window, repo=r.repo, language=lang, said=said)
-    if intent is None:
+    if intent is None or (isinstance(intent, DigestIntent) and _OWN_REPORT.search(text)) or (
+            statement and not isinstance(intent, DigestIntent)):
         return HelpIntent(language=lang, said=text)
     if r.window is not None and r.window.problem is not None:
         wanted = {DigestIntent: "digest", LabelIntent: "label", MergedIntent: "merged",

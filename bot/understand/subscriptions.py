@@ -102,9 +102,9 @@ def subscription_intent(text: str, language: Language | None) -> Intent | None:
         return PersonalDigestIntent(action, language=language)
     if (handle := github_handle(text)) is not None:
         return LinkGitHubIntent(handle, language=language)
-    if _LIST_SUBS.search(text):
-        return ListSubscriptionsIntent(language=language)
     verb = subscription_action(text)
+    if _LIST_SUBS.search(text) and verb not in ("unsubscribe", "unsubscribe_all"):  # 把我的订阅全部取消: not a listing
+        return ListSubscriptionsIntent(language=language)
     if verb is None:
         return None
     kind = SubscribeIntent if verb == "subscribe" else UnsubscribeIntent

@@ -517,6 +517,13 @@ SAID_OTHERWISE = [
     ("把所有订阅都取消", "unsubscribe_all", None),
     ("所有提醒都关掉", "unsubscribe_all", None),
     ("关掉所有提醒", "unsubscribe_all", None),
+    ("把我的订阅全部取消", "unsubscribe_all", None),
+    ("我的订阅全部取消", "unsubscribe_all", None),
+    ("清空订阅", "unsubscribe_all", None),
+    ("清空一下本频道的订阅", "unsubscribe_all", None),
+    ("alert me when a sglang pr lands", "subscribe", "label:sglang"),
+    ("watch any PR with npu", "subscribe", "label:npu"),
+    ("sub me to npu pls", "subscribe", "label:npu"),
     ("有 rollout 的新PR就通知我", "subscribe", "label:rollout"),
     ("以后 verl/trainer 下面有PR合入提醒我", "subscribe", "path:verl/trainer"),
     ("rollout 有新 PR 合进来的时候 @ 我一下", "subscribe", "label:rollout"),
@@ -538,6 +545,8 @@ def test_unsubscribing_and_the_verb_at_the_end(typed: str, action: str, canonica
     "6046 合了就通知我",  # one PR: no subscription names PRs
     "记得周五提醒我开会",  # nothing about PRs
     "明天提醒我",
+    "follow up: meeting moved to 3pm",  # "follow up" is no request to follow
+    "follow-up on the rollout bug",
 ])
 def test_questions_and_reminders_are_no_subscription_change(typed: str) -> None:
     assert subscription_action(typed) is None

@@ -464,6 +464,22 @@ TABLE: list[Row] = [
     r("我不想再收到 rollout 的提醒了", U),
     r("don't need the npu alerts anymore", U),
     r("有 rollout 的新PR就通知我", S),  # the verb at the end, as Chinese says it
+    r("把我的订阅全部取消", U),  # a removal, although it names 我的订阅
+    r("清空我的订阅", U),
+    r("alert me on any npu PR", S),  # a request from its first word, however it reads on
+    r("subscribe to any PR touching rollout", S),
+    r("sub me to npu pls", S),
+    r("上礼拜总共进了几个PR", M, W16),
+    r("周一以来都merge了些什么", M, "2026-04-20..2026-04-22"),
+    r("W16 的贡献者排行", M, W16, focus="authors"),
+    r("我关注了啥", LS),
+    r("what changed in pr6059", P, number=6059, question="what"),
+    r("这玩意儿咋用啊", H, asked=True),
+    r("有使用文档吗？", H, asked=True),
+    r("hey what are you able to do?", H, asked=True),
+    r("what commands do u support", H, asked=True),
+    r("我要上周的周报", D, W16),  # 我要 asks for it
+    r("我要 npu 标签的 PR", L, label="npu"),
     r("how's fsdp doing lately", L, label="fsdp"),
     r("how is the megatron work going this week", L, W17, label="megatron"),
     # -- who merged the most, and more questions about the week (phase 2) --------------------------
@@ -565,6 +581,17 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     # statements about one's own work and requests to the channel: PR and change words make no search
     ("为什么 rollout 的提醒不再发给我了", (H, Q)),  # a question about alerts changes no subscription
     ("记得周五提醒我开会", (H,)),
+    ("晚点我把周报写完发邮件", (H,)),  # one's own weekly report, not the bot's digest
+    ("我在写周报", (H,)),
+    ("周报写完了", (H,)),
+    ("今天要交周报", (H,)),
+    ("我这周在搞 rollout 的重构，下周提 PR", (H,)),
+    ("我下周提 PR", (H,)),
+    ("昨天的组会改到周五了", (H,)),  # a change word with only a window, and no question
+    ("我提了个 PR，麻烦 <@U0LISI> review 一下", (H,)),
+    ("my pr got merged yesterday 🎉", (H,)),
+    ("finally my pr got merged", (H,)),
+    ("follow up: meeting moved to 3pm", (H,)),  # "follow up" is no "follow"
     ("how's it going", (H,)),  # small talk, no area
     ("how are you doing", (H,)),
     ("can someone review my PR later", (H,)),
