@@ -190,8 +190,12 @@ def detect_language(text: str) -> Language | None:
     return "en" if _LATIN_WORD.search(text) else None
 
 
+_TRADITIONAL = str.maketrans("訂閱關標籤註銷歸屬", "订阅关标签注销归属")
+"""The traditional characters of the request words (``訂閱``, ``取消關注``, ``標籤``), read as the simplified ones."""
+
+
 def _normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text).translate(_TRADITIONAL)
     for quote in "“”„‟「」『』":
         text = text.replace(quote, '"')
     return text.replace("≥", ">=").replace("≤", "<=").replace("⩾", ">=").replace("⩽", "<=")
@@ -630,6 +634,9 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:所有|全部)的?(?:订阅|提醒|通知)(?:都|全)?(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉)|"
         r"(?:我的|我们的|本频道的|这个频道的)?(?:订阅|提醒)(?:都|全都|全部|全)(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉|清空)|"
         r"清空(?:一下)?(?:我的|我们的|本频道的|这个频道的|所有|全部)?的?(?:订阅|提醒)|"
+        r"(?:把)?(?:我的|我们的)?(?:所有|全部)的?订阅(?:都|全)?(?:退了|退掉|清掉|删了)|订阅(?:全|都)(?:清掉|删了|退了|清空)|"
+        r"\b(?:drop|remove|delete|clear|cancel)\s+(?:all\s+)?(?:of\s+)?(?:my|our|the)\s+(?:subscriptions|subs|alerts)\b|"
+        r"\b(?:drop|remove|delete|clear|cancel)\s+all\s+(?:my\s+|our\s+|the\s+)?(?:subscriptions|subs|alerts)\b|"
         r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知))", re.IGNORECASE)),
     ("unsubscribe", False, re.compile(
         r"(?:取消订阅|退订|不再订阅|取消关注|\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|\bunwatch\b)",
@@ -637,6 +644,10 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
     ("unsubscribe", False, re.compile(  # 取消我的 npu 订阅, 取消对 npu 的订阅, (把) npu 的订阅取消(掉)
         r"取消(?:掉)?(?:我们的|我的|本频道的|这个频道的|频道的|群里的|对)?(?P<body>[^。！？!?]{0,200}?)\s*的?\s*订阅|"
         r"把?(?P<body2>[^。！？!?]{0,200}?)\s*的?\s*订阅\s*(?:都|全|也|给)?(?:取消|退掉|删掉|删除|去掉|关掉)(?:掉)?")),
+    ("unsubscribe", False, re.compile(  # npu 的提醒关掉吧, 不要再推 npu 的了
+        r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))(?P<body>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|推送)\s*"
+        r"(?:都|也|先)?(?:关掉|关了|关闭|停掉|停了|取消掉?)|"
+        r"\A(?:不要再|别再|不用再|不再)(?:推|推送|发)(?P<body2>[^。！？!?]{1,200}?)\s*(?:的)?(?:提醒|通知|消息|PR)?\s*了?\s*$")),
     ("unsubscribe", False, re.compile(  # 不用订阅 npu 了, 别再关注 npu
         r"(?:不用|不要|别|不想|无需|不必|不需要)再?(?:订阅|关注)")),
     ("unsubscribe", False, re.compile(  # 不想再收到 npu 的提醒, npu 不用再通知我了, don't need the npu alerts anymore
@@ -659,7 +670,8 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:的时候|时|就|的话|后)?\s*(?:请|麻烦)?"
         r"(?:提醒|通知|告诉|叫|喊|@)\s*(?:一下)?\s*(?:我们|我)(?:一下|一声)?\s*[吧呀啊哈呗。.!！~～]*$")),
     ("subscribe", True, re.compile(
-        r"(?:关注|提醒我们|提醒我|通知我们|通知我|\bfollow\b(?![\s-]*up\b)|\bwatch\b|\bsub\s+(?:me|us)\b|"
+        r"(?:关注|提醒我们|提醒我(?!\s*(?:下午|上午|中午|晚上|早上|明天|今天|后天|待会|等下|[0-9一二三四五六七八九十两]+\s*点|开会|吃饭))|"
+        r"通知我们|通知我|\bfollow\b(?![\s-]*up\b)|\bwatch\b(?!\s+out\b)|\bsub\b(?:\s+(?:me|us))?(?=\s)|"
         r"\b(?:alert|notify|ping)\s+(?:me|us)" + _TO_EN + r"(?:\s+when)?\b|\bkeep\s+(?:me|us)\s+posted\s+on\b)",
         re.IGNORECASE)),
 )

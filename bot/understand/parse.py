@@ -349,23 +349,24 @@ _STATEMENT = re.compile(
     r"i\s+(?:have|need|want)\s+to|we\s+(?:have|need|want)\s+to|i\s+just|we\s+just|let['’]?s|"
     r"(?:can|could|would|will)\s+(?:someone|somebody|anyone|anybody|you\s+guys|y['’]?all)|(?:someone|somebody)\s+(?:should|must|please|pls))"
     r"(?![A-Za-z])|\b(?:my|our)\s+(?:prs?|pull\s+requests?|patch(?:es)?|changes?)\s+(?:got|was|were|is|are|has\s+been|"
-    r"have\s+been|finally)\b|"
+    r"have\s+been|finally)\b|\b(?:look\s+at|review|check|approve|merge|rebase)\s+my\s+(?:prs?|pull\s+requests?|patch(?:es)?|changes?)\b|"
     r"^(?:晚点|等下|待会儿?|回头|明天|今天|下周|这周|本周)?\s?(?:我们?|咱们?|我这边|我们这边)(?:组|这边)?\s?"
     r"(?:这周|本周|今天|明天|下周|马上|等下|待会儿?|回头|晚点)?\s?"
     r"(?:要把|得把|要去|得去|会|准备|打算|计划|刚|刚刚|正在|在搞|在弄|在做|在写|在改|还在|已经|把|又?(?:提|发|开|交)了?)|"
-    r"麻烦大家|请大家|大家帮忙",
+    r"麻烦大家|请大家|大家帮忙|辛苦大家|大家辛苦|辛苦了|你(?:那个|这个|那|的)\s?(?:pr|合并请求)",
     re.IGNORECASE)
 """A statement about one's own work or a request to the others in the channel (``I'll fix the rollout bug this
 week``, ``can someone review my PR later``, ``我刚提了个 PR，麻烦大家 review 一下``): its PR and change words make
 no search.
 
 ``_OWN_REPORT``: a 周报 one writes or hands in (``周报写完了``, ``今天要交周报``) is the person's own, not the bot's."""
+_MONTHLY = re.compile(r"月报|月報|月度总结|月度報告|月度报告|(?<![A-Za-z])monthly(?![A-Za-z])", re.IGNORECASE)
 _QUESTION_END = re.compile(r"[?？]|[吗嗎呢么麼]\s?[.!。！~～]*$|没有?\s?[.!。！~～]*$|"
                            r"^\s?(?:did|has|have|was|were|is|are|does|do|any)(?![A-Za-z])", re.IGNORECASE)
 """A question's form, for a change word whose only context is a window (``上周有人改 ci 吗``; not
 ``昨天的会改到周五了``)."""
 _OWN_REPORT = re.compile(r"(?:写|交|填|提交|补|发邮件)(?:完|好)?了?\s?(?:的)?(?:周报|週報|月报|日报)|"
-                         r"(?:周报|週報|月报|日报)\s?(?:还没|没)?(?:写|交|填|提交|补)(?:完|好)?(?:了|吗|没)?")
+                         r"(?:周报|週報|月报|日报)[^。！？!?#]{0,8}?(?:还没|没)?(?:写|交|填|提交|补)(?:完|好)?(?:了|吗|没)?")
 
 
 def _is_question_shaped(text: str) -> bool:
@@ -424,6 +425,9 @@ def _decide(r: _Reading) -> Intent:
     numbers = r.numbers()
     if len(numbers) >= 2:
         return CompareIntent(tuple(numbers), repo=r.repo, language=detect_language(text))
+    if numbers and _STATEMENT.search(text) and not (_QUESTION_END.search(text) or _WHAT.search(text)
+                                                    or _WORTH.search(text) or _ANALYZE.search(text)):
+        return HelpIntent(language=detect_language(text), said=text)  # 我刚在周报里写了 #6046: no question
     if numbers:
         question: PRQuestion = "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
         return PRIntent(numbers[0], repo=r.repo, language=detect_language(text), question=question)
@@ -474,7 +478,10 @@ def _decide(r: _Reading) -> Intent:
         intent = MergedIntent(window, repo=r.repo, language=lang, said=said)
     elif _DIGEST.search(rest) or (r.window is not None and not _leftover(rest)) or (
             _KEY.search(rest) and about_prs and (r.window is not None or _LISTING.search(rest))):
-        intent = DigestIntent(week=window, repo=r.repo, language=lang, said=said)
+        monthly = _MONTHLY.search(rest) if window is None else None
+        # a monthly report without a month: the last whole month, as a weekly one is the last whole week
+        intent = DigestIntent(week="month-1" if monthly else window, repo=r.repo, language=lang,
+                              said=monthly.group(0) if monthly else said)
     if intent is None or (isinstance(intent, DigestIntent) and _OWN_REPORT.search(text)) or (
             statement and not isinstance(intent, DigestIntent)):
         return HelpIntent(language=lang, said=text)

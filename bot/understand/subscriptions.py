@@ -37,7 +37,7 @@ __all__ = ["github_handle", "personal_digest_action", "read_request", "subscript
 
 _LIST_SUBS = re.compile(r"我的订阅|订阅列表|查看订阅|(?:my|list|show)\s+subscriptions?|^\s*subscriptions?\s*$",
                         re.IGNORECASE)
-_HANDLE = r"@?(?P<handle>[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})(?![A-Za-z0-9-])"
+_HANDLE = r"@?(?P<handle>[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})(?![A-Za-z0-9_.-])"
 """A GitHub login: letters, digits and single hyphens inside, at most 39 characters."""
 _GITHUB = r"(?:github|gh|git\s?hub)"
 _LINK = (

@@ -19,6 +19,7 @@ ISO week           ``2026-W16`` ``2026w16`` ``2026年第16周`` ``week 16 of 202
 week number        ``W16`` ``w16`` ``wk16`` ``第16周`` ``16周`` ``week 16``        ``*-W16``
 this / last week   ``本周`` ``这周`` ``this week`` / ``上周`` ``last week``         ``this`` / ``last``
 weeks ago          ``上上周`` ``两周前`` ``the week before last`` ``2 weeks ago``    ``week-2``
+                   (one week per 上: ``上上上周`` is ``week-3``; ``上上上个月`` ``month-3``)
 previous N weeks   ``前两周`` ``previous two weeks``                              ``weeks-2``
 recent days        ``最近两周`` ``近7天`` ``past two weeks`` ``last 7 days``         ``days-14``
                    ``the past fortnight`` ``最近半个月`` (15 days)                  ``days-14`` ``days-15``
@@ -31,6 +32,7 @@ since a past week  ``上周三以来`` ``从上上周一开始`` ``since Wednesd
 since last …       ``since last Wednesday``                                      ``last-wed..``
 days               ``今天`` ``昨天`` ``today`` ``yesterday``                        ``day-0`` ``day-1``
 quarters           ``本季度`` ``上个季度`` ``this quarter`` ``2026Q1``                   (asks: ``week_range``)
+week of a day      ``the week of Apr 6`` ``4月13日那周``                             (asks: ``week_range``)
 years              ``今年`` ``2026年`` ``this year``                               ``year-0`` ``2026``
 =================  ===========================================================  ==================
 
@@ -119,6 +121,10 @@ _SINCE_BEFORE = re.compile(r"(?:since|from|between|从|自从|自)\s{0,2}$", re.
 _WEEK_FROM = re.compile(r"(?<![A-Za-z])(?:w/c|w/b|(?:the\s)?week\s(?:commencing|beginning|starting))"
                         r"(?:\s(?:on|from))?\s{0,2}$", re.IGNORECASE)
 """Before a date, "week commencing" (and its shorthands): the week is the seven days from that date."""
+_WEEK_OF = re.compile(r"(?<![A-Za-z])(?:the\s)?(?:week|wk)\sof\s{0,2}$", re.IGNORECASE)
+"""Before a date, "the week of" (the week that holds it; not a single day)."""
+_WEEK_AFTER = re.compile(r"\s?的?(?:那|这|這|所在的?)\s?(?:一|个|個)?\s?(?:周|週|星期|礼拜|禮拜)(?![一二三四五六日天])")
+"""After a date, ``那周`` / ``所在的周``: the week that holds it."""
 _SINCE_MONTH_BEFORE = re.compile(r"(?:since|自从|自)\s{0,2}$", re.IGNORECASE)
 _SINCE_AFTER = re.compile(r"^\s{0,2}(?:以来|以後|以后|之后|之後|起|开始|開始|至今|到现在|到現在|on(?:wards|ward)?)",
                           re.IGNORECASE)
@@ -156,6 +162,16 @@ def _offset(kind: str, factor: int = 1) -> Builder:
 def _fixed(spec: str) -> Builder:
     return lambda m: _Part("week" if spec in ("this", "last") or spec.startswith("week-") else "other",
                            spec, m.start(), m.end())
+
+
+def _weeks_back(m: re.Match[str]) -> _Part:
+    """``上上周`` two weeks back, ``上上上周`` three: one week per ``上``."""
+    return _Part("week", f"week-{m['ups'].count('上')}", m.start(), m.end())
+
+
+def _months_back(m: re.Match[str]) -> _Part:
+    """``上上个月`` two months back, ``上上上个月`` three: one month per ``上``."""
+    return _Part("other", f"month-{m['ups'].count('上')}", m.start(), m.end())
 
 
 def _month(m: re.Match[str]) -> _Part | None:
@@ -259,7 +275,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
         r"(?![一二三四五六日天前内內以来後后])"), _any_week),
     # relative weeks
     (_p(rf"(?:本|这|這|今)\s?(?:一|个|個)?\s?{_WEEK_ZH}(?![一二三四五六日天])"), _fixed("this")),
-    (_p(rf"上\s?上\s?(?:个|個)?\s?{_WEEK_ZH}"), _fixed("week-2")),
+    (_p(rf"(?P<ups>(?:上\s?){{2,8}})(?:个|個)?\s?{_WEEK_ZH}"), _weeks_back),
     (_p(rf"上\s?(?:一|个|個|一个|一個)?\s?{_WEEK_ZH}"), _fixed("last")),
     (_p(rf"(?P<n>{_N})\s?(?:个|個)?\s?{_WEEK_ZH}(?:之|以)?前"), _offset("week")),
     (_p(rf"(?<![最近过])前\s?(?P<n>{_N})\s?(?:个|個)?\s?{_WEEK_ZH}"), _offset("weeks")),
@@ -267,7 +283,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"(?:最近|近|过去|過去)\s?的?\s?(?P<n>{_N})\s?(?:天|日)"), _offset("days")),
     (_p(rf"(?:最近|近|过去|過去)\s?的?\s?(?P<n>{_N})\s?(?:个|個)\s?月"), _offset("days", 30)),
     (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("this")),
-    (_p(rf"{_A}(?:last|previous|prior)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("last")),
+    (_p(rf"{_A}(?:last|previous|prev|prior)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("last")),
     (_p(rf"{_A}(?:the\s)?week\sbefore(?:\sthe)?\slast(?:\sweek)?{_Z}"), _fixed("week-2")),
     (_p(rf"{_A}(?P<n>{_E})\s{_WKS}\sago{_Z}"), _offset("week")),
     (_p(rf"{_A}previous\s(?P<n>{_E})\s(?:weeks|wks){_Z}"), _offset("weeks")),
@@ -280,12 +296,12 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past)\s(?P<n>{_E})\smonths?{_Z}"), _offset("days", 30)),
     # months and years
     (_p(r"(?:本|这|這|当|當)\s?(?:个|個)?\s?月(?!份?\s?[0-9])"), _fixed("month-0")),
-    (_p(r"上\s?上\s?(?:个|個)\s?月"), _fixed("month-2")),
+    (_p(r"(?P<ups>(?:上\s?){2,8})(?:个|個)\s?月"), _months_back),
     (_p(r"上\s?(?:个|個|一个|一個)?\s?月"), _fixed("month-1")),
     (_p(rf"(?:(?P<y>[0-9]{{4}})\s?年\s?)?(?<![0-9上本这這当當个個])(?P<m>{_N})\s?(?:月份|月)"), _month),
     (_p(rf"{_ND}(?P<y>[0-9]{{4}})\s?[-/]\s?(?P<m>[0-9]{{1,2}}){_NZ}(?![-/.][0-9])"), _month),
     (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?month{_Z}"), _fixed("month-0")),
-    (_p(rf"{_A}(?:last|previous|prior)\s(?:calendar\s)?month{_Z}"), _fixed("month-1")),
+    (_p(rf"{_A}(?:last|previous|prev|prior)\s(?:calendar\s)?month{_Z}"), _fixed("month-1")),
     (_p(rf"{_A}(?:(?:in\s)?the\s)?past\smonth{_Z}"), _fixed("days-30")),
     (_p(rf"{_A}{_MONTH_EN}{_Z}(?:\s?,?\s?(?P<y>[0-9]{{4}}){_NZ})?"), _month_name),
     (_p(r"今\s?年|本\s?年"), _fixed("year-0")),
@@ -356,6 +372,14 @@ def _join(text: str, parts: list[_Part]) -> list[_Part]:
         commencing = _WEEK_FROM.search(text, max(0, part.start - 30), part.start) if part.kind == "day" else None
         if commencing is not None and part.problem is None:
             out.append(_week_from(part, commencing.start()))
+            i += 1
+            continue
+        week_of = _WEEK_OF.search(text, max(0, part.start - 30), part.start) if part.kind == "day" else None
+        week_after = _WEEK_AFTER.match(text, part.end) if part.kind == "day" else None
+        if (week_of is not None or week_after is not None) and part.problem is None:
+            # the week that holds the day: which Monday depends on the year, so the reply asks for a week or dates
+            out.append(_Part("other", None, week_of.start() if week_of else part.start,
+                             week_after.end() if week_after else part.end, "week_range"))
             i += 1
             continue
         if part.kind in ("day", "week") and part.problem is None:

@@ -524,6 +524,14 @@ SAID_OTHERWISE = [
     ("alert me when a sglang pr lands", "subscribe", "label:sglang"),
     ("watch any PR with npu", "subscribe", "label:npu"),
     ("sub me to npu pls", "subscribe", "label:npu"),
+    ("sub recipe", "subscribe", "label:recipe"),
+    ("訂閱 sglang 標籤", "subscribe", "label:sglang"),  # traditional characters
+    ("取消關注 sglang", "unsubscribe", "label:sglang"),
+    ("npu的提醒关掉吧", "unsubscribe", "label:npu"),
+    ("不要再推 ci 的了", "unsubscribe", "label:ci"),
+    ("把我所有的订阅都退了", "unsubscribe_all", None),
+    ("订阅全清掉", "unsubscribe_all", None),
+    ("remove all my subscriptions", "unsubscribe_all", None),
     ("有 rollout 的新PR就通知我", "subscribe", "label:rollout"),
     ("以后 verl/trainer 下面有PR合入提醒我", "subscribe", "path:verl/trainer"),
     ("rollout 有新 PR 合进来的时候 @ 我一下", "subscribe", "label:rollout"),
@@ -547,6 +555,9 @@ def test_unsubscribing_and_the_verb_at_the_end(typed: str, action: str, canonica
     "明天提醒我",
     "follow up: meeting moved to 3pm",  # "follow up" is no request to follow
     "follow-up on the rollout bug",
+    "watch out, main is broken",
+    "提醒我下午三点开会",
+    "npu 的提醒怎么关掉?",  # how to: a question
 ])
 def test_questions_and_reminders_are_no_subscription_change(typed: str) -> None:
     assert subscription_action(typed) is None

@@ -480,6 +480,21 @@ TABLE: list[Row] = [
     r("what commands do u support", H, asked=True),
     r("我要上周的周报", D, W16),  # 我要 asks for it
     r("我要 npu 标签的 PR", L, label="npu"),
+    r("周报 上上上周", D, W14),  # one week back for every 上
+    r("上上上上周的周报", D, "2026-W13"),
+    r("上上上个月的月报", D, "2026-01-01..2026-01-31"),
+    r("the week of apr 6 digest", CL),  # the week that holds a day: asked, never one day
+    r("4月13日那周的周报", CL),
+    r("monthly summary please", D, MARCH),  # a monthly report without a month: the last whole month
+    r("月报", D, MARCH),
+    r("digest for prev week", D, W16),
+    r("本週摘要", D, W17),
+    r("6140 是修哪个bug的？", P, number=6140, question="what"),
+    r("我目前关注着哪些东西", LS),
+    r("which alerts am i getting?", LS),
+    r("drop all my subscriptions pls", U),
+    r("这机器人咋用啊", H, asked=True),
+    r("how do i use this bot", H, asked=True),
     r("how's fsdp doing lately", L, label="fsdp"),
     r("how is the megatron work going this week", L, W17, label="megatron"),
     # -- who merged the most, and more questions about the week (phase 2) --------------------------
@@ -592,6 +607,16 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("my pr got merged yesterday 🎉", (H,)),
     ("finally my pr got merged", (H,)),
     ("follow up: meeting moved to 3pm", (H,)),  # "follow up" is no "follow"
+    ("周报我下午写完发群里", (H,)),
+    ("the weekly sync is moved to thursday", (H,)),  # a weekly meeting is no weekly digest
+    ("我们组的 PR 都合进去了，辛苦大家🎉", (H,)),
+    ("<@U0ALICE> can you take a look at my pr when you have time", (H,)),
+    ("<@U0ALICE> 你那个 PR 记得 rebase 一下", (H,)),
+    ("我刚在周报里写了 #6046", (H,)),  # a PR number in a statement, no question about it
+    ("我刚合了 #6046，值得读吗", (P,)),  # ... and with one
+    ("watch out, main is broken", (H,)),
+    ("提醒我下午三点开会", (H,)),  # a reminder of a meeting is no subscription
+    ("绑定 github: lisi_dev", (H,)),  # no GitHub login has "_": never link a cut-off one
     ("how's it going", (H,)),  # small talk, no area
     ("how are you doing", (H,)),
     ("can someone review my PR later", (H,)),
