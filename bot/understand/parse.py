@@ -21,7 +21,9 @@ Steps:
    reading?" or "what does it do?"), a question about the PRs of a window (a change
    verb and search words), a label view, the merged PRs of a window, a digest;
    a window that cannot be read turns the last four into a
-   :class:`~bot.understand.intents.ClarifyIntent`.
+   :class:`~bot.understand.intents.ClarifyIntent`. A statement about one's own work or a request
+   to colleagues (``I'll fix the rollout bug this week``, ``我刚提了个 PR，麻烦大家 review``) and
+   one's own 周报 (``周报写完了``) are no command: the help answers them.
 
 Language (:func:`detect_language`): ``zh`` when the message holds Chinese, ``en``
 when it holds English words beyond commands, labels, numbers, URLs and
@@ -357,9 +359,7 @@ _STATEMENT = re.compile(
     re.IGNORECASE)
 """A statement about one's own work or a request to the others in the channel (``I'll fix the rollout bug this
 week``, ``can someone review my PR later``, ``我刚提了个 PR，麻烦大家 review 一下``): its PR and change words make
-no search.
-
-``_OWN_REPORT``: a 周报 one writes or hands in (``周报写完了``, ``今天要交周报``) is the person's own, not the bot's."""
+no search."""
 _MONTHLY = re.compile(r"月报|月報|月度总结|月度報告|月度报告|(?<![A-Za-z])monthly(?![A-Za-z])", re.IGNORECASE)
 _QUESTION_END = re.compile(r"[?？]|[吗嗎呢么麼]\s?[.!。！~～]*$|没有?\s?[.!。！~～]*$|"
                            r"^\s?(?:did|has|have|was|were|is|are|does|do|any)(?![A-Za-z])", re.IGNORECASE)
@@ -367,6 +367,7 @@ _QUESTION_END = re.compile(r"[?？]|[吗嗎呢么麼]\s?[.!。！~～]*$|没有?
 ``昨天的会改到周五了``)."""
 _OWN_REPORT = re.compile(r"(?:写|交|填|提交|补|发邮件)(?:完|好)?了?\s?(?:的)?(?:周报|週報|月报|日报)|"
                          r"(?:周报|週報|月报|日报)[^。！？!?#]{0,8}?(?:还没|没)?(?:写|交|填|提交|补)(?:完|好)?(?:了|吗|没)?")
+"""A 周报 one writes or hands in (``周报写完了``, ``今天要交周报``): the person's own, not the bot's digest."""
 
 
 def _is_question_shaped(text: str) -> bool:
@@ -425,8 +426,9 @@ def _decide(r: _Reading) -> Intent:
     numbers = r.numbers()
     if len(numbers) >= 2:
         return CompareIntent(tuple(numbers), repo=r.repo, language=detect_language(text))
-    if numbers and _STATEMENT.search(text) and not (_QUESTION_END.search(text) or _WHAT.search(text)
-                                                    or _WORTH.search(text) or _ANALYZE.search(text)):
+    statement = _STATEMENT.search(text) is not None
+    if numbers and statement and not (_QUESTION_END.search(text) or _WHAT.search(text) or _WORTH.search(text)
+                                      or _ANALYZE.search(text)):
         return HelpIntent(language=detect_language(text), said=text)  # 我刚在周报里写了 #6046: no question
     if numbers:
         question: PRQuestion = "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
@@ -442,7 +444,6 @@ def _decide(r: _Reading) -> Intent:
     lang = detect_language(text, [label] if label else [])
     single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
-    statement = _STATEMENT.search(text) is not None
     asked = bool(_DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest))
     who = _WHO.search(rest)
     if who is not None and not _terms(_blank(rest, [who.span()]), label):
