@@ -637,13 +637,15 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:把)?(?:我的|我们的)?(?:所有|全部)的?订阅(?:都|全)?(?:退了|退掉|清掉|删了)|订阅(?:全|都)(?:清掉|删了|退了|清空)|"
         r"\b(?:drop|remove|delete|clear|cancel)\s+(?:all\s+)?(?:of\s+)?(?:my|our|the)\s+(?:subscriptions|subs|alerts)\b|"
         r"\b(?:drop|remove|delete|clear|cancel)\s+all\s+(?:my\s+|our\s+|the\s+)?(?:subscriptions|subs|alerts)\b|"
+        r"\b(?:turn\s+off|stop|mute|disable)\s+all\s+(?:of\s+)?(?:my\s+|our\s+|the\s+)(?:alerts|notifications|subscriptions)\b|"
         r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知))", re.IGNORECASE)),
     ("unsubscribe", False, re.compile(
         r"(?:取消订阅|退订|不再订阅|取消关注|\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|\bunwatch\b)",
         re.IGNORECASE)),
     ("unsubscribe", False, re.compile(  # 取消我的 npu 订阅, 取消对 npu 的订阅, (把) npu 的订阅取消(掉)
         r"取消(?:掉)?(?:我们的|我的|本频道的|这个频道的|频道的|群里的|对)?(?P<body>[^。！？!?]{0,200}?)\s*的?\s*订阅|"
-        r"把?(?P<body2>[^。！？!?]{0,200}?)\s*的?\s*订阅\s*(?:都|全|也|给)?(?:取消|退掉|删掉|删除|去掉|关掉)(?:掉)?")),
+        r"\A把?(?P<body2>[^。！？!?]{0,200}?)\s*(?:的|那个|这个)?\s*订阅\s*(?:都|全|也|给)?(?:取消|退掉|退了|删掉|删除|去掉|关掉|不要了)"
+        r"(?:掉)?")),
     ("unsubscribe", False, re.compile(  # npu 的提醒关掉吧, 不要再推 npu 的了
         r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))(?P<body>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|推送)\s*"
         r"(?:都|也|先)?(?:关掉|关了|关闭|停掉|停了|取消掉?)|"
@@ -663,7 +665,8 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:不要再提醒(?:我们|我)?|别再提醒(?:我们|我)?|不用再提醒(?:我们|我)?|不再提醒(?:我们|我)?|停止提醒|取消提醒|"
         r"\bstop\s+(?:the\s+)?(?:alerts?|alerting|notifications?|notifying)(?:\s+(?:me|us))?" + _TO_EN + r"\b|"
         r"\bno\s+more\s+(?:alerts?|notifications?)" + _TO_EN + r"\b|\bmute\b)", re.IGNORECASE)),
-    ("subscribe", False, re.compile(r"(?:订阅|\bsubscribe" + _OBJECT_EN + _TO_EN + r"\b)", re.IGNORECASE)),
+    ("subscribe", False, re.compile(  # not 我订阅了…: what one did (a newsletter), no request
+        r"(?:订阅(?!了)|\bsubscribe" + _OBJECT_EN + _TO_EN + r"\b)", re.IGNORECASE)),
     ("subscribe", False, re.compile(  # the verb at the end, as Chinese puts it: 有 npu 的新 PR 就通知我
         r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))(?=.{0,400}(?:PR|pr|合入|合进|合并|标签|目录|路径|作者|/))"
         r"(?P<body>(?:(?!#?[0-9]{3})[^。！？!?]){1,200}?)\s*"
@@ -685,7 +688,8 @@ word or a path, is no question (``为什么…``, ``？``) and names no PR numbe
 _LEAD_FILLER = re.compile(
     r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的|(?i:an?|any)(?=\s))\s*)+")
 _TRAIL_FILLER = re.compile(
-    r"(?:\s*(?:吧|呢|了|啊|呀|哦|喔|嘛|呗|哈|啦|吗|谢谢|多谢|thanks|thank\s+you|thx|please|pls|plz|[,，.。!！~～]))+\s*$",
+    r"(?:\s*(?:吧|呢|了|啊|呀|哦|喔|嘛|呗|哈|啦|吗|谢谢|多谢|thanks|thank\s+you|thx|please|pls|plz|[,，.。!！~～]|"
+    r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]))+\s*$",
     re.IGNORECASE)
 _HERE = re.compile(r"\b(?:in|for|to|on)\s+(?:this|the)\s+(?:channel|chat|conversation|group)\b|"
                    r"(?:在|给|到)?(?:这个|本|此)(?:频道|群聊|群|会话)(?:里面|里|中)?", re.IGNORECASE)

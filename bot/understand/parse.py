@@ -135,12 +135,15 @@ _ZH_STOP_RE = re.compile("|".join(re.escape(w) for w in sorted(_WORDS["stop"]["z
                          re.IGNORECASE)
 _EN_STOP = frozenset(_WORDS["stop"]["en"].split())
 
-_LABEL_ZH = re.compile(r"(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63})\s?(?:标签|標籤|label|模块|模塊)|"
+_LABEL_ZH = re.compile(r"(?<![A-Za-z0-9_.+-])(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63})\s?(?:这个|這個|的)?\s?"
+                       r"(?:标签|標籤|label|模块|模塊)|"
                        r"(?:标签|標籤)\s?(?:为|是|:|：)?\s?(?P<b>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63})", re.IGNORECASE)
 _LABEL_EN = re.compile(rf"{_A}labels?\s?[:=]?\s?(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]{{0,63}})|"
                        rf"(?P<b>[A-Za-z0-9][A-Za-z0-9_.+-]{{0,63}})\s(?:label|area|module){_Z}", re.IGNORECASE)
 _LABEL_LIKE = re.compile(r"[a-z][a-z0-9_.+-]{0,40}")
-_AREA = re.compile(rf"{_A}(?:in|for|on|about|of)\s(?:the\s)?(?P<a>[A-Za-z][A-Za-z0-9_.+-]{{0,40}}){_Z}|"
+_AREA = re.compile(rf"{_A}(?:in|for|on|about|of)\s(?:the\s)?"
+                   r"(?!(?:call|duty|leave|vacation|holiday|it|board|track|time|site|hold|fire)(?![A-Za-z]))"
+                   rf"(?P<a>[A-Za-z][A-Za-z0-9_.+-]{{0,40}}){_Z}|"
                    r"(?P<b>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s{0,12}的?\s?(?:最近|近来|近期)?\s?(?:周报|週報|动态|動態|进展|"
                    r"進展|情况|情況|方面|怎么样|怎樣|怎样|咋样|如何|近况)|"
                    rf"{_A}how(?:['’]s|\sis|\sare)\s(?:the\s)?(?P<c>[A-Za-z][A-Za-z0-9_.+-]{{0,40}})\s(?:work\s)?"
@@ -353,7 +356,7 @@ _STATEMENT = re.compile(
     r"(?![A-Za-z])|\b(?:my|our)\s+(?:prs?|pull\s+requests?|patch(?:es)?|changes?)\s+(?:got|was|were|is|are|has\s+been|"
     r"have\s+been|finally)\b|\b(?:look\s+at|review|check|approve|merge|rebase)\s+my\s+(?:prs?|pull\s+requests?|patch(?:es)?|changes?)\b|"
     r"^(?:晚点|等下|待会儿?|回头|明天|今天|下周|这周|本周)?\s?(?:我们?|咱们?|我这边|我们这边)(?:组|这边)?\s?"
-    r"(?:这周|本周|今天|明天|下周|马上|等下|待会儿?|回头|晚点)?\s?"
+    r"(?:这周|本周|今天|明天|下周|马上|等下|待会儿?|回头|晚点|昨天|前天|刚才|今早|上午|下午)?\s?(?:主要|一直|也|都|还)?\s?"
     r"(?:要把|得把|要去|得去|会|准备|打算|计划|刚|刚刚|正在|在搞|在弄|在做|在写|在改|还在|已经|把|又?(?:提|发|开|交)了?)|"
     r"麻烦大家|请大家|大家帮忙|辛苦大家|大家辛苦|辛苦了|你(?:那个|这个|那|的)\s?(?:pr|合并请求)",
     re.IGNORECASE)
@@ -366,8 +369,12 @@ _QUESTION_END = re.compile(r"[?？]|[吗嗎呢么麼]\s?[.!。！~～]*$|没有?
 """A question's form, for a change word whose only context is a window (``上周有人改 ci 吗``; not
 ``昨天的会改到周五了``)."""
 _OWN_REPORT = re.compile(r"(?:写|交|填|提交|补|发邮件)(?:完|好)?了?\s?(?:的)?(?:周报|週報|月报|日报)|"
-                         r"(?:周报|週報|月报|日报)[^。！？!?#]{0,8}?(?:还没|没)?(?:写|交|填|提交|补)(?:完|好)?(?:了|吗|没)?")
-"""A 周报 one writes or hands in (``周报写完了``, ``今天要交周报``): the person's own, not the bot's digest."""
+                         r"(?:周报|週報|月报|日报)[^。！？!?#]{0,8}?(?:还没|没)?(?:写|交|填|提交|补)(?:完|好)?(?:了|吗|没)?|"
+                         r"进展(?:还行|还可以|一般|不错|顺利|挺好|很慢|不大)|"
+                         r"^(?:i|we)\s+(?:subscribed|signed\s+up|read|saw|wrote|sent|finished)(?![A-Za-z])",
+                         re.IGNORECASE)
+"""One's own report, progress or reading (``周报写完了``, ``今天要交周报``, ``进展还行``, ``i subscribed to the
+newsletter``): no request for the bot's digest."""
 
 
 def _is_question_shaped(text: str) -> bool:

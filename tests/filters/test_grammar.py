@@ -532,6 +532,9 @@ SAID_OTHERWISE = [
     ("把我所有的订阅都退了", "unsubscribe_all", None),
     ("订阅全清掉", "unsubscribe_all", None),
     ("remove all my subscriptions", "unsubscribe_all", None),
+    ("turn off all my alerts", "unsubscribe_all", None),
+    ("npu 订阅不要了", "unsubscribe", "label:npu"),
+    ("订阅 trainer，谢谢🙏", "subscribe", "label:trainer"),  # a closing emoji is no label
     ("有 rollout 的新PR就通知我", "subscribe", "label:rollout"),
     ("以后 verl/trainer 下面有PR合入提醒我", "subscribe", "path:verl/trainer"),
     ("rollout 有新 PR 合进来的时候 @ 我一下", "subscribe", "label:rollout"),

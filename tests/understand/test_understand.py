@@ -495,6 +495,14 @@ TABLE: list[Row] = [
     r("drop all my subscriptions pls", U),
     r("这机器人咋用啊", H, asked=True),
     r("how do i use this bot", H, asked=True),
+    r("whats new in moe this month", L, APRIL, label="moe"),  # the label is kept, not dropped for the digest
+    r("news on fsdp this week", L, W17, label="fsdp"),
+    r("看看 sglang 这个 label", L, label="sglang"),
+    r("第5999号 PR 是干啥用的", P, number=5999, question="what"),
+    r("这周谁最卷，合了最多PR 😂", M, W17, focus="authors"),
+    r("turn off all my alerts", U),
+    r("sglang 那个订阅退了吧", U),
+    r("so what do u actually do", H, asked=True),
     r("how's fsdp doing lately", L, label="fsdp"),
     r("how is the megatron work going this week", L, W17, label="megatron"),
     # -- who merged the most, and more questions about the week (phase 2) --------------------------
@@ -617,6 +625,11 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("watch out, main is broken", (H,)),
     ("提醒我下午三点开会", (H,)),  # a reminder of a meeting is no subscription
     ("绑定 github: lisi_dev", (H,)),  # no GitHub login has "_": never link a cut-off one
+    ("我这周主要在搞 npu 的适配，进展还行", (H,)),  # one's own progress
+    ("i subscribed to the newsletter yesterday", (H,)),
+    ("who is on call this week?", (H,)),  # "on call" is no area
+    ("我昨天提了 3 个 PR，都还没合", (H,)),
+    ("我订阅了极客时间的专栏，挺好看的", (H,)),  # what one subscribed to elsewhere
     ("how's it going", (H,)),  # small talk, no area
     ("how are you doing", (H,)),
     ("can someone review my PR later", (H,)),
