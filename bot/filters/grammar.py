@@ -625,6 +625,9 @@ _POLITE = (r"^(?:\s*(?:请你|请|麻烦你|麻烦|帮我|帮忙|帮|给我|我�
 """Politeness before a verb (``请帮我``, ``please``, ``can you``)."""
 _OBJECT_EN = r"(?:\s+(?:me|us|this\s+(?:channel|chat|conversation|group)|the\s+(?:channel|chat|team)|here))?"
 _TO_EN = r"(?:\s+(?:to|for|on|about|of))?"
+_NO_QUESTION = r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))"
+"""From the start of a request that asks no question (``为什么 npu 的提醒不发了`` changes nothing): the guard of the
+verbs whose words stand before them."""
 _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
     # (action, only at the start of the request, pattern); the first that matches decides
     ("unsubscribe_all", False, re.compile(
@@ -647,14 +650,14 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"\A把?(?P<body2>[^。！？!?]{0,200}?)\s*(?:的|那个|这个)?\s*订阅\s*(?:都|全|也|给)?(?:取消|退掉|退了|删掉|删除|去掉|关掉|不要了)"
         r"(?:掉)?")),
     ("unsubscribe", False, re.compile(  # npu 的提醒关掉吧, 不要再推 npu 的了
-        r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))(?P<body>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|推送)\s*"
+        _NO_QUESTION + r"(?P<body>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|推送)\s*"
         r"(?:都|也|先)?(?:关掉|关了|关闭|停掉|停了|取消掉?)|"
         r"\A(?:不要再|别再|不用再|不再)(?:推|推送|发)(?P<body2>[^。！？!?]{1,200}?)\s*(?:的)?(?:提醒|通知|消息|PR)?\s*了?\s*$")),
     ("unsubscribe", False, re.compile(  # 不用订阅 npu 了, 别再关注 npu
         r"(?:不用|不要|别|不想|无需|不必|不需要)再?(?:订阅|关注)")),
     ("unsubscribe", False, re.compile(  # 不想再收到 npu 的提醒, npu 不用再通知我了, don't need the npu alerts anymore
         r"(?:不想|不要|不用|别|不再)再?(?:收到|接收|接到|看到)(?P<body>[^。！？!?]{0,200}?)\s*的?\s*(?:提醒|通知|消息|推送)|"
-        r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))(?P<body2>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|消息|推送)?\s*(?:就)?"
+        + _NO_QUESTION + r"(?P<body2>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|消息|推送)?\s*(?:就)?"
         r"(?:不用再|不要再|别再|不再|不用|不要|别)"
         r"(?:提醒|通知|推送|发)(?:给)?(?:我们|我)?|"
         r"\b(?:(?:i|we)\s+)?(?:don['’]?t|do\s+not|no\s+longer)\s+(?:need|want)\s+(?:the\s+|any\s+)?(?:more\s+)?"
@@ -668,7 +671,7 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
     ("subscribe", False, re.compile(  # not 我订阅了…: what one did (a newsletter), no request
         r"(?:订阅(?!了)|\bsubscribe" + _OBJECT_EN + _TO_EN + r"\b)", re.IGNORECASE)),
     ("subscribe", False, re.compile(  # the verb at the end, as Chinese puts it: 有 npu 的新 PR 就通知我
-        r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))(?=.{0,400}(?:PR|pr|合入|合进|合并|标签|目录|路径|作者|/))"
+        _NO_QUESTION + r"(?=.{0,400}(?:PR|pr|合入|合进|合并|标签|目录|路径|作者|/))"
         r"(?P<body>(?:(?!#?[0-9]{3})[^。！？!?]){1,200}?)\s*"
         r"(?:的时候|时|就|的话|后)?\s*(?:请|麻烦)?"
         r"(?:提醒|通知|告诉|叫|喊|@)\s*(?:一下)?\s*(?:我们|我)(?:一下|一声)?\s*[吧呀啊哈呗。.!！~～]*$")),
@@ -708,8 +711,7 @@ def _find_verb(text: str, *, strict: bool = False) -> tuple[Action, str] | None:
     """The action of ``text`` and the words that say what (after the verb, or inside a split verb
     such as ``取消 … 订阅``); ``None`` without a verb. ``strict``: the looser verbs count only at
     the start (as in chat); otherwise anywhere."""
-    start = _POLITE_RE.match(text)
-    text = text[start.end():] if start else text
+    text = _without_politeness(text)
     for action, at_start, pattern in _VERBS:
         found = pattern.match(text) if at_start and strict else pattern.search(text)
         if found is None:
@@ -721,6 +723,12 @@ def _find_verb(text: str, *, strict: bool = False) -> tuple[Action, str] | None:
 
 
 _POLITE_RE = re.compile(_POLITE, re.IGNORECASE)
+
+
+def _without_politeness(text: str) -> str:
+    """``text`` from its first word after the politeness (``请帮我``, ``please``, ``can you``)."""
+    start = _POLITE_RE.match(text)
+    return text[start.end():] if start else text
 
 
 def subscription_action(text: str, *, strict: bool = True) -> Action | None:
@@ -737,9 +745,7 @@ def subscription_action(text: str, *, strict: bool = True) -> Action | None:
 def opens_with_request(text: str) -> bool:
     """Whether ``text`` begins with a subscription verb (after politeness: ``请帮我订阅 …``, ``alert me on any npu
     PR``): a request then, however much of it reads like a question about PRs."""
-    text = _normalise(text).strip()
-    start = _POLITE_RE.match(text)
-    text = text[start.end():] if start else text
+    text = _without_politeness(_normalise(text).strip())
     return any(pattern.match(text) is not None for _, _, pattern in _VERBS)
 
 

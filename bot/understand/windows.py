@@ -164,14 +164,9 @@ def _fixed(spec: str) -> Builder:
                            spec, m.start(), m.end())
 
 
-def _weeks_back(m: re.Match[str]) -> _Part:
-    """``上上周`` two weeks back, ``上上上周`` three: one week per ``上``."""
-    return _Part("week", f"week-{m['ups'].count('上')}", m.start(), m.end())
-
-
-def _months_back(m: re.Match[str]) -> _Part:
-    """``上上个月`` two months back, ``上上上个月`` three: one month per ``上``."""
-    return _Part("other", f"month-{m['ups'].count('上')}", m.start(), m.end())
+def _back(unit: str, kind: Literal["week", "other"]) -> Builder:
+    """``上上周`` two weeks back, ``上上上个月`` three months: one ``unit`` per ``上`` (the ``ups`` group)."""
+    return lambda m: _Part(kind, f"{unit}-{m['ups'].count('上')}", m.start(), m.end())
 
 
 def _month(m: re.Match[str]) -> _Part | None:
@@ -275,7 +270,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
         r"(?![一二三四五六日天前内內以来後后])"), _any_week),
     # relative weeks
     (_p(rf"(?:本|这|這|今)\s?(?:一|个|個)?\s?{_WEEK_ZH}(?![一二三四五六日天])"), _fixed("this")),
-    (_p(rf"(?P<ups>(?:上\s?){{2,8}})(?:个|個)?\s?{_WEEK_ZH}"), _weeks_back),
+    (_p(rf"(?P<ups>(?:上\s?){{2,8}})(?:个|個)?\s?{_WEEK_ZH}"), _back("week", "week")),
     (_p(rf"上\s?(?:一|个|個|一个|一個)?\s?{_WEEK_ZH}"), _fixed("last")),
     (_p(rf"(?P<n>{_N})\s?(?:个|個)?\s?{_WEEK_ZH}(?:之|以)?前"), _offset("week")),
     (_p(rf"(?<![最近过])前\s?(?P<n>{_N})\s?(?:个|個)?\s?{_WEEK_ZH}"), _offset("weeks")),
@@ -296,7 +291,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past)\s(?P<n>{_E})\smonths?{_Z}"), _offset("days", 30)),
     # months and years
     (_p(r"(?:本|这|這|当|當)\s?(?:个|個)?\s?月(?!份?\s?[0-9])"), _fixed("month-0")),
-    (_p(r"(?P<ups>(?:上\s?){2,8})(?:个|個)\s?月"), _months_back),
+    (_p(r"(?P<ups>(?:上\s?){2,8})(?:个|個)\s?月"), _back("month", "other")),
     (_p(r"上\s?(?:个|個|一个|一個)?\s?月"), _fixed("month-1")),
     (_p(rf"(?:(?P<y>[0-9]{{4}})\s?年\s?)?(?<![0-9上本这這当當个個])(?P<m>{_N})\s?(?:月份|月)"), _month),
     (_p(rf"{_ND}(?P<y>[0-9]{{4}})\s?[-/]\s?(?P<m>[0-9]{{1,2}}){_NZ}(?![-/.][0-9])"), _month),
