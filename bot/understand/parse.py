@@ -134,6 +134,7 @@ _WHO = _vocabulary("who")
 _ZH_STOP_RE = re.compile("|".join(re.escape(w) for w in sorted(_WORDS["stop"]["zh"].split(), key=len, reverse=True)),
                          re.IGNORECASE)
 _EN_STOP = frozenset(_WORDS["stop"]["en"].split())
+_ZH_STOP = frozenset(_WORDS["stop"]["zh"].split())
 
 _LABEL_ZH = re.compile(r"(?<![A-Za-z0-9_.+-])(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63})\s?(?:这个|這個|的)?\s?"
                        r"(?:标签|標籤|label|模块|模塊)|"
@@ -304,15 +305,34 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
         if len(word) < 2 or word in _EN_STOP or word.isdigit() or (label and word == label):
             continue
         found.append(word)
-    zh = _ZH_STOP_RE.sub(" ", _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest)))
-    for run in re.findall(r"[\u3400-\u9fff\uf900-\ufaff]{2,20}", zh):
-        found.append(run)
+    found.extend(_chinese_terms(rest))
     out: list[str] = []
     for term in found:
         term = term.strip(_PUNCT_EDGE)
         if term and term.lower() not in (t.lower() for t in out):
             out.append(term)
     return out[:MAX_TERMS]
+
+
+def _chinese_terms(rest: str) -> list[str]:
+    """The Chinese search words of ``rest``: its runs of Chinese (function phrases blanked) cut into words
+    by the segmenter (:mod:`bot.understand.tokens`), without stop words and filler (``逻辑``, ``东西``)."""
+    zh = _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest))
+    runs = re.findall(r"[\u3400-\u9fff\uf900-\ufaff]{2,40}", zh)
+    if not runs:
+        return []
+    from bot.understand.tokens import chinese_words
+
+    out: list[str] = []
+    for run in runs:
+        out.extend(w for w in chinese_words(run) if w not in _ZH_STOP and not _ZH_STOP_RE.fullmatch(w))
+    return out
+
+
+def vocabulary_phrases() -> list[str]:
+    """The Chinese phrases of every section of ``bot/defaults/words.toml`` (the segmenter's user words)."""
+    found = [w for section in _WORDS.values() for w in section.get("zh", []) if isinstance(section.get("zh"), list)]
+    return [*found, *_ZH_STOP]
 
 
 _COUNTED = re.compile(r"[一二两兩三四五六七八九十几幾0-9]{1,3}\s?(?:个|個|条|條|项|項|位|次)")
