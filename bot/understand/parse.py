@@ -44,11 +44,14 @@ from typing import Any
 
 from bot.filters import opens_with_request, subscription_action
 from bot.models import Language
+from bot.understand import followup as fu
+from bot.understand.followup import MAX_FOLLOW_UP
 from bot.understand.intents import (
     MAX_COMPARED,
     ClarifyIntent,
     CompareIntent,
     DigestIntent,
+    FollowUpIntent,
     HelpIntent,
     Intent,
     LabelIntent,
@@ -58,7 +61,9 @@ from bot.understand.intents import (
     PRIntent,
     PRQuestion,
     QuestionIntent,
+    SmallTalkIntent,
 )
+from bot.understand.smalltalk import small_talk
 from bot.understand.subscriptions import read_request, subscription_command, subscription_intent
 from bot.understand.windows import WindowReading, read_windows
 
@@ -258,7 +263,8 @@ class _Reading:
             self.refs.sort(key=lambda r: r[2][0])
             return
         context_compare = _COMPARE.search(self.text) is not None
-        context_pr = bool(_WHAT.search(self.text) or _WORTH.search(self.text) or _ANALYZE.search(self.text))
+        context_pr = bool(_WHAT.search(self.text) or _WORTH.search(self.text) or _ANALYZE.search(self.text)
+                          or fu.RISKS.search(self.text) or fu.START.search(self.text))
         context_look = _LOOK.search(self.text) is not None
         only_numbers = not _ONLY_NUMBERS_GLUE.sub("", text).strip()
         pr_words = [(w.start(), w.end()) for w in islice(_PR_WORD.finditer(self.text), MAX_REFS)]
@@ -420,10 +426,103 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
         return HelpIntent(language=detect_language(clean), said=clean, asked=True)
     if _LIST_SUBS_MORE.search(clean) and subscription_action(clean) not in ("unsubscribe", "unsubscribe_all"):
         return ListSubscriptionsIntent(language=detect_language(clean))
+    if (kind := small_talk(clean)) is not None:
+        return SmallTalkIntent(kind, language=_small_talk_language(clean))
     if (not _is_question_shaped(clean) or opens_with_request(clean)) and (
             found := subscription_intent(clean, None)) is not None:
         return _with_language(found, detect_language(clean, _request_words(found)))
-    return _decide(_Reading(clean))
+    reading = _Reading(clean)
+    if (follow := _follow_up(reading)) is not None:
+        return follow
+    return _decide(reading)
+
+
+def _small_talk_language(text: str) -> Language | None:
+    if _CJK.search(text):
+        return "zh"
+    return "en" if re.search(r"[A-Za-z]{2,}", text) else None
+
+
+_FOLLOW_UP_FRAME = re.compile(r"这个\s?pr|這個\s?pr|那个\s?pr|那個\s?pr|(?<![A-Za-z])(?:this|that|the)\s+pr(?![A-Za-z])|"
+                              r"(?<![A-Za-z])(?:them|it|those|these|ones?)(?![A-Za-z])|那个|那個|这个|這個|的|"
+                              r"仔细看|细看|细读|精读|好好看|看看|看下|看|读|大吗|大不大|高吗|多吗|"
+                              r"(?<![A-Za-z])(?:for|from|to|in|of|the|show|me|list|pls|please|same|again|too)(?![A-Za-z])",
+                              re.IGNORECASE)
+
+
+def _follow_up(r: _Reading) -> FollowUpIntent | None:
+    """The follow-up ``r`` is (:mod:`bot.understand.followup`), or ``None`` when it says enough by itself: a
+    message that asks with words of its own (a PR or change word, ``哪些``, ``标签``, a digest word) is read
+    as it is."""
+    text = r.text.strip()
+    if len(text) > MAX_FOLLOW_UP:
+        return None
+    if fu.ENGLISH.match(text) or fu.CHINESE.match(text):
+        return FollowUpIntent(language="en" if fu.ENGLISH.match(text) else "zh", text=text)
+    strong = bool(fu.LEAD.match(text) or _TRAIL_NE.search(text) or fu.ONLY.match(text))
+    numbers = r.numbers()
+    outside = r.rest
+    if not numbers and strong:  # 跟 5939 比呢: a bare number is a PR here
+        bare = [m for m in islice(_BARE_NUMBER.finditer(outside), 2) if len(m["n"]) >= 3]
+        if len(bare) == 1:
+            numbers = [int(bare[0]["n"])]
+            outside = _blank(outside, [bare[0].span()])
+    question = fu.question_of(outside)
+    shift = -1 if fu.BEFORE.search(outside) else 1 if fu.AFTER.search(outside) else None
+    nth = fu.nth_of(outside)
+    pr_ref = _PR_REF.search(outside) is not None
+    rest = outside
+    for pattern in (_PR_REF, *fu.follow_up_words(), _FOLLOW_UP_FRAME, _ASK_FRAME):
+        rest = pattern.sub(lambda m: " " * len(m.group(0)), rest)
+    compare = fu.COMPARE.search(outside) is not None
+    labelled = _label(rest)
+    asks = (_PR_WORD.search(rest) or _CHANGE.search(rest) or _OPENER.search(rest) or _DIGEST.search(rest)
+            or _MERGED.search(rest) or _WHO.search(rest) or _HELP.search(rest.strip()) or _KEY.search(rest)
+            or _LISTING.search(rest))
+    if asks or (labelled is not None and not strong):
+        return None
+    if labelled is not None:
+        rest = _blank(rest, [labelled[1]])
+    terms = _terms(rest)
+    label = labelled[0] if labelled else (terms[0] if len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0])
+                                          and strong else None)
+    if label is not None and not labelled:
+        terms = []
+    window = r.window.spec if r.window is not None and r.window.problem is None else None
+    said = r.window.said if r.window is not None else None
+    lang = detect_language(text, [label] if label else terms)
+    common = {"language": lang, "said": said, "text": text}
+    if len(numbers) == 1:
+        explicit = _WHAT.search(r.text) or _WORTH.search(r.text) or _ANALYZE.search(r.text) or question
+        if strong and not terms and window is None and not (r.refs and r.refs[0][1]) and (
+                compare or not explicit or fu.LEAD.match(text)):
+            return FollowUpIntent(number=numbers[0], question=question, compare=compare, **common)
+        return None
+    if numbers:
+        return None
+    if question is not None and window is None and (not terms or nth is not None or pr_ref):
+        picked = tuple(terms) or ((label,) if label and pr_ref else ())
+        return FollowUpIntent(question=question, nth=nth, terms=picked, **common)
+    if terms:
+        return None
+    if shift is not None and window is None:
+        return FollowUpIntent(shift=shift, label=label, **common)  # type: ignore[arg-type]
+    if compare and len(text) <= 30:
+        return FollowUpIntent(compare=True, **common)
+    if pr_ref and window is None and label is None:
+        return FollowUpIntent(question="worth", **common)  # 帮我看看这个 PR
+    if (window is not None or label is not None) and strong:
+        narrow = fu.ONLY.match(text) is not None and label is not None
+        return FollowUpIntent(window=window, label=label, narrow=narrow, **common)
+    return None
+
+
+_TRAIL_NE = re.compile(r"(?:呢|咧|嘞)\s*[?？!！。.~～]*$")
+_ASK_FRAME = re.compile(r"有啥|有什么|有什麼|有没有|有沒有|是不是|会不会|什么|什麼|啥|吗|嗎|嘛|么|不$|大吗|"
+                        r"(?<![A-Za-z])(?:any|are\s+there|what\s+are\s+the|is\s+it|are\s+they)(?![A-Za-z])",
+                        re.IGNORECASE)
+_PR_REF = re.compile(r"(?:这个|這個|那个|那個)\s?(?:pr|PR)|(?<![A-Za-z])(?:this|that|the)\s+pr(?![A-Za-z])|的\s?(?:pr|PR)",
+                     re.IGNORECASE)
 
 
 def _with_language(intent: Intent, language: Language | None) -> Intent:
@@ -458,7 +557,8 @@ def _decide(r: _Reading) -> Intent:
                                       or _ANALYZE.search(text)):
         return HelpIntent(language=detect_language(text), said=text)  # 我刚在周报里写了 #6046: no question
     if numbers:
-        question: PRQuestion = "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
+        question: PRQuestion = "start" if fu.START.search(text) else "risks" if fu.RISKS.search(text) else \
+            "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
         return PRIntent(numbers[0], repo=r.repo, language=detect_language(text), question=question)
     window, said = (r.window.spec, r.window.said) if r.window else (None, None)
     labelled = _label(r.rest)

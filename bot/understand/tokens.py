@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import logging
 import threading
+import tomllib
 from collections.abc import Iterable
+from importlib import resources
 from typing import Any
 
 __all__ = ["FILLER", "add_words", "chinese_words", "segment"]
 
-FILLER = frozenset("""
-逻辑 东西 部分 地方 方面 内容 事情 情况 有人 有谁 别人 大家 人 相关 有关 这块 那块 这边 那边 这里 那里 代码 功能点 实现 处理 机制 流程 模块 一块 一下
-更新 改动 变更 修改 变化 变动 动静 消息 提醒 通知 新的 最新 最新的 一些 有些 哪块 什么样 样子 方式 东东 玩意 玩意儿 啥的 之类 之类的
-一点 点儿 多少 几个 那种 这种 这类 那类 东西们 细节 具体 具体的 主要 大概 左右 上面 下面 里面 当中 其中 以及 还有 然后 另外 所以 因为
-是不是 有没有 会不会 能不能 可不可以 要不要 怎么样 咋样 如何 怎么 为啥 为什么 啥 什么 哪些 哪个 哪 谁 誰 么 嘛 呢 吗 吧 呀 啊 哈 哦 诶 欸
-""".split())
-"""Chinese words that are never search words: generic nouns (``逻辑``, ``东西``, ``部分``), the words of
-change and news (``更新``, ``改动``), question words and particles."""
+FILLER = frozenset(tomllib.loads(resources.files("bot").joinpath("defaults/words.toml").read_text(
+    encoding="utf-8"))["filler"]["words"].split())
+"""Chinese words that are never search words (``[filler]`` of ``bot/defaults/words.toml``): generic nouns
+(``逻辑``, ``东西``, ``部分``), the words of change and news (``更新``, ``改动``), question words, particles."""
 
 _lock = threading.Lock()
 _tokenizer: Any = None

@@ -29,6 +29,7 @@ from bot.understand import (
     PersonalDigestIntent,
     PRIntent,
     QuestionIntent,
+    SmallTalkIntent,
     SubscribeIntent,
     UnsubscribeIntent,
     understand,
@@ -301,7 +302,7 @@ TABLE: list[Row] = [
     r("你能做什么", H),
     r("what can you do", H, language="en"),
     r("", H, language=None),
-    r("你好", H, language="zh"),
+    r("你好", SmallTalkIntent, language="zh"),  # issue 26: small talk gets a friendly line
     # -- more of how people write it -----------------------------------------------------------------
     r("@prhub 本周周报", D, W17),
     r("上周周报呢？", D, W16),
@@ -569,13 +570,13 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("which one do you prefer", (H,)),
     ("I changed my mind", (H,)),
     ("改天再说", (H,)),
-    ("谢谢！", (H,)),
-    ("ok", (H,)),
-    ("👍", (H,)),
-    ("哈哈", (H,)),
-    ("最近怎么样", (H,)),
+    ("谢谢！", (SmallTalkIntent,)),
+    ("ok", (SmallTalkIntent,)),
+    ("👍", (SmallTalkIntent,)),
+    ("哈哈", (SmallTalkIntent,)),
+    ("最近怎么样", (SmallTalkIntent,)),
     ("有什么新东西", (H,)),
-    ("what's up", (H,)),
+    ("what's up", (SmallTalkIntent,)),
     ("subscribe", (S,)),  # routed: the answer asks what to subscribe to
     ("本周值得关注的 PR 有哪些", (Q, D, H)),  # 关注 inside a sentence is no subscription
     ("what should I watch out for this week", (H, D, Q)),
@@ -632,8 +633,8 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("who is on call this week?", (H,)),  # "on call" is no area
     ("我昨天提了 3 个 PR，都还没合", (H,)),
     ("我订阅了极客时间的专栏，挺好看的", (H,)),  # what one subscribed to elsewhere
-    ("how's it going", (H,)),  # small talk, no area
-    ("how are you doing", (H,)),
+    ("how's it going", (SmallTalkIntent,)),  # small talk, no area
+    ("how are you doing", (SmallTalkIntent,)),
     ("can someone review my PR later", (H,)),
     ("could anyone take a look at the rollout PR", (H,)),
     ("I'll fix the rollout bug this week", (H,)),
