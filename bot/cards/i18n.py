@@ -513,14 +513,15 @@ def latest_window_note(latest: Window, last_merge: datetime, language: Language)
 _ASK_BACK: dict[Language, dict[str, str]] = {
     "zh": {
         "no_pr": "哪个 PR？请带上编号，例如“#6046 有啥风险”，或在我回答过某个 PR 的话题里接着问。",
-        "no_context": "“{said}”是接着哪个问题问的？请在我回答的话题里接着问，或把周、标签或 PR 写完整，例如“上周 npu 标签”。",
-        "which_pr": "“{said}”对得上好几个 PR：{{prs}}。请说是哪一个（带编号）。",
+        "no_context": "“{said}”是接着哪个问题问的？请在我回答的话题里接着问，或把周、标签或 PR 写完整，例如“上周 npu "
+        "标签”。",
+        "which_pr": "对得上好几个 PR：{said}。请说是哪一个（带编号）。",
     },
     "en": {
         "no_pr": "Which PR? Add its number, e.g. “risks of #6046”, or ask in the thread of my answer about a PR.",
         "no_context": "What does “{said}” follow? Ask in the thread of my answer, or name the week, label or PR, "
                       "e.g. “npu label last week”.",
-        "which_pr": "“{said}” fits several PRs: {{prs}}. Which one (by number)?",
+        "which_pr": "That fits several PRs: {said}. Which one (by number)?",
     },
 }
 """Questions back that are not about a window (:class:`bot.understand.ClarifyIntent`'s other problems)."""

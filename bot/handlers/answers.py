@@ -268,6 +268,23 @@ class Answers:
         phrasing = await self.writer.phrase(answer) if self.writer is not None and not answer.none else None
         return AnswerReply(answer, phrasing, (*notes, *searched.notes(lang)))
 
+    async def pick_prs(self, terms: tuple[str, ...], window: str | None, label: str | None,
+                       conversation: Where) -> list[int]:
+        """The PRs of ``window`` (``None``: the latest week with merged PRs) that ``terms`` pick
+        (``那个 fp8 padding 的 PR``): the best match alone when it stands out, else every match, best first."""
+        intent = QuestionIntent(terms, window=window, label=label)
+        found = await self._window_digest(intent, conversation, "en")
+        if isinstance(found, EmptyWindowReply):
+            return []
+        digest, prs, _ = found
+        vocab = await self._vocabulary(intent, conversation, digest, prs)
+        searched = await asyncio.to_thread(self.data_words.search, vocab, digest, prs, terms, label=label,
+                                           question=" ".join(terms))
+        matches = searched.answer.matches
+        if len(matches) > 1 and matches[0].score >= 2 * matches[1].score:
+            return [matches[0].pr.number]
+        return [m.pr.number for m in matches]
+
     async def compare(self, intent: CompareIntent, conversation: Where, lang: Language) -> CompareReply:
         """The PRs side by side and which to read first; numbers the source does not hold are named.
 

@@ -46,10 +46,12 @@ from bot.errors import (
 )
 from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
 from bot.handlers.answers import Answers
+from bot.handlers.followups import Conversations, small_talk_text
 from bot.handlers.intents import (
     ClarifyIntent,
     CompareIntent,
     DigestIntent,
+    FollowUpIntent,
     HelpIntent,
     Intent,
     LabelIntent,
@@ -59,9 +61,11 @@ from bot.handlers.intents import (
     PersonalDigestIntent,
     PRIntent,
     QuestionIntent,
+    SmallTalkIntent,
     SubscribeIntent,
     UnsubscribeIntent,
 )
+from bot.handlers.reading import pr_notes
 from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.people import People, Person
 from bot.personal import PersonalDigests
@@ -71,6 +75,7 @@ from bot.replies import (
     GitHubLinkReply,
     HelpReply,
     MyDigestReply,
+    NoteReply,
     PersonalDigestReply,
     PRReply,
     Reply,
@@ -88,6 +93,7 @@ from bot.subscriptions import (
     known_labels,
     label_filter,
 )
+from bot.threads import ThreadMemory
 
 if TYPE_CHECKING:
     from bot.digest.llm import LLMRuntime
@@ -96,7 +102,7 @@ __all__ = ["ANSWER_FAILURES", "SLOW_INTENTS", "Conversation", "Core", "answer_fa
 
 log = logging.getLogger(__name__)
 
-SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent, CompareIntent, MergedIntent, QuestionIntent)
+SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent, CompareIntent, MergedIntent, QuestionIntent, FollowUpIntent)
 """Intents whose answer reads a source and analyses PRs (show "生成中…" first)."""
 
 
@@ -111,6 +117,11 @@ class Conversation:
     channel: str
     user: str
     direct: bool | None = None
+    thread: str | None = None
+    """The thread the message is in (Slack ``thread_ts`` or its own ``ts``; Feishu ``root_id`` or its own
+    id): follow-ups read against the thread's last request; ``None``: the person's last in the conversation."""
+    locale: str | None = None
+    """The person's platform locale (``zh-CN``, ``en-US``) when the door knows it."""
 
     @property
     def key(self) -> str:
@@ -159,6 +170,7 @@ class Core:
         self._guard = guard
         self._clock = clock
         self.answers = _answers(self, llm, store, settings)
+        self.conversations = Conversations(self, ThreadMemory(store, ttl_s=settings.thread_memory_ttl_s))
 
     def now(self) -> datetime:
         """The current instant (aware)."""
@@ -169,16 +181,26 @@ class Core:
         lang = intent.language if intent is not None else None
         return lang or self.channels.binding(conversation.key).language or self.settings.language
 
+    async def reply_language(self, intent: Intent | None, conversation: Conversation) -> Language:
+        """The reply language for the person: the message's, their previous messages', their locale, the
+        channel's, the default (:meth:`bot.handlers.followups.Conversations.language`)."""
+        return await self.conversations.language(intent, conversation)
+
     async def answer(self, intent: Intent, conversation: Conversation) -> Reply:
-        """The reply to ``intent`` asked in ``conversation``.
+        """The reply to ``intent`` asked in ``conversation`` (a follow-up read against the thread's last request).
 
         Never raises a :class:`~bot.errors.PrhubError`: those become an :class:`~bot.replies.ErrorReply`
         (unknown repository, PR not in the source, bad week, unreadable source, no repository bound
         to the channel). Store failures (Redis down) propagate.
         """
-        lang = self.language(intent, conversation)
+        intent = await self.conversations.resolve(intent, conversation)
+        lang = await self.conversations.language(intent, conversation)
         try:
             match intent:
+                case SmallTalkIntent():
+                    return NoteReply(small_talk_text(intent, lang), lang)
+                case FollowUpIntent():  # resolve() never leaves one
+                    return HelpReply(lang, self.channels.binding(conversation.key).repo)
                 case DigestIntent():
                     return await self.answers.digest(intent, conversation, lang)
                 case PRIntent():
@@ -278,7 +300,7 @@ class Core:
     async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
         source, name = self.channels.resolve_visible(conversation.key, intent.repo)
         item = await self.analysed_pr(source, name, intent.number, lang)
-        return PRReply(item, name, lang, self.settings.timezone)
+        return PRReply(item, name, lang, self.settings.timezone, pr_notes(item, intent.question, lang))
 
     def canonical_label(self, repo: str, label: str) -> str:
         """``label`` as ``repo``'s label view spells it (lower case, its aliases applied)."""

@@ -19,14 +19,14 @@ from datetime import timedelta
 from bot.config import Settings
 from bot.digest.ask import Answer, Meaning, answer_question, glossary
 from bot.digest.window import date_window, zone
-from bot.models import Digest, Language, PullRequest, Window
+from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.sources.base import PRSource
 from bot.subscriptions import known_labels
 from bot.understand.concepts import Concepts
 from bot.understand.vocabulary import Resolved, Vocabulary
 
 __all__ = ["VOCABULARY_TTL_S", "VOCABULARY_WEEKS", "DataWords", "Searched", "corrected_note", "dropped_note",
-           "label_note", "recent_note"]
+           "label_note", "pr_notes", "recent_note"]
 
 VOCABULARY_WEEKS = 12
 """Weeks of PRs (before the latest merge) whose words make a repository's vocabulary."""
@@ -37,19 +37,27 @@ _PHRASES: dict[Language, dict[str, str]] = {
     "zh": {
         "corrected": "按 {to} 理解了 {said}。",
         "dropped": "数据里没有“{words}”，已忽略，按其余的词查找。",
-        "dropped_all": "数据里没有“{words}”，没能按它查找。",
         "label_corrected": "没有 {said} 这个标签，按 {to} 显示。",
         "label_unknown": "没有 {said} 这个标签。这段时间的标签有：{labels}。",
         "recent": "“{said}”按有数据的最近四周算：{window}。",
+        "risks": "#{number} 的风险：{risks}。",
+        "no_risks": "#{number} 的分析没有列出风险。",
+        "start": "#{number} 从这里开始读：{focus}。",
+        "no_start": "#{number} 没有给出阅读起点：先读 PR 描述和改动最多的文件。",
+        "pending": "#{number} 的分析结果尚未生成。",
         "sep": "、",
     },
     "en": {
         "corrected": "I read {said} as {to}.",
         "dropped": "Nothing in the data says “{words}”: left it out and searched for the rest.",
-        "dropped_all": "Nothing in the data says “{words}”, so I could not search for it.",
         "label_corrected": "There is no label {said}: showing {to}.",
         "label_unknown": "There is no label {said}. Labels of this period: {labels}.",
         "recent": "“{said}” is the last four weeks with data: {window}.",
+        "risks": "Risks of #{number}: {risks}.",
+        "no_risks": "The analysis of #{number} lists no risks.",
+        "start": "Start reading #{number} here: {focus}.",
+        "no_start": "#{number} names no starting point: read the description and the most changed files first.",
+        "pending": "The analysis of #{number} is not available yet.",
         "sep": ", ",
     },
 }
@@ -63,12 +71,12 @@ def corrected_note(words: Sequence[Resolved], language: Language) -> str | None:
     return " ".join(phrases["corrected"].format(said=w.said, to=w.value) for w in words)
 
 
-def dropped_note(words: Sequence[str], language: Language, *, all_of_them: bool = False) -> str | None:
+def dropped_note(words: Sequence[str], language: Language) -> str | None:
     """"数据里没有“逻辑”，已忽略。" for the words left out, or ``None``."""
     if not words:
         return None
     phrases = _PHRASES[language]
-    return phrases["dropped_all" if all_of_them else "dropped"].format(words=phrases["sep"].join(words))
+    return phrases["dropped"].format(words=phrases["sep"].join(words))
 
 
 def label_note(found: Resolved, labels: Sequence[str], language: Language) -> str | None:
@@ -88,6 +96,26 @@ def recent_note(said: str | None, window_text: str, language: Language) -> str:
                                                window=window_text)
 
 
+def pr_notes(pr: DigestPR, question: str, language: Language) -> tuple[str, ...]:
+    """The line above a PR's analysis that answers what was asked of it: its risks (``risks``) or where to
+    start reading (``start``); nothing for ``worth`` and ``what`` (the analysis answers those)."""
+    if question not in ("risks", "start"):
+        return ()
+    phrases = _PHRASES[language]
+    if pr.analysis is None:
+        return (phrases["pending"].format(number=pr.number),)
+    if question == "risks":
+        risks = [r.title + (f"（{', '.join(r.evidence[:2])}）" if language == "zh" and r.evidence else
+                            f" ({', '.join(r.evidence[:2])})" if r.evidence else "") for r in pr.analysis.risks]
+        if not risks:
+            return (phrases["no_risks"].format(number=pr.number),)
+        return (phrases["risks"].format(number=pr.number, risks=phrases["sep"].join(risks)),)
+    focus = pr.analysis.recommendation.focus
+    if not focus:
+        return (phrases["no_start"].format(number=pr.number),)
+    return (phrases["start"].format(number=pr.number, focus=phrases["sep"].join(focus[:3])),)
+
+
 @dataclass(frozen=True, slots=True)
 class Searched:
     """A question's answer after its words were resolved: the answer, the words corrected and those dropped."""
@@ -99,7 +127,7 @@ class Searched:
     def notes(self, language: Language) -> list[str]:
         """The notes of the corrections and the words left out, in ``language``."""
         found = [corrected_note(self.corrected, language),
-                 dropped_note(self.dropped, language, all_of_them=not self.answer.terms)]
+                 dropped_note(self.dropped, language)]
         return [n for n in found if n]
 
 
@@ -155,6 +183,8 @@ class DataWords:
                                  meanings=self._meanings)
         unknown = {w.lower() for w in resolution.unknown}
         dropped = tuple(t for t in answer.missing_terms if t.lower() in unknown)
+        if len(dropped) == len(wanted):  # nothing else to search for: the answer is that nothing matches
+            dropped = ()
         if dropped:
             rest = tuple(t for t in wanted if t not in dropped)
             answer = answer_question(digest, records, rest, label=label, question=question, words=self._words,

@@ -46,29 +46,35 @@ MAX_FOLLOW_UP = 80
 
 Kind = Literal["digest", "pr", "compare", "label", "merged", "authors", "question"]
 
-LEAD = re.compile(r"^(?:那么?(?![个個些])|那再|再|还有|還有|and|what\s+about|how\s+about|same\s+(?:for|with)|also|ok\s+and|"
-                  r"now|then|跟|和|与)(?![A-Za-z])\s*", re.IGNORECASE)
+LEAD = re.compile(r"^(?:那么?(?![个個些])|那再|再|还有|還有|跟|和|与|and|what\s+about|how\s+about|"
+                  r"same\s+(?:for|with)|also|ok\s+and|now|then)(?![A-Za-z])\s*", re.IGNORECASE)
 TRAIL = re.compile(r"(?:的)?\s*(?:呢|咧|嘞)\s*[?？!！。.~～]*$|\s*[?？]+$")
-RISKS = re.compile(r"风险|隐患|有坑|坑吗|会不会(?:炸|挂|出问题|有问题|影响)|有没有影响|影响大|(?<![A-Za-z])(?:risks?|risky|"
-                   r"what\s+could\s+(?:break|go\s+wrong)|any\s+gotchas|dangerous|break\s+anything)(?![A-Za-z])",
+RISKS = re.compile(r"风险|隐患|有坑|坑吗|会不会(?:炸|挂|出问题|有问题|影响)|有没有影响|影响大|"
+                   r"(?<![A-Za-z])(?:risks?|risky|what\s+could\s+(?:break|go\s+wrong)|any\s+gotchas|dangerous|break\s+anything)(?![A-Za-z])",
                    re.IGNORECASE)
-START = re.compile(r"从哪(?:里|儿)?(?:开始|入手|看起|读起|下手)|先看哪|先读哪|入口在哪|(?<![A-Za-z])(?:where\s+(?:do|should|can)\s+"
-                   r"(?:i|we)\s+(?:start|begin)|where\s+to\s+(?:start|begin)|start(?:ing)?\s+point|which\s+file\s+first)"
+START = re.compile(r"从哪(?:里|儿)?(?:开始|入手|看起|读起|下手)|先看哪|先读哪|入口在哪|"
+                   r"(?<![A-Za-z])(?:where\s+(?:do|should|can)\s+(?:i|we)\s+(?:start|begin)|where\s+to\s+(?:start|begin)|start(?:ing)?\s+point|which\s+file\s+first)"
                    r"(?![A-Za-z])", re.IGNORECASE)
 WORTH = re.compile(r"值得|值不值|要不要(?:看|读)|(?<![A-Za-z])(?:worth|should\s+i\s+read)(?![A-Za-z])", re.IGNORECASE)
 WHAT = re.compile(r"讲了?(?:什么|啥)|是干(?:嘛|啥|什么)|做了?(?:什么|啥)|(?<![A-Za-z])(?:what\s+does\s+it\s+do|tl;?dr|"
                   r"explain)(?![A-Za-z])", re.IGNORECASE)
-BEFORE = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+before(?:\s+that)?(?![A-Za-z])|再往前(?:一|1)?(?:周|週|个星期)|"
+BEFORE = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+before(?:\s+that)?(?![A-Za-z])|再往前(?:一|1)?(?:周|週|"
+                    r"个星期)|"
                     r"前一(?:周|週)|(?<![A-Za-z])previous\s+one(?![A-Za-z])|再前一周", re.IGNORECASE)
-AFTER = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+after(?:\s+that)?(?![A-Za-z])|再往后(?:一|1)?(?:周|週)|后一(?:周|週)|"
+AFTER = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+after(?:\s+that)?(?![A-Za-z])|再往后(?:一|1)?(?:周|週)|"
+                   r"后一(?:周|週)|"
                    r"(?<![A-Za-z])next\s+one(?![A-Za-z])", re.IGNORECASE)
-ENGLISH = re.compile(r"^(?:(?:in\s+)?english(?:\s+(?:pls|please|plz))?|(?:pls|please)\s+(?:reply\s+)?in\s+english|用英文|英文版?|"
+ENGLISH = re.compile(r"^(?:(?:in\s+)?english(?:\s+(?:pls|please|plz))?|(?:pls|"
+                     r"please)\s+(?:reply\s+)?in\s+english|用英文|英文版?|"
                      r"说英文|英文回复)\s*[.!！。]?$", re.IGNORECASE)
-CHINESE = re.compile(r"^(?:(?:in\s+)?chinese(?:\s+(?:pls|please))?|用中文|中文版?|说中文|中文回复)\s*[.!！。]?$", re.IGNORECASE)
-NTH = re.compile(r"第(?P<zh>[一二两三四五六1-6])(?:个|個)|(?<![A-Za-z])(?:the\s+)?(?P<en>first|second|third|fourth|last)"
+CHINESE = re.compile(r"^(?:(?:in\s+)?chinese(?:\s+(?:pls|please))?|用中文|中文版?|说中文|"
+                     r"中文回复)\s*[.!！。]?$", re.IGNORECASE)
+NTH = re.compile(r"第(?P<zh>[一二两三四五六1-6])(?:个|個)|(?<![A-Za-z])(?:the\s+)?(?P<en>first|second|third|fourth|"
+                 r"last)"
                  r"\s+one(?![A-Za-z])", re.IGNORECASE)
 ONLY = re.compile(r"^(?:只看|只要|只关心|仅看|only(?:\s+(?:show|the))?|just(?:\s+the)?)\s*", re.IGNORECASE)
-COMPARE = re.compile(r"比(?:一下|一比)?\s*(?:呢)?|对比|(?<![A-Za-z])(?:compare(?:d)?(?:\s+(?:with|to))?|vs\.?)(?![A-Za-z])",
+COMPARE = re.compile(r"比(?:一下|一比)?\s*(?:呢)?|对比|(?<![A-Za-z])(?:compare(?:d)?(?:\s+(?:with|to))?|"
+                     r"vs\.?)(?![A-Za-z])",
                      re.IGNORECASE)
 _NTH = {"一": 1, "1": 1, "二": 2, "两": 2, "2": 2, "三": 3, "3": 3, "四": 4, "4": 4, "五": 5, "5": 5, "六": 6, "6": 6,
         "first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
@@ -278,4 +284,4 @@ def with_language(intent: Intent, language: Language | None) -> Intent:
     """``intent`` answered in ``language`` when it has none of its own."""
     if language is None or getattr(intent, "language", None) is not None:
         return intent
-    return replace(intent, language=language)  # type: ignore[type-var]
+    return replace(intent, language=language)

@@ -212,7 +212,8 @@ class FollowUpIntent:
     one), ``and #6029?`` (``number``), ``那 npu 的呢`` (``label``), ``有啥风险`` (``question="risks"``),
     ``where do I start`` (``question="start"``), ``第二个`` (``nth=2``: the second PR of a comparison),
     ``只看 npu 的`` (``narrow``: the label narrows the last question), ``跟 5939 比呢`` (``compare``), ``那个 fp8
-    padding 的 PR 有啥风险`` (``terms``: the words that pick a PR of the last window). ``said`` is the window's words."""
+    padding 的 PR 有啥风险`` (``terms``: the words that pick a PR of the last window). ``said``: the window's
+    words."""
 
     window: str | None = None
     shift: FollowUpShift | None = None

@@ -443,7 +443,8 @@ def _small_talk_language(text: str) -> Language | None:
     return "en" if re.search(r"[A-Za-z]{2,}", text) else None
 
 
-_FOLLOW_UP_FRAME = re.compile(r"这个\s?pr|這個\s?pr|那个\s?pr|那個\s?pr|(?<![A-Za-z])(?:this|that|the)\s+pr(?![A-Za-z])|"
+_FOLLOW_UP_FRAME = re.compile(r"这个\s?pr|這個\s?pr|那个\s?pr|那個\s?pr|(?<![A-Za-z])(?:this|that|"
+                              r"the)\s+pr(?![A-Za-z])|"
                               r"(?<![A-Za-z])(?:them|it|those|these|ones?)(?![A-Za-z])|那个|那個|这个|這個|的|"
                               r"仔细看|细看|细读|精读|好好看|看看|看下|看|读|大吗|大不大|高吗|多吗|"
                               r"(?<![A-Za-z])(?:for|from|to|in|of|the|show|me|list|pls|please|same|again|too)(?![A-Za-z])",
@@ -491,29 +492,29 @@ def _follow_up(r: _Reading) -> FollowUpIntent | None:
     window = r.window.spec if r.window is not None and r.window.problem is None else None
     said = r.window.said if r.window is not None else None
     lang = detect_language(text, [label] if label else terms)
-    common = {"language": lang, "said": said, "text": text}
+    base = FollowUpIntent(language=lang, said=said, text=text)
     if len(numbers) == 1:
         explicit = _WHAT.search(r.text) or _WORTH.search(r.text) or _ANALYZE.search(r.text) or question
         if strong and not terms and window is None and not (r.refs and r.refs[0][1]) and (
                 compare or not explicit or fu.LEAD.match(text)):
-            return FollowUpIntent(number=numbers[0], question=question, compare=compare, **common)
+            return replace(base, number=numbers[0], question=question, compare=compare)
         return None
     if numbers:
         return None
     if question is not None and window is None and (not terms or nth is not None or pr_ref):
         picked = tuple(terms) or ((label,) if label and pr_ref else ())
-        return FollowUpIntent(question=question, nth=nth, terms=picked, **common)
+        return replace(base, question=question, nth=nth, terms=picked)
     if terms:
         return None
     if shift is not None and window is None:
-        return FollowUpIntent(shift=shift, label=label, **common)  # type: ignore[arg-type]
+        return replace(base, shift=-1 if shift < 0 else 1, label=label)
     if compare and len(text) <= 30:
-        return FollowUpIntent(compare=True, **common)
+        return replace(base, compare=True)
     if pr_ref and window is None and label is None:
-        return FollowUpIntent(question="worth", **common)  # 帮我看看这个 PR
+        return replace(base, question="worth")  # 帮我看看这个 PR
     if (window is not None or label is not None) and strong:
         narrow = fu.ONLY.match(text) is not None and label is not None
-        return FollowUpIntent(window=window, label=label, narrow=narrow, **common)
+        return replace(base, window=window, label=label, narrow=narrow)
     return None
 
 
@@ -521,7 +522,8 @@ _TRAIL_NE = re.compile(r"(?:呢|咧|嘞)\s*[?？!！。.~～]*$")
 _ASK_FRAME = re.compile(r"有啥|有什么|有什麼|有没有|有沒有|是不是|会不会|什么|什麼|啥|吗|嗎|嘛|么|不$|大吗|"
                         r"(?<![A-Za-z])(?:any|are\s+there|what\s+are\s+the|is\s+it|are\s+they)(?![A-Za-z])",
                         re.IGNORECASE)
-_PR_REF = re.compile(r"(?:这个|這個|那个|那個)\s?(?:pr|PR)|(?<![A-Za-z])(?:this|that|the)\s+pr(?![A-Za-z])|的\s?(?:pr|PR)",
+_PR_REF = re.compile(r"(?:这个|這個|那个|那個)\s?(?:pr|PR)|(?<![A-Za-z])(?:this|that|the)\s+pr(?![A-Za-z])|的\s?(?:pr|"
+                     r"PR)",
                      re.IGNORECASE)
 
 

@@ -57,5 +57,5 @@ def small_talk(text: str) -> SmallTalkKind | None:
         found.append(kind)
     for preferred in ("thanks", "praise", "how_are_you", "greeting", "bye", "ack"):
         if preferred in found:
-            return preferred  # type: ignore[return-value]
+            return preferred
     return None

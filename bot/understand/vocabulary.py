@@ -198,7 +198,7 @@ def _nearest(word: str, choices: Sequence[str], counts: Counter[str]) -> str | N
         return None
     found = process.extract(word, choices, scorer=fuzz.ratio, score_cutoff=cutoff, limit=5)
     fitting = [(str(choice), float(score)) for choice, score, _ in found
-               if choice != word and abs(len(choice) - len(word)) <= max(2, len(word) // 3)]
+               if choice != word and abs(len(choice) - len(word)) <= 2]
     if not fitting:
         return None
     return max(fitting, key=lambda item: item[1] + 5 * math.log10(1 + counts.get(item[0], 0)))[0]

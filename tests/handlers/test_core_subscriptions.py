@@ -204,7 +204,8 @@ async def test_path_me_needs_a_github_handle_and_codeowners(verl_settings: Setti
     await core.answer(parse_intent("my GitHub is nobody"), Conversation("slack", "D2", "U2"))
     nobody = await _say(services, "subscribe path:@me", Conversation("slack", "D2", "U2"))
     assert nobody.change == "subscribed"
-    assert "还没有分给 @nobody 的路径" in nobody.message  # a bare command: the channel's language
+    # a bare command: the person's language (issue 26: they wrote English before), else the channel's
+    assert "gives @nobody no paths yet" in nobody.message
 
 
 async def test_a_snapshot_has_no_codeowners_and_the_person_is_told(services: Services) -> None:
