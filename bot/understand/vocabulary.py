@@ -90,13 +90,15 @@ class Vocabulary:
         labels: the labels the repository uses.
         authors: GitHub logins of PR authors.
         words: every other word: path folders and file stems and their parts, diff identifiers,
-            title words.
+            title words (with how often each occurs).
+        paths: the files the PRs changed (with how many PRs changed each).
         concepts: the concept table (a concept word is always known).
     """
 
     labels: set[str] = field(default_factory=set)
     authors: set[str] = field(default_factory=set)
     words: Counter[str] = field(default_factory=Counter)
+    paths: Counter[str] = field(default_factory=Counter)
     concepts: Concepts | None = None
     _choices: tuple[list[str], list[str]] | None = field(default=None, repr=False)
 
@@ -120,6 +122,7 @@ class Vocabulary:
             self._add(word.strip(".+-"))
         taken = 0
         for change in pr.files:
+            self.paths[change.path.lower()] += 1
             for path in (change.path, change.previous_path or ""):
                 for piece in path.lower().split("/"):
                     stem = piece.rsplit(".", 1)[0] if "." in piece.strip(".") else piece
@@ -146,7 +149,8 @@ class Vocabulary:
     def merge(self, other: Vocabulary) -> Vocabulary:
         """A new vocabulary holding both (``other``'s concepts if this one has none)."""
         merged = Vocabulary(labels=self.labels | other.labels, authors=self.authors | other.authors,
-                            words=self.words + other.words, concepts=self.concepts or other.concepts)
+                            words=self.words + other.words, paths=self.paths + other.paths,
+                            concepts=self.concepts or other.concepts)
         return merged
 
     def knows(self, word: str) -> bool:
