@@ -645,7 +645,8 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知)|"
         r"(?:别|不要|不用)再?(?:给我们?)?(?:发|推)任何(?:提醒|通知|消息))", re.IGNORECASE)),
     ("unsubscribe", False, re.compile(
-        r"(?:取消订阅|退订|不再订阅|取消关注|\bunsub(?:scribe)?" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|\bunwatch\b|"
+        r"(?:取消订阅|退订|不再订阅|取消关注|\bunsub(?:scribe)?" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|"
+                                                                  r"\bunwatch\b|"
         r"\bstop\s+(?:following|watching|tracking)\b)",
         re.IGNORECASE)),
     ("unsubscribe", False, re.compile(  # 取消我的 npu 订阅, 取消对 npu 的订阅, (把) npu 的订阅取消(掉)
@@ -671,17 +672,19 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:不要再提醒(?:我们|我)?|别再提醒(?:我们|我)?|不用再提醒(?:我们|我)?|不再提醒(?:我们|我)?|停止提醒|取消提醒|"
         r"\bstop\s+(?:the\s+)?(?:alerts?|alerting|notifications?|notifying)(?:\s+(?:me|us))?" + _TO_EN + r"\b|"
         r"\bno\s+more\s+(?:alerts?|notifications?)" + _TO_EN + r"\b|\bmute\b)", re.IGNORECASE)),
-    ("unsubscribe", False, re.compile(  # 把 npu 去掉, contributor-195 的别推了, 不想收 ci 的了, drop the vllm label part
+    ("unsubscribe", False, re.compile(  # 把 npu 去掉, X 的别推了, 不想收 X 的了, drop the X part
         _NO_QUESTION + r"\A把?\s?(?P<body>[^。！？!?,，]{1,60}?)\s*(?:的|那个|这个)?\s*(?:订阅|提醒)?\s*(?:也)?"
         r"(?:去掉|删掉|删了|拿掉|取消掉|别推了?|不用推了?|不要推了?|别再推了?|别发了|不用发了)(?![A-Za-z0-9])|"
-        + _NO_QUESTION + r"\A(?:我)?不想(?:再)?收(?:到)?\s?(?P<body2>[^。！？!?,，]{1,60}?)\s*的?\s*(?:了|提醒|通知|消息|推送)|"
+        + _NO_QUESTION + r"\A(?:我)?不想(?:再)?收(?:到)?\s?(?P<body2>[^。！？!?,，]{1,60}?)\s*的?\s*(?:了|提醒|"
+                         r"通知|消息|推送)|"
         r"\A(?:please\s+)?(?:drop|remove|delete)\s+(?:the\s+|my\s+)?(?P<body3>[^.!?,]{1,60}?)(?:\s+part)?(?:\s+from\s+"
         r"(?:my|the)\s+(?:subscriptions?|subs|alerts))?\s*(?=[,.!?]|$)",
         re.IGNORECASE)),
     ("subscribe", False, re.compile(  # not 我订阅了…: what one did (a newsletter), no request
         r"(?:订阅(?!了)|\bsubscribe" + _OBJECT_EN + _TO_EN + r"\b)", re.IGNORECASE)),
     ("subscribe", False, re.compile(  # the verb at the end, as Chinese puts it: 有 npu 的新 PR 就通知我
-        _NO_QUESTION + r"(?=.{0,400}(?:PR|pr|合入|合进|合并|合了|标签|目录|路径|作者|变动|改|/|[A-Za-z0-9_]\.(?:py|ya?ml|toml|sh)))"
+        _NO_QUESTION + r"(?=.{0,400}(?:PR|pr|合入|合进|合并|合了|标签|目录|路径|作者|变动|改|/|"
+                       r"[A-Za-z0-9_]\.(?:py|ya?ml|toml|sh)))"
         r"(?P<body>(?:(?!(?<![A-Za-z0-9_-])#?[0-9]{3})[^。！？!?]){1,200}?)\s*"
         r"(?:的时候|时|就|的话|后)?\s*(?:都|请|麻烦)?\s*"
         r"(?:提醒|通知|告诉|叫|喊|@|ping|推给|推送给|发给)\s*(?:一下|下)?\s*(?:我们|我)(?:一下|一声)?\s*[吧呀啊哈呗。.!！~～]*"

@@ -45,6 +45,7 @@ from typing import Any
 from bot.filters import opens_with_request, subscription_action
 from bot.models import Language
 from bot.understand import followup as fu
+from bot.understand.concepts import Concepts, shipped_concepts
 from bot.understand.followup import MAX_FOLLOW_UP
 from bot.understand.intents import (
     MAX_COMPARED,
@@ -189,7 +190,7 @@ def detect_language(text: str, ignore: Iterable[str] = ()) -> Language | None:
 
 
 _COMMAND_WORDS = frozenset({"pr", "prs", "label", "labels", "digest", "subscribe", "unsubscribe", "subscriptions",
-                            "subscription", "help", "compare", "ask", "merged", "this", "last", "to", "from", "in",
+                            "subscription", "help", "ask", "merged", "this", "last", "to", "from", "in",
                             "on", "for", "of", "the"})
 
 
@@ -306,7 +307,7 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
     for m in _QUOTED.finditer(rest):
         found.append(m["t"].strip())
     rest = _blank(rest, [(m.start(), m.end()) for m in _QUOTED.finditer(rest)])
-    for token in re.findall(r"[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest):
+    for token in re.findall(r"(?<![A-Za-z0-9_])\.?[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest):
         word = token.strip(_PUNCT_EDGE).removesuffix("'s").lower()
         if len(word) < 2 or word in _EN_STOP or word.isdigit() or (label and word == label):
             continue
@@ -314,7 +315,7 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
     found.extend(_chinese_terms(rest))
     out: list[str] = []
     for term in found:
-        term = term.strip(_PUNCT_EDGE)
+        term = term.rstrip(_PUNCT_EDGE).lstrip(_PUNCT_EDGE.replace(".", "")) if "/" in term else term.strip(_PUNCT_EDGE)
         if term and term.lower() not in (t.lower() for t in out):
             out.append(term)
     return out[:MAX_TERMS]
@@ -342,6 +343,18 @@ def vocabulary_phrases() -> list[str]:
 
 
 _COUNTED = re.compile(r"[一二两兩三四五六七八九十几幾0-9]{1,3}\s?(?:个|個|条|條|项|項|位|次)")
+_LABEL_IN = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s?(?:标签|標籤)?\s?(?:里面|里|"
+                       r"下面|下|中)\s?"
+                       r"(?:有)?(?:哪些|哪个|什么|啥)")
+_BY_LABEL = re.compile(r"按\s?(?:标签|標籤|label)\s?(?:看|查看|显示|列)")
+_HOW_TO = re.compile(r"(?:怎么|怎样|如何|咋)\s?(?:才能)?\s?(?:订阅|退订|取消订阅|关注)|"
+                     r"(?<![A-Za-z])how\s+(?:do|can|should)\s+(?:i|we)\s+(?:un)?subscribe|(?<![A-Za-z])how\s+to\s+(?:un)?subscribe",
+                     re.IGNORECASE)
+"""A question about how to subscribe (``怎么订阅某个目录啊``): the help, not a subscription."""
+
+
+def _concepts() -> Concepts:
+    return shipped_concepts()
 
 
 def _function_words_blanked(text: str) -> str:
@@ -426,6 +439,8 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
         return HelpIntent(language=detect_language(clean), said=clean, asked=True)
     if _LIST_SUBS_MORE.search(clean) and subscription_action(clean) not in ("unsubscribe", "unsubscribe_all"):
         return ListSubscriptionsIntent(language=detect_language(clean))
+    if _HOW_TO.search(clean):
+        return HelpIntent(language=detect_language(clean), said=clean, asked=True)
     if (kind := small_talk(clean)) is not None:
         return SmallTalkIntent(kind, language=_small_talk_language(clean))
     if (not _is_question_shaped(clean) or opens_with_request(clean)) and (
@@ -568,8 +583,13 @@ def _decide(r: _Reading) -> Intent:
     label = labelled[0] if labelled else None
     terms = _terms(rest, label) + [p for p in r.path_like if p.lower() not in _EN_STOP]
     terms = terms[:MAX_TERMS]
-    change = _CHANGE.search(rest) is not None
+    concept = any(_concepts().find(t) is not None for t in terms)
+    change = _CHANGE.search(rest) is not None or concept
     about_prs = _PR_WORD.search(rest) is not None
+    if label is None and len(terms) > 1 and (inside := _LABEL_IN.search(rest)) is not None \
+            and inside["l"].lower() in terms:  # 上周 fully_async 里有哪些是修 bug 的: a label and a question in it
+        label = inside["l"].lower()
+        terms = [t for t in terms if t != label]
     lang = detect_language(text, [label] if label else [])
     single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
@@ -584,8 +604,8 @@ def _decide(r: _Reading) -> Intent:
                                     text=text)
         else:
             intent = LabelIntent(label, repo=r.repo, language=lang, window=window, said=said)
-    elif change and terms and (about_prs or _OPENER.search(rest) or (
-            r.window is not None and _QUESTION_END.search(text))):
+    elif change and terms and (about_prs or _OPENER.search(rest) or _QUESTION_END.search(text) or (
+            concept and r.window is not None)):
         # "哪些 PR 改了 rollout 的配置", "which PRs touched fully_async last week", "W16 有没有改 megatron 的 PR"
         intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
     elif terms and about_prs and not _DIGEST.search(rest):
@@ -602,6 +622,11 @@ def _decide(r: _Reading) -> Intent:
                               for m in _AREA.finditer(rest)):
         # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样", "how's fsdp doing lately"
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
+    elif terms and _BY_LABEL.search(text) and single_label:  # vllm 相关的 上上周 按标签看下
+        intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
+    elif terms and r.window is not None and _QUESTION_END.search(text) and not _DIGEST.search(rest) \
+            and not statement and any(re.search(r"[0-9_./]", t) for t in terms):  # fp8 stuff in wk16?
+        intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
     elif not terms and not _DIGEST.search(rest) and (
             _MERGED.search(rest) or (about_prs and _LISTING.search(rest) and not _KEY.search(rest))):
         # "本月合并了哪些 PR", "what merged this month", "list PRs since Monday"

@@ -388,6 +388,10 @@ def _join(text: str, parts: list[_Part]) -> list[_Part]:
             connector = _CONNECTOR.match(text, part.end)
             if connector and connector.end() <= gap_end:
                 nxt = parts[i + 1] if i + 1 < len(parts) and parts[i + 1].start == connector.end() else None
+                if nxt is not None and part.kind == "day" and nxt.spec == "day-0":  # 3月16号到今天: since that day
+                    out.append(_Part("other", f"{part.spec}..", part.start, nxt.end))
+                    i += 2
+                    continue
                 if nxt is not None and nxt.kind == part.kind == "day" and nxt.problem is None:
                     out.append(_range(part, nxt, text))
                     i += 2

@@ -51,6 +51,7 @@ except ImportError:  # before issue 26
     SmallTalkIntent = HelpIntent  # type: ignore[assignment,misc]
 from bot.replies import SubscriptionReply
 from bot.subscriptions import Subscriber
+
 try:
     from bot.understand.vocabulary import Vocabulary
 except ImportError:  # measuring a build before issue 26 (bench): words are compared as read
@@ -251,9 +252,14 @@ class Reader:
             return ca is not None and (ca is cb or b in ca.search or b == ca.name)
 
         values = [r.value or r.said for r in read]
-        missing = [w for w in want if not any(same(v, w) for v in values)]
+
+        def searched(w: str) -> bool:  # a phrase ("kv cache") is searched as its words, or as itself
+            return any(same(v, w) for v in values) or all(any(same(v, p) for v in values) for p in w.split())
+
+        parts = [p for w in want for p in (w, *w.split())]
+        missing = [w for w in want if not searched(w)]
         extra = [r.said for r, v in zip(read, values, strict=True)
-                 if not any(same(v, w) for w in want) and r.how != "unknown"]
+                 if not any(same(v, w) for w in parts) and r.how != "unknown"]
         if missing or extra:
             wrong(f"terms {list(got)}, not {want}")
 
