@@ -299,3 +299,65 @@ def score(outcomes: list[Outcome]) -> dict[str, tuple[int, int]]:
             total[key] += 1
             right[key] += outcome.right
     return {k: (right[k], total[k]) for k in ("zh", "en", "all")}
+
+
+DOOR_CASES = (
+    "上周的周抱发一下", "W15 digest pls", "#5939 值得看吗？", "6046 有什么风险不", "where do i start reading #5978",
+    "看下上周 npu 标签都有啥", "rollout label view for W16", "谁改了 megatron 的 checkpoint 逻辑",
+    "上周有没有破坏兼容性的改动", "上周合了哪些 PR", "上周谁合的 PR 最多", "对比一下 #6029 和 #6046",
+    "帮我订阅下 npu 和 rollout 这俩标签", "unsubscribe me from rollout", "以后 contributor-012 合了 PR 提醒我一下",
+    "谢谢！", "thx 👍", "hi", "有啥风险", "and #6029?", "那 npu 的呢", "the week before that?", "第二个有啥风险",
+    "what am i subscribed to",
+)
+"""The cases also played through the real Slack and Feishu doors (tests/handlers/*/test_corpus_doors.py)."""
+
+
+def door_cases() -> list[dict[str, Any]]:
+    """The tuning cases of :data:`DOOR_CASES`."""
+    by_text = {c["text"]: c for c in load("tuning")}
+    return [by_text[t] for t in DOOR_CASES]
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def door_problems(case: dict[str, Any], shown: str) -> list[str]:
+    """What is wrong with the reply a door drew for ``case`` (``shown``: all it posted, as JSON text): its
+    language, and a word that says it answered what was asked."""
+    problems = []
+    if case["lang"] == "zh" and not _CJK.search(shown):
+        problems.append("not in Chinese")
+    if case["lang"] == "en" and _CJK.search(shown):
+        problems.append("not in English")
+    expect = case["expect"]
+    marks: tuple[str, ...] = ()
+    if expect == "pr":
+        question = case.get("question", "worth")
+        pr = f"#{case['pr']}"
+        marks = {"risks": (f"{pr} 的风险", f"Risks of {pr}", f"{pr} 的分析没有列出风险",
+                           f"analysis of {pr} lists no risks"),
+                 "start": (f"{pr} 从这里开始读", f"Start reading {pr}", f"{pr} 没有给出阅读起点",
+                           f"{pr} names no starting point")}.get(question, (f"PR {pr}",))
+    elif expect == "label":
+        marks = (f"{case['label']} ·",)
+    elif expect == "question":
+        marks = ("相关的 PR", "PRs about")
+    elif expect == "compare":
+        marks = ("先读", "first")
+    elif expect == "merged":
+        marks = ("合并的 PR", "merged")
+    elif expect == "authors":
+        marks = ("贡献者", "contributors")
+    elif expect == "digest":
+        marks = ("周报", "Weekly", "digest", "没有合并的 PR", "No PRs were merged")
+    elif expect == "smalltalk":
+        marks = ("不客气", "welcome", "你好", "Hi!", "谢谢", "Thanks")
+    elif expect == "subscribe":
+        marks = ("已订阅", "Subscribed")
+    elif expect == "unsubscribe":
+        marks = ("之前", "Before", "已退订", "Unsubscribed")
+    elif expect == "list_subscriptions":
+        marks = ("订阅", "subscri")
+    if marks and not any(m in shown for m in marks):
+        problems.append(f"none of {marks} shown")
+    return problems
