@@ -67,6 +67,7 @@ from bot.handlers.intents import (
 )
 from bot.handlers.reading import pr_notes
 from bot.handlers.subedit import fit_labels, part_edits, part_note, widened
+from bot.handlers.threads import ThreadMemory
 from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.people import People, Person
 from bot.personal import PersonalDigests
@@ -94,7 +95,6 @@ from bot.subscriptions import (
     known_labels,
     label_filter,
 )
-from bot.threads import ThreadMemory
 from bot.understand.vocabulary import Vocabulary
 
 if TYPE_CHECKING:

@@ -18,18 +18,51 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import Any, Protocol
 
+from bot.config import Settings
 from bot.errors import PrhubError
+from bot.handlers.threads import ThreadMemory
 from bot.models import Language
-from bot.threads import ThreadMemory
 from bot.understand import ClarifyIntent, FollowUpIntent, Intent, PRIntent, SmallTalkIntent
 from bot.understand.followup import remembered
 from bot.understand.followup import resolve as resolve_follow_up
 from bot.understand.intents import SmallTalkKind
 
-if TYPE_CHECKING:
-    from bot.handlers.core import Conversation, Core
+
+class Conversation(Protocol):
+    """Where a request was made (:class:`bot.handlers.core.Conversation`)."""
+
+    @property
+    def platform(self) -> str: ...
+    @property
+    def channel(self) -> str: ...
+    @property
+    def user(self) -> str: ...
+    @property
+    def thread(self) -> str | None: ...
+    @property
+    def locale(self) -> str | None: ...
+
+
+class PickPRs(Protocol):
+    async def pick_prs(self, terms: tuple[str, ...], window: str | None, label: str | None,
+                       conversation: Any) -> list[int]: ...
+
+
+class Core(Protocol):
+    """What the conversation needs of :class:`bot.handlers.core.Core`."""
+
+    settings: Settings
+
+    @property
+    def answers(self) -> PickPRs: ...
+
+    def now(self) -> datetime: ...
+
+    def language(self, intent: Intent | None, conversation: Any) -> Language: ...
+
 
 __all__ = ["Conversations", "small_talk_text"]
 

@@ -336,12 +336,6 @@ def _chinese_terms(rest: str) -> list[str]:
     return out
 
 
-def vocabulary_phrases() -> list[str]:
-    """The Chinese phrases of every section of ``bot/defaults/words.toml`` (the segmenter's user words)."""
-    found = [w for section in _WORDS.values() for w in section.get("zh", []) if isinstance(section.get("zh"), list)]
-    return [*found, *_ZH_STOP]
-
-
 _COUNTED = re.compile(r"[一二两兩三四五六七八九十几幾0-9]{1,3}\s?(?:个|個|条|條|项|項|位|次)")
 _LABEL_IN = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s?(?:标签|標籤)?\s?(?:里面|里|"
                        r"下面|下|中)\s?"

@@ -49,10 +49,15 @@ def add_words(words: Iterable[str]) -> None:
 
 
 def _own_words() -> set[str]:
+    """The Chinese phrases of ``bot/defaults/words.toml`` (every section) and the concept words."""
     from bot.understand.concepts import shipped_concepts
-    from bot.understand.parse import vocabulary_phrases
 
-    return {*vocabulary_phrases(), *shipped_concepts().words()}
+    sections = tomllib.loads(resources.files("bot").joinpath("defaults/words.toml").read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for section in sections.values():
+        zh = section.get("zh", [])
+        found.update(zh.split() if isinstance(zh, str) else zh)
+    return found | set(shipped_concepts().words())
 
 
 def _load() -> Any:

@@ -1,4 +1,4 @@
-"""What the bot remembers of a conversation: the last request answered in each chat thread, and each
+"""What the chat bots remember of a conversation: the last request answered in each chat thread, and each
 person's language.
 
 :class:`ThreadMemory` keeps, in the store (Redis with a TTL; the in-memory store when Redis is absent):
