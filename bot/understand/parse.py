@@ -180,15 +180,21 @@ def detect_language(text: str, ignore: Iterable[str] = ()) -> Language | None:
     if " " not in text.strip() and not text.strip().isdigit():
         return None  # one word ("npu", "hello") tells nothing about the language
     skip = {w.lower() for w in ignore} | _COMMAND_WORDS
+    said: list[str] = []
     for token in _URL.sub(" ", text).split():
         if any(ch.isdigit() for ch in token) or "/" in token or token.startswith("#"):
             continue
         for word in re.findall(r"[A-Za-z]{2,}", token):
             if word.lower() not in skip:
                 return "en"
+            said.append(word.lower())
+    if len(said) >= 2 and any(w in _SENTENCE_WORDS for w in said) and said[0] not in _COMMANDS:
+        return "en"  # "fsdp PRs in W34": an English sentence of labels and dates
     return None
 
 
+_SENTENCE_WORDS = frozenset({"in", "of", "for", "from", "the", "on", "to", "since", "this", "last"})
+"""Words that make a sentence of labels and dates English (a command's arguments stay the channel's)."""
 _COMMAND_WORDS = frozenset({"pr", "prs", "label", "labels", "digest", "subscribe", "unsubscribe", "subscriptions",
                             "subscription", "help", "ask", "merged", "this", "last", "to", "from", "in",
                             "on", "for", "of", "the"})
