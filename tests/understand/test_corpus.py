@@ -22,9 +22,11 @@ from .corpus_check import TODAY, Outcome, Reader, load, score
 DATA = ROOT / "tests" / "data" / "verl-prs-with-patches.jsonl.gz"
 FLOORS = {
     "tuning": {"zh": 89, "en": 55, "all": 144},
-    "held_out": {"zh": 0, "en": 0, "all": 0},
+    "held_out": {"zh": 30, "en": 19, "all": 49},
 }
-"""Cases read right, at least (tuning: 144 of 150 when issue 26 was done; 68 before it)."""
+"""Cases read right, at least. Tuning: 144 of 150 when issue 26 was done (68 before it). Held out: 49 of 80
+(zh 30 of 54, en 19 of 26) on its one reading at the end of issue 26 — the rules generalise far less than
+the tuning score says; raise the floor as the reading improves, never lower it."""
 
 
 @pytest.fixture
