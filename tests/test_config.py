@@ -55,7 +55,7 @@ def test_invalid_toml_and_bad_values_are_named(no_config: Path) -> None:
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_settings()
     path.write_text('[repositories."o/r"]\nkey_pr_bar = 11\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"repositories\.o/r\.key_pr_bar"):
+    with pytest.raises(ConfigError, match=r'prhub\.toml:2: repositories\."o/r"\.key_pr_bar: input should be less'):
         load_settings()
     path.write_text('[repositories."o/r"]\nkey_pr_barr = 5\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="key_pr_barr"):
@@ -128,13 +128,13 @@ def test_subscriptions_bots_admins_and_quiet_hours_read_from_the_file(no_config:
 
 @pytest.mark.parametrize(("toml", "message"), [
     ('[[subscriptions]]\nsubscriber = "slack:C1"\nrepo = "o/r"\nfilter = "flavour:npu"\n',
-     r"subscriptions\.0\.filter.*unknown filter key flavour:.*known keys: label"),
+     r"prhub\.toml:4: subscriptions\[0\]\.filter: .*unknown filter key flavour:.*known keys: label"),
     ('[[subscriptions]]\nsubscriber = "slack:C1"\nrepo = "o/r"\nfilter = "importance>=12"\n',
      r"importance takes a number 1-10"),
     ('[[subscriptions]]\nsubscriber = "slack:C1"\nfilter = "npu"\n', r"no repo, and the subscriber has no bound"),
     ('[[subscriptions]]\nsubscriber = "teams:C1"\nrepo = "o/r"\n', r"expected slack:C…"),
     ('quiet_hours = "late"\n', r"quiet hours 'late': expected HH:MM-HH:MM"),
-    ('personal_digest_at = "1 09:00"\n', r"invalid setting personal_digest_at .*expected \"mon 10:00\""),
+    ('personal_digest_at = "1 09:00"\n', r"prhub\.toml:1: personal_digest_at: .*expected \"mon 10:00\""),
 ])
 def test_a_bad_subscription_setting_is_a_config_error_naming_it(no_config: Path, toml: str, message: str) -> None:
     (no_config / "prhub.toml").write_text(toml, encoding="utf-8")
