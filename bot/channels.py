@@ -125,12 +125,21 @@ class Channels:
         return list(self._sources.values())
 
     def refresh(self) -> int:
-        """Fetch every opened source that can (a ``git:`` clone's :meth:`~bot.sources.git.GitSource.refresh`), one
-        after the other; a failure is logged and the others go on. Blocking: run it in a worker thread.
+        """Fetch every ``git:`` source the channels read (``default_source`` and the ``[channels]`` sections'; each
+        opened if it was not yet) and any other opened source that can, one after the other
+        (:meth:`~bot.sources.git.GitSource.refresh`); a failure is logged and the others go on. Blocking: run it
+        in a worker thread.
 
         Returns:
             How many sources got new history.
         """
+        configured = [self.settings.default_source, *(c.source for c in self.settings.channels.values() if c.source)]
+        for spec in configured:
+            if spec.strip().lower().startswith("git:") and spec not in self._sources:
+                try:
+                    self.source(spec)
+                except SourceError as exc:
+                    log.warning("git source %s cannot be opened: %s", spec, exc)
         moved = 0
         for spec, source in list(self._sources.items()):
             moved += refresh_source(source, spec)

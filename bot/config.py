@@ -265,8 +265,9 @@ class Settings(BaseSettings):
     """Everything configurable; see the module docstring for sources and layout."""
 
     # extra="forbid": a key of the file that no field knows is an error (environment variables are read
-    # by name, so an unrelated PRHUB_* variable is never one).
-    model_config = SettingsConfigDict(env_prefix="PRHUB_", extra="forbid", frozen=True)
+    # by name, so an unrelated PRHUB_* variable is never one). An empty variable (SLACK_BOT_TOKEN= in a .env
+    # copied from .env.example) is no value.
+    model_config = SettingsConfigDict(env_prefix="PRHUB_", extra="forbid", frozen=True, env_ignore_empty=True)
     _config_file: Path | None = PrivateAttr(default=None)
 
     timezone: str = "Asia/Shanghai"

@@ -5,8 +5,8 @@ Every metric is in :data:`REGISTRY` (the process's own registry: the metrics bel
 memory from the library's ``ProcessCollector``, and what :func:`add_collector` adds when ``/metrics`` is read:
 the queue's depth from Redis, the LLM runtime's meter and the GitHub sources' request counts,
 :meth:`bot.handlers.health.Health.collect`). Names follow Prometheus' conventions: ``prhub_`` first, ``_total``
-for counters, base units (seconds, US dollars). Labels have few values: a platform (``slack``, ``feishu``, ``feishu-webhook``),
-an intent (``digest``, ``pr``, ``label`` …), an outcome, a kind of failure — never a user, a channel or a PR.
+for counters, base units (seconds, US dollars). Labels have few values: a platform (``slack``, ``feishu``), an
+intent (``digest``, ``pr``, ``label`` …), an outcome, a kind of failure — never a user, a channel or a PR.
 
 =====================================  ==========================================================================
 ``prhub_events_received_total``        chat requests read (platform, intent)
@@ -37,6 +37,7 @@ an intent (``digest``, ``pr``, ``label`` …), an outcome, a kind of failure —
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector, generate_latest
@@ -96,11 +97,10 @@ def render() -> bytes:
 
 
 def intent_label(intent: object) -> str:
-    """A request's intent as a label: ``DigestIntent`` -> ``digest``, ``ListSubscriptionsIntent`` ->
-    ``list_subscriptions``."""
+    """A request's intent as a label: ``DigestIntent`` -> ``digest``, ``PRIntent`` -> ``pr``,
+    ``ListSubscriptionsIntent`` -> ``list_subscriptions``."""
     name = type(intent).__name__.removesuffix("Intent")
-    out = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
-    return out or "unknown"
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower() or "unknown"
 
 
 def failure_kind(exc: BaseException) -> str:

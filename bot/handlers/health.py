@@ -29,13 +29,13 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 
 from bot.config import Settings
 from bot.delivery.health import PlatformState
+from bot.digest.usage import UsageMeter
 from bot.errors import PrhubError, SourceError
 from bot.sources.base import PRSource, is_github
 from bot.store import RedisStore, ResilientStore, Store, redis_errors
 
 if TYPE_CHECKING:
     from bot.channels import Channels
-    from bot.digest.usage import UsageMeter
     from bot.jobs.queue import JobQueue
 
 __all__ = ["Health", "bindings"]
@@ -191,13 +191,13 @@ def _usage(meter: UsageMeter | None) -> Iterable[Metric]:
                                 "by the heuristic after a model failure.", labels=["outcome"])
     tokens = CounterMetricFamily("prhub_llm_tokens", "Model tokens, by kind.", labels=["kind"])
     cost = CounterMetricFamily("prhub_llm_cost_usd", "Model cost as litellm prices it, US dollars (unknown: 0).")
-    if meter is not None:
-        for outcome, value in (("sent", meter.llm_calls), ("cached", meter.cache_hits),
-                               ("fallback", meter.fallbacks)):
-            calls.add_metric([outcome], float(value))
-        tokens.add_metric(["prompt"], float(meter.prompt_tokens))
-        tokens.add_metric(["completion"], float(meter.completion_tokens))
-        cost.add_metric([], float(meter.cost_usd or 0.0))
+    counts = meter or UsageMeter()  # no model: zeros, so a dashboard finds the series
+    for outcome, value in (("sent", counts.llm_calls), ("cached", counts.cache_hits),
+                           ("fallback", counts.fallbacks)):
+        calls.add_metric([outcome], float(value))
+    tokens.add_metric(["prompt"], float(counts.prompt_tokens))
+    tokens.add_metric(["completion"], float(counts.completion_tokens))
+    cost.add_metric([], float(counts.cost_usd or 0.0))
     yield from (calls, tokens, cost)
 
 
