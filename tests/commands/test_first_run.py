@@ -117,7 +117,8 @@ def test_with_nothing_filled_serve_stops_at_once_with_one_line(tmp_path: Path) -
     assert time.monotonic() - started < 30  # at once: no Redis, no platform, nothing waited for
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1
-    assert done.stderr.startswith("错误：没有可以服务的平台：没有配置任何聊天平台；请设置 SLACK_BOT_TOKEN 和 SLACK_APP_TOKEN")
+    assert done.stderr.startswith("错误：没有可以服务的平台：没有配置任何聊天平台；请设置 SLACK_BOT_TOKEN 和 "
+                                  "SLACK_APP_TOKEN")
     english = subprocess.run([str(PRHUB), "serve", "--lang", "en"], cwd=tmp_path, env=_clean_env(),
                              capture_output=True, text=True, timeout=60)
     assert english.stderr.startswith("error: nothing to serve: no chat platform is set up; set SLACK_BOT_TOKEN")
