@@ -621,8 +621,24 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
             assert settings.slack_app_token is not None
             assert slack_app is not None
             handler = AsyncSocketModeHandler(slack_app, settings.slack_app_token.get_secret_value())
+            health.platforms["slack"] = (services.platform_state("slack"), _socket_check(services, handler))
             tasks.append(handler.start_async())  # type: ignore[no-untyped-call]
         await _until_stopped(tasks)  # then the exit stack: the scheduler stops after the pushes in flight
+
+
+def _socket_check(services: Services, handler: Any) -> Callable[[], Coroutine[Any, Any, None]]:
+    """Slack's check in Socket Mode: the bot token accepted (``auth.test``) and the app token's connection up."""
+    from bot.errors import DeliveryError
+
+    slack = services.slack
+    assert slack is not None
+
+    async def check() -> None:
+        await slack.check_credentials()
+        if not await handler.client.is_connected():
+            raise DeliveryError("the Socket Mode connection is not up (SLACK_APP_TOKEN)", code="socket_not_connected")
+
+    return check
 
 
 def _observed(services: Services) -> Health:

@@ -271,8 +271,11 @@ class Settings(BaseSettings):
     _config_file: Path | None = PrivateAttr(default=None)
 
     timezone: str = "Asia/Shanghai"
+    """IANA zone of the digests' windows and the push times (a channel's ``timezone`` overrides it)."""
     language: Language = "zh"
+    """``zh`` or ``en``: digests, cards, the bot's own words and the command line's messages."""
     redis_url: str = "redis://127.0.0.1:6379/0"
+    """Redis of the bot (de-duplication, subscriptions, push markers, the job queue) and the analysis cache."""
     redis_key_prefix: str = ""
     """Put before every Redis key this process writes (deployments, or tests, sharing one Redis DB);
     ``PRHUB_REDIS_KEY_PREFIX``."""

@@ -1,4 +1,4 @@
-"""Settings: defaults with no file, the TOML layout of the README, env overrides and clear errors."""
+"""Settings: defaults with no file, the TOML layout of the docs, env overrides and clear errors."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ def test_defaults_without_any_file(no_config: Path) -> None:
     assert repo.aliases["ascend"] == "npu"
 
 
-def test_readme_example_is_valid(no_config: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```toml\n(.*?)```", readme, re.DOTALL) if "[repositories." in b)
+def test_reference_example_is_valid(no_config: Path) -> None:
+    reference = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", reference, re.DOTALL) if "[repositories." in b)
     (no_config / "prhub.toml").write_text(block, encoding="utf-8")
     repo = load_settings().repo("owner/name")
     assert repo.pr_url("owner/name", 3) == "https://gitlab.example.com/owner/name/-/merge_requests/3"
@@ -142,9 +142,9 @@ def test_a_bad_subscription_setting_is_a_config_error_naming_it(no_config: Path,
         load_settings()
 
 
-def test_the_readme_subscriptions_example_is_valid(no_config: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```toml\n(.*?)```", readme, re.DOTALL) if "[[subscriptions]]" in b)
+def test_the_operator_guide_subscriptions_example_is_valid(no_config: Path) -> None:
+    guide = (ROOT / "docs" / "operator-guide.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", guide, re.DOTALL) if "[[subscriptions]]" in b)
     (no_config / "prhub.toml").write_text(block, encoding="utf-8")
     settings = load_settings()
     assert settings.subscriptions[0].filter == "path:verl/trainer/** -label:ci"

@@ -178,7 +178,7 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
         return source.pull_request(repo, number)
     except PRNotFoundError as exc:
         raise PRNotFoundError(f"PR #{number} not found in this source ({exc})",
-                              zh=f"数据源里没有 PR #{number}（{exc}）") from exc
+                              zh=f"数据源里没有 PR #{number}（{exc.message('zh')}）") from exc
 
 
 def _week_of(pr: PullRequest, timezone: str) -> Window:

@@ -38,9 +38,12 @@ if TYPE_CHECKING:
     from bot.channels import Channels
     from bot.jobs.queue import JobQueue
 
-__all__ = ["Health", "bindings"]
+__all__ = ["RECHECK_S", "Health", "bindings"]
 
 log = logging.getLogger(__name__)
+
+RECHECK_S = 15.0
+"""Seconds before the platforms are checked again after a failed check."""
 
 Check = Callable[[], Awaitable[None]]
 """A credentials check of one platform: returns when the platform accepted them, raises a
@@ -138,26 +141,32 @@ class Health:
             return "ok" if self.store.available else "down"
         return "memory"
 
-    async def check_platforms(self) -> None:
-        """Check every platform's credentials now (its state records the outcome; a refusal is logged)."""
+    async def check_platforms(self) -> bool:
+        """Check every platform's credentials now (its state records the outcome; a refusal is logged); whether
+        all passed."""
+        passed = True
         for name, (state, check) in self.platforms.items():
             try:
                 await check()
             except (PrhubError, OSError, TimeoutError) as exc:  # a refusal or the network: recorded and logged
                 reason = str(getattr(exc, "code", "") or "") or type(exc).__name__
                 state.checked(False, reason)
+                passed = False
                 log.warning("%s refused the bot's credentials or did not answer (%s): /readyz answers 503 until "
                             "a check passes", name, reason)
             else:
                 if state.auth != "ok":
                     log.info("%s accepted the bot's credentials", name)
                 state.checked(True)
+        return passed
 
     async def watch(self) -> None:
-        """Check the platforms' credentials now and every ``health_check_interval_s`` seconds, until cancelled."""
+        """Check the platforms' credentials now and every ``health_check_interval_s`` seconds (after a failed
+        check, within :data:`RECHECK_S`: a connection still coming up, a token just fixed), until cancelled."""
         while True:
-            await self.check_platforms()
-            await asyncio.sleep(self.settings.health_check_interval_s)
+            passed = await self.check_platforms()
+            every = self.settings.health_check_interval_s
+            await asyncio.sleep(every if passed else min(every, RECHECK_S))
 
     def collect(self) -> Iterable[Metric]:
         """The scrape-time metrics: each platform's readiness, the LLM meter's counts, the GitHub sources'

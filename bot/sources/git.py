@@ -476,6 +476,6 @@ class GitSource:
         commit = self._by_number.get(number)
         if commit is None:
             raise PRNotFoundError(f"no merged PR #{number} in the history of {self._reading()} in git clone "
-                                  f"{self._path}")
+                                  f"{self._path}", zh=f"git 克隆 {self._path} 的历史里没有已合并的 PR #{number}")
         self._read_files([commit.sha])
         return self._pr(name, commit)

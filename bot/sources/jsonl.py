@@ -436,4 +436,5 @@ class SnapshotSource:
         try:
             return entry.by_number[number]
         except KeyError as exc:
-            raise PRNotFoundError(f"no merged PR #{number} of {entry.name} in snapshot {self._path}") from exc
+            raise PRNotFoundError(f"no merged PR #{number} of {entry.name} in snapshot {self._path}",
+                                  zh=f"快照 {self._path} 里没有 {entry.name} 的已合并 PR #{number}") from exc

@@ -28,6 +28,7 @@ import pytest
 from conftest import EXAMPLE, ROOT
 from fakes.git_repo import RepoBuilder
 from fakes.slack_api import BOT_TOKEN, FakeSlack, serve
+from fakes.slack_socket import APP_TOKEN, FakeSocketMode, serve_socket
 from prometheus_client.parser import text_string_to_metric_families
 from serve_support import ServeProcess, running_serve
 
@@ -148,6 +149,38 @@ def test_filled_env_answers_a_mention_and_counts_it(tmp_path: Path, fake_slack: 
         _sample(before, "prhub_platform_calls_total", platform="slack", outcome="ok")
     assert _sample(after, "prhub_platform_ready", platform="slack") == 1.0
     assert any(name == "prhub_llm_calls_total" for name, _ in after)  # present (zero without a model)
+    assert "Traceback" not in bot.err
+
+
+def test_quick_start_socket_mode_without_a_signing_secret_answers_a_mention(tmp_path: Path,
+                                                                            fake_slack: FakeSlack) -> None:
+    """The README's quick start as written: a .env with the two Slack tokens and a repository, `prhub serve` —
+    Socket Mode, no signing secret, no public address — answers a mention pushed over the socket."""
+    _require_redis()
+    socket = FakeSocketMode()
+    with serve_socket(fake_slack, socket):
+        values = _slack_env(fake_slack, SLACK_APP_TOKEN=APP_TOKEN, PRHUB_DEFAULT_REPO="verl-project/verl",
+                            PRHUB_DEFAULT_SOURCE=f"jsonl:{EXAMPLE}")
+        del values["SLACK_SIGNING_SECRET"]
+        _dot_env(tmp_path, **values)
+        with running_serve([], _clean_env(), cwd=tmp_path) as bot:
+            assert socket.wait_connected()
+            deadline = time.monotonic() + 30
+            while (ready := httpx.get(f"{bot.base}/readyz", timeout=10)).status_code != 200:
+                assert time.monotonic() < deadline, ready.text
+                time.sleep(0.5)
+            assert ready.json()["checks"]["slack"]["mode"] == "socket"
+            ts = f"{time.time():.6f}"
+            envelope = socket.push({
+                "token": "legacy", "team_id": "T0TEAM", "api_app_id": "A0APP", "type": "event_callback",
+                "event_id": f"Ev{uuid.uuid4().hex[:10]}", "event_time": int(time.time()),
+                "authorizations": [{"team_id": "T0TEAM", "user_id": "U0BOT", "is_bot": True}],
+                "event": {"type": "app_mention", "user": "U0ALICE", "text": "<@U0BOT> PR #6046 值得读吗", "ts": ts,
+                          "channel": "C0CHAN", "event_ts": ts}})
+            [reply] = fake_slack.wait_for("chat.postMessage", 1, timeout=60)
+            assert "#6046" in _text_of(reply)
+            assert envelope in socket.acks
+    assert "Slack socket" in bot.err
     assert "Traceback" not in bot.err
 
 
