@@ -92,7 +92,7 @@ def test_no_module_imports_itself_through_a_circle() -> None:
 
 
 def test_the_documented_layout_names_every_module_and_package() -> None:
-    """docs/development.md "目录结构" shows the tree as it is: every top-level module and package of ``bot/`` is named."""
+    """docs/development.md "目录结构" shows the tree as it is: every top-level module and package of bot/ is named."""
     readme = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
     layout = readme[readme.index("## 目录结构"):]
     layout = layout[: layout.index("```", layout.index("```") + 3)]
