@@ -168,8 +168,8 @@ class Deployment:
         shutil.copy(ROOT / ".env.example", root / ".env.example")
         config = (ROOT / "prhub.toml").read_text(encoding="utf-8")
         config += (
-            '\n[channels."slack:C0123456789"]\nrepo = "verl-project/verl"\nsource = "jsonl:examples/verl-2026-W16.jsonl"'
-            '\npush = "mon 10:00"\n\n[feishu_webhooks.team]\n'
+            '\n[channels."slack:C0123456789"]\nrepo = "verl-project/verl"\n'
+            'source = "jsonl:examples/verl-2026-W16.jsonl"\npush = "mon 10:00"\n\n[feishu_webhooks.team]\n'
             f'url = "{feishu.base_url}/open-apis/bot/v2/hook/team"\n\n'
             '[channels."feishu-webhook:team"]\nrepo = "verl-project/verl"\n'
             'source = "jsonl:examples/verl-2026-W16.jsonl"\n')
