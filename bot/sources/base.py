@@ -135,11 +135,11 @@ def _git_source(where: str, settings: Settings | None, *, fetch: bool) -> PRSour
 
     conf = settings if settings is not None else load_settings()
     if not is_remote(where):
-        return GitSource(Path(where).expanduser(), fetch=fetch, timeout_s=conf.git_timeout_s)
+        return GitSource(Path(where).expanduser(), fetch=fetch, fetch_timeout_s=conf.git_timeout_s)
     name = repo_from_remote(where) or where.rstrip("/").rsplit("/", 1)[-1]
     folder = name.replace("/", "__").removesuffix(".git") + ".git"
     return GitSource(Path(conf.git_clones_dir).expanduser() / folder, remote=where, fetch=True,
-                     timeout_s=conf.git_timeout_s, repo=repo_from_remote(where))
+                     fetch_timeout_s=conf.git_timeout_s, repo=repo_from_remote(where))
 
 
 def default_source_spec(source: str | None, repo: str | None, settings: Settings | None = None) -> str:

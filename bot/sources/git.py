@@ -27,7 +27,7 @@ The commit list is read on first use and kept; files and patches are read per
 window (two ``git`` processes per call) and cached by commit.
 
 Fresh history (``prhub serve``): :meth:`GitSource.refresh` runs ``git fetch`` of the ``origin``
-remote's default branch into :data:`UPSTREAM` (bounded by ``timeout_s``, logged), and from then on
+remote's default branch into :data:`UPSTREAM` (bounded by ``fetch_timeout_s``, logged), and from then on
 the source reads that ref, the commit list read again when it moved. With ``fetch=True`` the first
 read fetches first; the scheduler fetches every ``git_fetch_interval_s`` and before each weekly
 push. A ``remote`` URL (``git:https://host/owner/name.git``) is cloned (bare) into ``path`` on first
@@ -52,6 +52,9 @@ from bot.models import FileChange, FileStatus, PullRequest, Window
 from bot.sources.links import merge_pr_number, reverted_pr, split_squash_subject, strip_trailers
 
 __all__ = ["UPSTREAM", "GitSource", "is_remote", "repo_from_remote"]
+
+GIT_TIMEOUT_S = 120.0
+"""The longest one ``git`` command of a :class:`GitSource` may run (seconds) before it is killed."""
 
 UPSTREAM = "refs/prhub/upstream"
 """Where :meth:`GitSource.refresh` puts the remote's default branch (the clone's own branches are left alone)."""
@@ -205,20 +208,23 @@ class GitSource:
         ref: the branch whose first-parent history lists the merges (default ``HEAD``).
         patches: read per-file patch text (one more ``git`` process per window).
         git: the git executable.
+        timeout_s: the longest one local ``git`` command may run (:data:`GIT_TIMEOUT_S`).
         fetch: fetch ``origin`` before the first read (:meth:`refresh`).
-        timeout_s: the longest a ``git fetch`` (or the first clone) may take.
+        fetch_timeout_s: the longest a ``git fetch`` (or the first clone) may take.
         remote: a URL to clone ``path`` from (bare) when ``path`` does not exist.
     """
 
     def __init__(self, path: Path, *, repo: str | None = None, ref: str = "HEAD", patches: bool = True,
-                 git: str = "git", fetch: bool = False, timeout_s: float = 300.0, remote: str | None = None) -> None:
+                 git: str = "git", timeout_s: float = GIT_TIMEOUT_S, fetch: bool = False,
+                 fetch_timeout_s: float = 300.0, remote: str | None = None) -> None:
+        self._timeout_s = timeout_s
         self._path = Path(path).expanduser()
         self._repo = repo
         self._ref = ref
         self._patches = patches
         self._git = git
         self._fetch_first = fetch
-        self._timeout_s = timeout_s
+        self._fetch_timeout_s = fetch_timeout_s
         self._remote = remote
         self._fetch_lock = threading.Lock()
         self._read_ref: str | None = None
@@ -238,21 +244,23 @@ class GitSource:
         """Output of ``git -C PATH ARGS`` as text (UTF-8, bad bytes replaced); ``cwd=False``: ``git ARGS``.
 
         Raises:
-            SourceError: git is missing, exits with an error (its first stderr line is quoted) or runs longer
-                than ``timeout_s``.
+            SourceError: git is missing, exits with an error (its first stderr line is quoted), or runs
+                longer than ``timeout_s`` (default: the source's ``timeout_s``; it is killed).
         """
+        limit = timeout_s if timeout_s is not None else self._timeout_s
         env = {**os.environ, "LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
         where = ["-C", str(self._path)] if cwd else []
         try:
             done = subprocess.run(
                 [self._git, *where, "-c", "core.quotepath=false", *args],
                 input=stdin.encode() if stdin is not None else None, capture_output=True, env=env, check=False,
-                timeout=timeout_s,
+                timeout=limit,
             )
         except FileNotFoundError as exc:
             raise SourceError(f"git source {self._path}: the `{self._git}` command is not installed") from exc
         except subprocess.TimeoutExpired as exc:
-            raise SourceError(f"git source {self._path}: git {args[0]} took longer than {timeout_s:.0f} s") from exc
+            raise SourceError(f"git source {self._path}: git {args[0]} took longer than {limit:g} s "
+                              "and was stopped") from exc
         if done.returncode != 0:
             reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
             why = reason[0] if reason else f"exit status {done.returncode}"
@@ -311,14 +319,14 @@ class GitSource:
 
     def refresh(self) -> bool:
         """Fetch the ``origin`` remote's default branch into :data:`UPSTREAM` (cloning ``remote`` into ``path``
-        first when it does not exist), within ``timeout_s``; the commit list is read again when the branch
+        first when it does not exist), within ``fetch_timeout_s``; the commit list is read again when the branch
         moved. Two calls do not run at once (the second waits, then fetches again).
 
         Returns:
             Whether new history arrived.
 
         Raises:
-            SourceError: no ``origin`` remote, git failed, or it took longer than ``timeout_s``.
+            SourceError: no ``origin`` remote, git failed, or it took longer than ``fetch_timeout_s``.
         """
         from bot import metrics
 
@@ -328,13 +336,14 @@ class GitSource:
                 if self._remote and not self._path.exists():
                     self._path.parent.mkdir(parents=True, exist_ok=True)
                     self._run(["clone", "--bare", "--no-tags", self._remote, str(self._path)],
-                              timeout_s=self._timeout_s, cwd=False)
+                              timeout_s=self._fetch_timeout_s, cwd=False)
                     log.info("git source: cloned %s into %s in %.1f s", self._remote, self._path,
                              time.monotonic() - started)
                 if not self._run(["config", "--default", "", "--get", "remote.origin.url"]).strip():
                     raise SourceError(f"git source {self._path}: no origin remote to fetch from")
                 before = self._run(["for-each-ref", "--format=%(objectname)", UPSTREAM]).strip()
-                self._run(["fetch", "--no-tags", "--quiet", "origin", f"+HEAD:{UPSTREAM}"], timeout_s=self._timeout_s)
+                self._run(["fetch", "--no-tags", "--quiet", "origin", f"+HEAD:{UPSTREAM}"],
+                          timeout_s=self._fetch_timeout_s)
                 after = self._run(["rev-parse", UPSTREAM]).strip()
             except SourceError:
                 metrics.GIT_FETCHES.labels("failed").inc()
