@@ -65,7 +65,9 @@ def test_fetch_first_reads_the_remote_before_the_first_answer(upstream: RepoBuil
 
 def test_a_url_source_is_cloned_into_the_clones_folder(upstream: RepoBuilder, tmp_path: Path) -> None:
     url = f"file://{upstream.path}"
-    assert is_remote(url) and is_remote("git@github.com:acme/widgets.git") and not is_remote("/srv/widgets.git")
+    assert is_remote(url)
+    assert is_remote("git@github.com:acme/widgets.git")
+    assert not is_remote("/srv/widgets.git")
     settings = Settings(git_clones_dir=str(tmp_path / "clones"))
     source = open_source(f"git:{url}", settings=settings)
     assert source.pull_request(REPO, 1).title == "Add a"
