@@ -38,12 +38,14 @@ if TYPE_CHECKING:
     from bot.channels import Channels
     from bot.jobs.queue import JobQueue
 
-__all__ = ["RECHECK_S", "Health", "bindings"]
+__all__ = ["FIRST_RECHECK_S", "RECHECK_S", "Health", "bindings"]
 
 log = logging.getLogger(__name__)
 
+FIRST_RECHECK_S = 2.0
+"""Seconds before the platforms are checked again after a first failed check."""
 RECHECK_S = 15.0
-"""Seconds before the platforms are checked again after a failed check."""
+"""Seconds between checks while they keep failing."""
 
 Check = Callable[[], Awaitable[None]]
 """A credentials check of one platform: returns when the platform accepted them, raises a
@@ -161,12 +163,14 @@ class Health:
         return passed
 
     async def watch(self) -> None:
-        """Check the platforms' credentials now and every ``health_check_interval_s`` seconds (after a failed
-        check, within :data:`RECHECK_S`: a connection still coming up, a token just fixed), until cancelled."""
+        """Check the platforms' credentials now and every ``health_check_interval_s`` seconds; after a failed check
+        again within :data:`FIRST_RECHECK_S` (a Socket Mode connection still coming up at start), then every
+        :data:`RECHECK_S` (a token just fixed), until cancelled."""
+        failures = 0
         while True:
-            passed = await self.check_platforms()
+            failures = 0 if await self.check_platforms() else failures + 1
             every = self.settings.health_check_interval_s
-            await asyncio.sleep(every if passed else min(every, RECHECK_S))
+            await asyncio.sleep(every if not failures else min(every, FIRST_RECHECK_S if failures == 1 else RECHECK_S))
 
     def collect(self) -> Iterable[Metric]:
         """The scrape-time metrics: each platform's readiness, the LLM meter's counts, the GitHub sources'
