@@ -192,10 +192,11 @@ def test_parse_pr_ref_rejects_garbage() -> None:
         parse_pr_ref("PR six thousand")
 
 
-def test_readme_sample_is_the_real_output() -> None:
-    """The README's `prhub pr` sample is exactly what the command prints (so it cannot go stale)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## `prhub pr`"):]
+def test_reference_sample_is_the_real_output() -> None:
+    """The reference's `prhub pr` sample (docs/reference.md) is exactly what the command prints (so it cannot go
+    stale)."""
+    readme = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### `prhub pr`"):]
     command = "prhub pr 6046 --source jsonl:examples/verl-2026-W16.jsonl"
     assert command in section
     sample = section[section.index("````markdown\n") + len("````markdown\n"):section.index("````\n", 20)]
