@@ -111,7 +111,7 @@ class Services:
         keep_digests: keep every digest built in :attr:`pages` (``False`` for a one-shot run on the
             memory store, where nothing could read them back).
         jobs: hand LLM analyses to ``prhub worker`` processes while one is alive (needs a Redis store).
-        fetch_git: ``git:`` sources fetch their remote before their first read (``prhub serve``, ``push``).
+        fetch_git: ``git:`` sources fetch their remote before their first read (``prhub push``, ``prhub alerts``).
     """
 
     def __init__(self, settings: Settings, store: Store, *, open_source: SourceOpener | None = None,
@@ -587,8 +587,10 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     from bot.scheduler.jobs import scheduled
 
     async with AsyncExitStack() as stack:
+        # git sources are fetched by the scheduler's git-fetch job (at start, then every interval) in a worker
+        # thread, never on the event loop's first read
         services = await stack.enter_async_context(open_services(settings, store="redis", degraded_start=True,
-                                                                 jobs=True, fetch_git=True))
+                                                                 jobs=True))
         from bot.scheduler.refresh import PendingRefresher
 
         refresher = PendingRefresher(services.digests)

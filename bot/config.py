@@ -331,7 +331,8 @@ class Settings(BaseSettings):
     # git sources (git:PATH, git:URL): fetched by prhub serve on a schedule and before each push.
     git_fetch_interval_s: int = Field(default=600, ge=0)
     """Seconds between two ``git fetch`` of each ``git:`` source ``prhub serve`` reads (0: never fetch; it also
-    fetches before each weekly push and before a source's first read); ``PRHUB_GIT_FETCH_INTERVAL_S``."""
+    fetches at start and before each weekly push; ``prhub push`` and ``prhub alerts`` fetch before their first
+    read); ``PRHUB_GIT_FETCH_INTERVAL_S``."""
     git_timeout_s: float = Field(default=300.0, gt=0)
     """The longest one ``git fetch`` (or the first clone of a ``git:URL`` source) may take, seconds."""
     git_clones_dir: str = "~/.cache/prhub/clones"

@@ -15,8 +15,9 @@ APScheduler's misfire grace is set to ``push_grace_s`` and runs are coalesced, a
 :func:`start_scheduler` first runs the catch-up of pushes missed while the bot was down.
 - ``push-retry`` — every :data:`~bot.scheduler.push.RETRY_EVERY_S` seconds, the catch-up again:
   a push that failed at its fire (source or platform down) is retried within its grace.
-- ``git-fetch`` — every ``git_fetch_interval_s`` seconds (0: none), ``git fetch`` of every ``git:`` source
-  opened (:meth:`bot.channels.Channels.refresh`), so the alerts and the chat see new merges.
+- ``git-fetch`` — at start and every ``git_fetch_interval_s`` seconds (0: none), ``git fetch`` of every
+  ``git:`` source the channels read (:meth:`bot.channels.Channels.refresh`, in a worker thread), so the alerts
+  and the chat see new merges.
 
 A job that fails is logged by the job itself.
 """
@@ -27,6 +28,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -93,7 +95,8 @@ def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = 
     if fetch is not None and settings.git_fetch_interval_s > 0:
         every = settings.git_fetch_interval_s
         scheduler.add_job(_guarded("git-fetch", fetch), IntervalTrigger(seconds=every), id="git-fetch",
-                          name="fetch of git sources", replace_existing=True, misfire_grace_time=every)
+                          name="fetch of git sources", replace_existing=True, misfire_grace_time=every,
+                          next_run_time=datetime.now(UTC))  # at start too: a clone made days ago is stale
     return scheduler
 
 

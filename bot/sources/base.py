@@ -96,7 +96,7 @@ def open_source(spec: str, *, settings: Settings | None = None, fetch: bool = Fa
         spec: the source spec (scheme case-insensitive).
         settings: where the GitHub token and API URL (and the git timeout and clones folder) come from;
             loaded from the environment and config file when ``None`` and ``spec`` needs them.
-        fetch: a git source fetches its remote before its first read (``prhub serve``, ``prhub push``).
+        fetch: a git source fetches its remote before its first read (``prhub push``, ``prhub alerts``).
 
     Raises:
         SourceError: ``spec`` has an unknown scheme or no path; the message
