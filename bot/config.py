@@ -40,7 +40,7 @@ language; a channel without a section uses ``default_repo`` / ``default_source``
     source = "jsonl:examples/verl-2026-W16.jsonl"
     language = "en"
     timezone = "Asia/Shanghai"                      # the channel's weeks and push time
-    push = "mon 10:00"                              # weekly digest (README "Scheduled push and alerts")
+    push = "mon 10:00"                              # weekly digest (docs/operator-guide.md "Pushes and alerts")
 
 Feishu custom group-bot webhooks (push-only, no app) are named sections::
 
@@ -48,8 +48,8 @@ Feishu custom group-bot webhooks (push-only, no app) are named sections::
     url = "https://open.feishu.cn/open-apis/bot/v2/hook/…"
     secret = "…"                                    # when the bot's signature check is on
 
-Subscriptions (README "订阅"): alerts the file keeps, in the chat grammar (:func:`bot.filters.parse_filter`),
-who may change a channel's subscriptions, bots left out, batching and quiet hours::
+Subscriptions (docs/user-guide.md "Subscriptions and alerts"): alerts the file keeps, in the chat grammar
+(:func:`bot.filters.parse_filter`), who may change a channel's subscriptions, bots left out, batching and quiet hours::
 
     bots = ["my-ci-bot"]                            # besides [bot] logins, dependabot, renovate …
     admins = ["slack:U0123ABCD"]                    # only they change channel subscriptions (every channel)
@@ -316,7 +316,7 @@ class Settings(BaseSettings):
     """Subscriptions one conversation may hold (those of the config file not counted)."""
     max_subscribed_repos_per_channel: int = Field(default=5, ge=1)
     """Distinct repositories one conversation's subscriptions may name (each costs a poll per interval)."""
-    # GitHub source (README "数据源 / Sources"): the token is optional (anonymous REST: 60 requests/hour).
+    # GitHub source (docs/digest.md "Sources"): the token is optional (anonymous REST: 60 requests/hour).
     # The alias choices let the usual GITHUB_TOKEN work; the field still has a default.
     github_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
         default=None, validation_alias=AliasChoices("github_token", "GITHUB_TOKEN", "PRHUB_GITHUB_TOKEN")
@@ -337,7 +337,7 @@ class Settings(BaseSettings):
     """The longest one ``git fetch`` (or the first clone of a ``git:URL`` source) may take, seconds."""
     git_clones_dir: str = "~/.cache/prhub/clones"
     """Where ``git:URL`` sources are cloned (bare) on first use (the compose file: a volume at /app/clones)."""
-    # LLM analysis (see README "LLM and Redis"); llm_model None = the heuristic analyzer only.
+    # LLM analysis (see docs/digest.md "LLM"); llm_model None = the heuristic analyzer only.
     llm_model: str | None = None
     """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/qwen2.5``); ``PRHUB_LLM_MODEL``."""
     llm_api_base: str | None = None
@@ -354,7 +354,7 @@ class Settings(BaseSettings):
     """Context size in tokens for models litellm has no metadata for (local models)."""
     cache_ttl_s: int = Field(default=30 * 24 * 3600, ge=1)
     """How long analyses and narratives stay in the Redis cache, in seconds (default 30 days)."""
-    # Analysis jobs (README "扩展：分析任务与 Webhook / Scale out"): bot/jobs, the queue on the same Redis.
+    # Analysis jobs (docs/operator-guide.md "Scale out"): bot/jobs, the queue on the same Redis.
     worker_concurrency: int = Field(default=4, ge=1, le=64)
     """Analysis jobs one ``prhub worker`` runs at once (its threads); ``PRHUB_WORKER_CONCURRENCY``."""
     jobs_queue: str = Field(default="analysis", pattern=r"^[A-Za-z0-9_-]{1,64}$")
@@ -384,7 +384,7 @@ class Settings(BaseSettings):
     """The app's private key, PEM text or the path of the ``.pem`` file (``PRHUB_GITHUB_APP_PRIVATE_KEY``)."""
     github_app_installation_id: int | None = None
     """The installation to act as (``PRHUB_GITHUB_APP_INSTALLATION_ID``); unset: the app's only installation."""
-    # Chat bots (README "Slack"): the platforms' usual variable names, or PRHUB_* ones.
+    # Chat bots (docs/operator-guide.md "Slack app"): the platforms' usual variable names, or PRHUB_* ones.
     slack_bot_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
         default=None, validation_alias=AliasChoices("slack_bot_token", "SLACK_BOT_TOKEN", "PRHUB_SLACK_BOT_TOKEN")
     )
@@ -403,7 +403,7 @@ class Settings(BaseSettings):
     feishu_app_id: str | None = Field(  # type: ignore[pydantic-alias]
         default=None, validation_alias=AliasChoices("feishu_app_id", "FEISHU_APP_ID", "PRHUB_FEISHU_APP_ID")
     )
-    """Feishu app id ``cli_…`` from ``FEISHU_APP_ID`` (README "飞书 / Feishu")."""
+    """Feishu app id ``cli_…`` from ``FEISHU_APP_ID`` (docs/operator-guide.md "Feishu app")."""
     feishu_app_secret: SecretStr | None = Field(  # type: ignore[pydantic-alias]
         default=None,
         validation_alias=AliasChoices("feishu_app_secret", "FEISHU_APP_SECRET", "PRHUB_FEISHU_APP_SECRET"),
@@ -454,7 +454,7 @@ class Settings(BaseSettings):
     dedup_ttl_s: int = Field(default=12 * 3600, ge=8 * 3600)
     """How long a handled chat delivery is remembered (redeliveries, restarts), in seconds: at least
     8 hours, past Feishu's last retry (~6 hours after the first try); see :mod:`bot.claims`."""
-    # Digest pages and charts (README "网页、PDF 与图表"): bot/web serves the pages, bot/delivery links them.
+    # Digest pages and charts (docs/operator-guide.md "Pages and charts"): bot/web serves them, bot/delivery links them.
     page_secret: SecretStr | None = None
     """Key that signs page links (``PRHUB_PAGE_SECRET``, any long random string; rotating it revokes every
     link); without it ``prhub serve`` serves no page."""

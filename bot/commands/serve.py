@@ -12,8 +12,8 @@ one Starlette server on ``--host``/``--port`` with ``GET /healthz`` (liveness), 
 (merged PRs analysed and alerted as they merge), and the server runs whatever the modes. Redis
 (``PRHUB_REDIS_URL``) keeps the de-duplication, subscriptions and push markers; when it
 does not answer (at start or later) the bot runs degraded — it answers, tells people that
-subscriptions cannot be saved, tries Redis again and says so in ``/healthz`` (README
-"运维 / Operations"). SIGTERM stops it after the pushes in flight. Everything is built and
+subscriptions cannot be saved, tries Redis again and says so in ``/healthz`` (docs/operator-guide.md
+"Operations"). SIGTERM stops it after the pushes in flight. Everything is built and
 run by :func:`bot.app.serve`; this module reads the options.
 
 ``--source`` and ``--repo`` are the defaults of channels that have no

@@ -337,8 +337,8 @@ class Core:
     async def _change_subscription(
         self, intent: SubscribeIntent | UnsubscribeIntent, conversation: Conversation, lang: Language,
     ) -> SubscriptionReply:
-        """Subscribe, unsubscribe or unsubscribe from everything, as ``intent`` asks (see the README's
-        "订阅" section): the request is read with the repository's aliases (and, to subscribe, its
+        """Subscribe, unsubscribe or unsubscribe from everything, as ``intent`` asks (see docs/user-guide.md
+        "Subscriptions and alerts"): the request is read with the repository's aliases (and, to subscribe, its
         known labels); a channel's subscriptions change only by its admins when the config names any."""
         who = conversation.subscriber
         try:
