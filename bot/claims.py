@@ -28,7 +28,7 @@ While Redis is down (:class:`bot.store.ResilientStore`) the "seen" claims are ta
 (answering beats losing a message) and written back when Redis returns; "done" claims and locks
 raise :class:`~bot.errors.StoreUnavailableError` (better no push now than two).
 
-Keys (the README's "Redis keys" table): ``prhub:seen:{platform}:{kind}:{id}``,
+Keys (docs/operator-guide.md "Redis keys"): ``prhub:seen:{platform}:{kind}:{id}``,
 ``prhub:done:full-report:{platform}:{conversation}:{thread}:{window}``,
 ``prhub:done:pr-answer:{platform}:{conversation}:{thread}:{repo}#{number}``,
 ``prhub:push:{done|lock}:{platform}:{channel}:{repo}:{week}``,

@@ -7,7 +7,7 @@ repository, the :class:`~bot.filters.Filter` (canonical: two filters that mean t
 so the same subscription is never stored twice), when and by whom it was made. Fields this version
 does not know are ignored on read.
 
-Layout in the store (the README's "Redis keys" table)::
+Layout in the store (docs/operator-guide.md "Redis keys")::
 
     prhub:subscriptions:{platform}:{id}   hash: field "{repo, lower case}|{filter text}" -> the record as JSON
     prhub:subscribers                     set: "{platform}:{id}" of every subscriber with a subscription

@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import run
+from bot.commands.common import ConfigOption, cli_language, fail, run
 from bot.errors import PrhubError
 
 if TYPE_CHECKING:
@@ -31,10 +31,12 @@ def register(app: typer.Typer) -> None:
 
 
 def push(
-    channel: Annotated[str, typer.Option(help="slack:C123, feishu:oc_xxx or feishu-webhook:NAME (a webhook "
+    channel: Annotated[str, typer.Option(metavar="PLATFORM:ID",
+                                         help="slack:C123, feishu:oc_xxx or feishu-webhook:NAME (a webhook "
                                               "named in the config's feishu_webhooks table).")],
-    week: Annotated[str, typer.Option(help="ISO week such as 2026-W16, or 'last' / 'this', in the channel's "
-                                           "time zone.")] = "last",
+    week: Annotated[str, typer.Option(metavar="WEEK", help="ISO week such as 2026-W16, or 'last' / 'this', in "
+                                                           "the channel's time zone.")] = "last",
+    config: ConfigOption = None,
 ) -> None:
     """Post the digest of WEEK to CHANNEL unless it was posted already.
 
@@ -43,12 +45,13 @@ def push(
 
     from bot.config import load_settings
 
+    language = cli_language(None, config)
     try:
-        settings = load_settings()
+        settings = load_settings(config=config)
+        language = settings.language
         outcome = run(_push(settings, channel, week))
     except PrhubError as exc:
-        _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
-        raise typer.Exit(code=1) from exc
+        raise fail(exc, language) from exc
     if outcome.status == "posted":
         line = (f"posted {outcome.repo} {outcome.week} to {outcome.channel}: {outcome.prs} PRs"
                 + (f", {outcome.pending} pending" if outcome.pending else ""))
@@ -78,6 +81,6 @@ async def _push(settings: Settings, channel: str, week: str) -> PushOutcome:
 
     loop.add_signal_handler(signal.SIGTERM, on_term)
 
-    async with open_services(settings, store="redis",
-                             purpose="scheduled posts need Redis to stay exactly-once", jobs=True) as services:
+    async with open_services(settings, store="redis", purpose="scheduled posts need Redis to stay exactly-once",
+                             jobs=True, fetch_git=True) as services:
         return await services.pusher().push(channel, week)

@@ -145,6 +145,23 @@ class SlackDeliverer:
         """See :meth:`Deliverer.alert_messages`."""
         return render_batch_slack(batch)
 
+    async def check_credentials(self) -> None:
+        """Ask Slack whether it accepts the bot token (``auth.test``).
+
+        Raises:
+            DeliveryError: Slack refused it (``code``: Slack's error, ``invalid_auth``, ``token_revoked`` …) or
+                could not be reached.
+        """
+        try:
+            await self.client.auth_test()
+        except SlackApiError as exc:
+            error = str(exc.response.get("error") or "slack_api_error")
+            raise DeliveryError(f"Slack refused the bot token: {error}", code=error,
+                                status=int(exc.response.status_code or 0)) from exc
+        except (SlackClientError, aiohttp.ClientError) as exc:
+            raise DeliveryError(f"Slack could not be reached: {type(exc).__name__}",
+                                code=type(exc).__name__) from exc
+
     async def person_timezone(self, user: str) -> str | None:
         """See :meth:`Deliverer.person_timezone`: ``users.info``'s ``tz`` (needs the ``users:read`` scope),
         kept for :data:`TIMEZONE_TTL_S` seconds; a refusal (``missing_scope``, ``user_not_found``) is

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
-from bot.cards.i18n import error_text
+from bot import metrics
+from bot.cards.i18n import bind_hint, error_text
 from bot.channels import Channels
 from bot.claims import Claims
 from bot.codeowners import cached_codeowners
@@ -78,6 +80,7 @@ from bot.replies import (
     HelpReply,
     MyDigestReply,
     NoteReply,
+    NoticeReply,
     PersonalDigestReply,
     PRReply,
     Reply,
@@ -173,6 +176,7 @@ class Core:
         self._clock = clock
         self.answers = _answers(self, llm, store, settings)
         self.conversations = Conversations(self, ThreadMemory(store, ttl_s=settings.thread_memory_ttl_s))
+        self._told_unbound: set[str] = set()
 
     def now(self) -> datetime:
         """The current instant (aware)."""
@@ -193,9 +197,37 @@ class Core:
 
         Never raises a :class:`~bot.errors.PrhubError`: those become an :class:`~bot.replies.ErrorReply`
         (unknown repository, PR not in the source, bad week, unreadable source, no repository bound
-        to the channel). Store failures (Redis down) propagate.
+        to the channel). Store failures (Redis down) propagate. The first request in a channel that sees no
+        repository gets a :class:`~bot.replies.NoticeReply` saying how to bind one (once per channel and
+        process). Each request is counted (:mod:`bot.metrics`: received, answered by outcome, seconds).
         """
         intent = await self.conversations.resolve(intent, conversation)
+        label = metrics.intent_label(intent)
+        metrics.EVENTS_RECEIVED.labels(conversation.platform, label).inc()
+        started = time.monotonic()
+        try:
+            reply = await self._answer(intent, conversation)
+        finally:
+            metrics.ANSWER_SECONDS.labels(conversation.platform, label).observe(time.monotonic() - started)
+        outcome = "error" if isinstance(reply, ErrorReply) else "ok"
+        metrics.EVENTS_ANSWERED.labels(conversation.platform, label, outcome).inc()
+        return reply
+
+    async def _unbound_notice(self, intent: Intent, conversation: Conversation) -> Reply | None:
+        """How to bind the channel, the first time someone asks in a channel that sees no repository."""
+        if conversation.key in self._told_unbound or isinstance(intent, LinkGitHubIntent):
+            return None
+        if self.channels.visible(conversation.key):
+            return None
+        self._told_unbound.add(conversation.key)
+        lang = await self.conversations.language(intent, conversation)
+        log.info("%s sees no repository: told how to bind one", conversation.key)
+        return NoticeReply(bind_hint(conversation.key, lang), lang)
+
+    async def _answer(self, intent: Intent, conversation: Conversation) -> Reply:
+        notice = await self._unbound_notice(intent, conversation)
+        if notice is not None:
+            return notice
         lang = await self.conversations.language(intent, conversation)
         try:
             match intent:
@@ -229,6 +261,7 @@ class Core:
                     return await self.answers.help(intent, conversation, lang)
         except PrhubError as exc:
             log.warning("could not answer %s in %s: %s", type(intent).__name__, conversation.key, exc)
+            metrics.FAILURES.labels(metrics.failure_kind(exc)).inc()
             return ErrorReply(self._error_text(exc, intent, conversation, lang), lang)
         return HelpReply(lang, self.channels.binding(conversation.key).repo)  # pragma: no cover - exhaustive
 
@@ -274,10 +307,16 @@ class Core:
         """
         earlier = await self.digests.look_back(source, repo, window, language=language) if compare else None
         history = earlier.lookback.records if earlier else await self.digests.earlier_records(source, repo, window)
-        return await self.digests.digest(prs, repo=repo, window=window, language=language, now=self._clock(),
-                                         deadline_s=self._llm_deadline_s,
-                                         lookback=earlier.lookback if earlier else None,
-                                         known=earlier.known if earlier else None, history=history)
+        try:
+            digest = await self.digests.digest(prs, repo=repo, window=window, language=language, now=self._clock(),
+                                               deadline_s=self._llm_deadline_s,
+                                               lookback=earlier.lookback if earlier else None,
+                                               known=earlier.known if earlier else None, history=history)
+        except PrhubError:
+            metrics.DIGESTS.labels("chat", "failed").inc()
+            raise
+        metrics.DIGESTS.labels("chat", "built" if digest.stats.pr_count else "empty").inc()
+        return digest
 
     @property
     def _llm_deadline_s(self) -> float:
@@ -322,8 +361,8 @@ class Core:
     async def _change_subscription(
         self, intent: SubscribeIntent | UnsubscribeIntent, conversation: Conversation, lang: Language,
     ) -> SubscriptionReply:
-        """Subscribe, unsubscribe or unsubscribe from everything, as ``intent`` asks (see the README's
-        "订阅" section): the request is read with the repository's aliases (and, to subscribe, its
+        """Subscribe, unsubscribe or unsubscribe from everything, as ``intent`` asks (see docs/user-guide.md
+        "Subscriptions and alerts"): the request is read with the repository's aliases (and, to subscribe, its
         known labels); a channel's subscriptions change only by its admins when the config names any."""
         who = conversation.subscriber
         try:
@@ -594,6 +633,7 @@ async def answer_failed(exc: BaseException, *, what: str, tell: Callable[[], Awa
     """Log a failed answer in one line naming ``what``; unless the delivery itself failed, ``tell`` the person."""
     reason = str(exc).splitlines()[0] if str(exc) else ""
     log.warning("%s: the answer failed (%s: %s)", what, type(exc).__name__, reason)
+    metrics.FAILURES.labels(metrics.failure_kind(exc)).inc()
     if tell is None or isinstance(exc, DeliveryError):
         return
     try:

@@ -1,12 +1,13 @@
 """The bot's HTTP server (Starlette, run by uvicorn in ``prhub serve --slack http``).
 
 Routes: ``POST /slack/events`` (Slack events, slash commands and interactivity alike;
-bolt verifies the signature), ``GET /healthz``, plus any ``routes`` the caller adds (the
-Feishu bot mounts ``/feishu/events`` here).
+bolt verifies the signature), ``GET /healthz``, ``GET /readyz``, ``GET /metrics``, plus any ``routes``
+the caller adds (the Feishu bot mounts ``/feishu/events`` here).
 
-``/healthz`` answers HTTP 200 with JSON ``{"status": "ok" | "degraded", "redis": "ok" | "down",
+``/healthz`` (liveness) answers HTTP 200 with JSON ``{"status": "ok" | "degraded", "redis": "ok" | "down",
 …}`` from the caller's ``health`` (a degraded bot still answers, so it stays up); without one,
-``{"status": "ok"}``.
+``{"status": "ok"}``. ``/readyz`` (readiness) answers 200 when the caller's ``ready`` says so, else 503,
+with its JSON (:mod:`bot.handlers.health`). ``/metrics`` is :mod:`bot.metrics` in the Prometheus text format.
 
 Every request body is bounded (:class:`BodyLimit`): a ``Content-Length`` over ``max_body_bytes``
 gets HTTP 413 before anything is read, and a body without one is cut off with 413 as soon as
@@ -15,6 +16,7 @@ it passes the limit, so a 20 MB POST costs neither memory nor CPU.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -31,6 +33,7 @@ __all__ = ["DEFAULT_MAX_BODY_BYTES", "BodyLimit", "build_server"]
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 Health = Callable[[], Awaitable[dict[str, Any]]]
+Ready = Callable[[], Awaitable[tuple[bool, dict[str, Any]]]]
 
 
 class _TooLarge(Exception):
@@ -82,20 +85,35 @@ async def _refuse(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 def build_server(*, slack_app: AsyncApp | None = None, routes: Sequence[BaseRoute] = (),
-                 health: Health | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> Starlette:
+                 health: Health | None = None, ready: Ready | None = None, metrics: bool = True,
+                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> Starlette:
     """The Starlette app serving the bots.
 
     Args:
         slack_app: the Slack bolt app; ``None`` leaves ``/slack/events`` out.
         routes: more routes (other platforms).
         health: what ``/healthz`` reports (a dict with at least ``status``).
+        ready: what ``/readyz`` reports (ready or not, and the JSON); ``None``: ready when ``/healthz`` answers.
+        metrics: serve ``/metrics``.
         max_body_bytes: the largest request body read (``max_body_bytes``).
     """
 
     async def healthz(_: Request) -> Response:
         return JSONResponse(await health() if health is not None else {"status": "ok"})
 
-    table: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"])]
+    async def readyz(_: Request) -> Response:
+        ok, report = await ready() if ready is not None else (True, {"ready": True, "checks": {}})
+        return JSONResponse(report, status_code=200 if ok else 503)
+
+    async def metrics_text(_: Request) -> Response:
+        from bot import metrics as registry
+
+        body = await asyncio.to_thread(registry.render)  # scrape-time collectors read Redis
+        return Response(body, media_type=registry.CONTENT_TYPE)
+
+    table: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"]), Route("/readyz", readyz, methods=["GET"])]
+    if metrics:
+        table.append(Route("/metrics", metrics_text, methods=["GET"]))
     if slack_app is not None:
         handler = AsyncSlackRequestHandler(slack_app)
 

@@ -15,6 +15,9 @@ APScheduler's misfire grace is set to ``push_grace_s`` and runs are coalesced, a
 :func:`start_scheduler` first runs the catch-up of pushes missed while the bot was down.
 - ``push-retry`` — every :data:`~bot.scheduler.push.RETRY_EVERY_S` seconds, the catch-up again:
   a push that failed at its fire (source or platform down) is retried within its grace.
+- ``git-fetch`` — at start and every ``git_fetch_interval_s`` seconds (0: none), ``git fetch`` of every
+  ``git:`` source the channels read (:meth:`bot.channels.Channels.refresh`, in a worker thread), so the alerts
+  and the chat see new merges.
 
 A job that fails is logged by the job itself.
 """
@@ -25,6 +28,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -57,9 +61,11 @@ def _guarded(name: str, job: Callable[[], Awaitable[Any]]) -> Callable[[], Await
 
 def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = None, *,
                     alerts_interval_s: int | None = None,
-                    personal: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
+                    personal: Callable[[], Awaitable[Any]] | None = None,
+                    fetch: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
     """A (not started) scheduler with one push job per channel that has a ``push`` time, the alerts job
-    when ``poll`` is given, and the personal digests when ``personal`` is.
+    when ``poll`` is given, the personal digests when ``personal`` is, and the fetch of git sources every
+    ``git_fetch_interval_s`` when ``fetch`` is.
 
     Raises:
         ValueError: a channel's ``push`` is malformed (the settings normally refuse it earlier).
@@ -86,17 +92,23 @@ def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = 
     if personal is not None:
         scheduler.add_job(_guarded("personal", personal), IntervalTrigger(seconds=EVERY_S), id="personal",
                           name="weekly personal digests", replace_existing=True, misfire_grace_time=EVERY_S)
+    if fetch is not None and settings.git_fetch_interval_s > 0:
+        every = settings.git_fetch_interval_s
+        scheduler.add_job(_guarded("git-fetch", fetch), IntervalTrigger(seconds=every), id="git-fetch",
+                          name="fetch of git sources", replace_existing=True, misfire_grace_time=every,
+                          next_run_time=datetime.now(UTC))  # at start too: a clone made days ago is stale
     return scheduler
 
 
 async def start_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = None,
-                          personal: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
+                          personal: Callable[[], Awaitable[Any]] | None = None,
+                          fetch: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
     """Catch up the pushes missed while down, then start the scheduler on the running loop.
 
     The caller stops it with ``scheduler.shutdown(wait=False)``.
     """
     await pusher.catch_up()
-    scheduler = build_scheduler(pusher, poll, personal=personal)
+    scheduler = build_scheduler(pusher, poll, personal=personal, fetch=fetch)
     scheduler.start()
     for job in scheduler.get_jobs():
         log.info("scheduled %s: next at %s", job.name, job.next_run_time)
@@ -105,7 +117,8 @@ async def start_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | N
 
 @asynccontextmanager
 async def scheduled(pusher: Pusher, poller: AlertPoller | None = None,
-                    personal: PersonalDigestJob | None = None) -> AsyncIterator[AsyncIOScheduler]:
+                    personal: PersonalDigestJob | None = None,
+                    fetch: Callable[[], Awaitable[Any]] | None = None) -> AsyncIterator[AsyncIOScheduler]:
     """The weekly pushes (and, with ``poller``, the alerts; with ``personal``, the weekly personal digests)
     running on this loop for the duration of the block (``prhub serve``): catch-up first, then the
     scheduler; stopped on exit, after the pushes in flight finished (or ``shutdown_grace_s`` passed:
@@ -115,7 +128,7 @@ async def scheduled(pusher: Pusher, poller: AlertPoller | None = None,
     analyses not done within :data:`~bot.scheduler.push.LLM_DEADLINE_S` are posted as pending).
     """
     scheduler = await start_scheduler(pusher, poller.poll if poller is not None else None,
-                                      personal.run if personal is not None else None)
+                                      personal.run if personal is not None else None, fetch)
     try:
         yield scheduler
     finally:

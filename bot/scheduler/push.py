@@ -40,6 +40,10 @@ before now whose week is not done is pushed now; older misses within the last
 The digest compares the week with the weeks before it (week over week, read from the same source
 without any LLM call, :meth:`~bot.digest.service.DigestService.look_back`).
 
+Before building the digest the channel's source is fetched when it is a git clone
+(:func:`~bot.channels.refresh_source`, bounded by ``git_timeout_s``; a failure is logged and the
+push goes on with the history it has).
+
 A week still being analysed (an LLM analyzer that has not finished by the deadline,
 :data:`LLM_DEADLINE_S`) is posted with what is ready; the rest show as pending
 (分析结果尚未生成). The digest comes from the process's :class:`~bot.digest.service.DigestService`,
@@ -59,7 +63,8 @@ from typing import Literal
 
 from redis.exceptions import RedisError
 
-from bot.channels import Channels
+from bot import metrics
+from bot.channels import Channels, refresh_source
 from bot.claims import Claims, push_keys
 from bot.config import Settings
 from bot.delivery import Deliverer, Deliverers, Place, Posted, mark_full_report, split_channel
@@ -178,6 +183,15 @@ class Pusher:
             PrhubError: the source or the platform failed (the lock is released first).
             redis.exceptions.RedisError: the store did not answer.
         """
+        try:
+            outcome = await self._push(channel, week, fire)
+        except BaseException:
+            metrics.PUSHES.labels("failed").inc()
+            raise
+        metrics.PUSHES.labels(outcome.status).inc()
+        return outcome
+
+    async def _push(self, channel: str, week: str | None, fire: datetime | None) -> PushOutcome:
         deliverer, target = self._deliverers.for_channel(channel)
         source, repo = self._channels.resolve(channel)
         binding = self._channels.binding(channel)
@@ -215,6 +229,8 @@ class Pusher:
         resumed = isinstance(progress, dict) and bool(progress.get("posted"))
         digest: Digest | None = None  # a resumed push has its messages, not its digest: it is not filled in
         if not isinstance(progress, dict) or not progress.get("messages"):
+            if self.settings.git_fetch_interval_s > 0:  # a git clone fetches its remote first (bounded, logged)
+                await asyncio.to_thread(refresh_source, source, f"the source of {channel}")
             digest = await self._build(source, repo, window, language, now)
             messages = deliverer.digest_messages(digest, await deliverer.card_extras(Place(target), digest))
             progress = {"messages": messages, "posted": [], "anchor": None, "window": window.name,
@@ -245,11 +261,17 @@ class Pusher:
 
     async def _build(self, source: PRSource, repo: str, window: Window, language: Language,
                      now: datetime) -> Digest:
-        prs = await asyncio.to_thread(source.merged_prs, repo, window)
-        earlier = await self._digests.look_back(source, repo, window, language=language)
-        return await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
-                                          deadline_s=self._deadline_s, lookback=earlier.lookback,
-                                          known=earlier.known)
+        try:
+            prs = await asyncio.to_thread(source.merged_prs, repo, window)
+            earlier = await self._digests.look_back(source, repo, window, language=language)
+            digest = await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
+                                                deadline_s=self._deadline_s, lookback=earlier.lookback,
+                                                known=earlier.known)
+        except PrhubError:
+            metrics.DIGESTS.labels("push", "failed").inc()
+            raise
+        metrics.DIGESTS.labels("push", "built" if digest.stats.pr_count else "empty").inc()
+        return digest
 
     async def run_scheduled(self, channel: str) -> PushOutcome | None:
         """The scheduler's job: push the week of the latest fire within the grace (``None``: no fire

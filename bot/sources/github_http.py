@@ -83,6 +83,8 @@ class RequestStats:
     graphql: int = 0
     rate_limited: int = 0
     retries: int = 0
+    remaining: int | None = None
+    """Requests left in GitHub's rate-limit window, as the last answer's ``X-RateLimit-Remaining`` said."""
 
     def counted(self, *, authenticated: bool) -> int:
         """Requests that count against the primary rate limit (304s are free with a token)."""
@@ -315,6 +317,9 @@ class GitHubHTTP:
         except httpx.TransportError as exc:
             raise _Wait(f"network error: {exc}", status=0, wait_s=2.0 ** (attempt - 1), rate_limit=False) from exc
         status = response.status_code
+        left = response.headers.get("x-ratelimit-remaining", "")
+        if left.isdigit():
+            self.stats.remaining = int(left)
         if status == 304 and cached is not None:
             self._count(not_modified=1)
             return Answer(304, self._decode(cached.body, accept), _next_link(cached.link), from_cache=True)
