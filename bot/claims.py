@@ -118,20 +118,13 @@ class Claims:
         self.seen_ttl_s = seen_ttl_s
 
     async def first_delivery(self, *keys: str) -> bool:
-        """Claim every "seen" key of one delivery (:func:`seen_key`) for :data:`HANDLING_TTL_S`; ``True``
-        only when none was taken, i.e. this delivery is the first of its event and of its message. The
-        caller then marks them :meth:`answered`, or :meth:`release` s them when the answer failed.
-        While Redis is down the claims are this process's (see the module docstring)."""
-        fresh = True
-        taken: list[str] = []
-        for key in keys:
-            mine = await self._store.claim(key, min(HANDLING_TTL_S, self.seen_ttl_s), local_ok=True)
-            if mine:
-                taken.append(key)
-            fresh = mine and fresh
-        if not fresh and taken:  # a redelivery under another key: give back what this one took
-            await self._store.delete(*taken)
-        return fresh
+        """Claim every "seen" key of one delivery (:func:`seen_key`) for :data:`HANDLING_TTL_S`, all in one
+        atomic step (:meth:`bot.store.Store.claim_all`); ``True`` only when none was taken, i.e. this
+        delivery is the first of its event and of its message. Of any number of simultaneous deliveries
+        sharing a key exactly one gets ``True``. The caller then marks them :meth:`answered`, or
+        :meth:`release` s them when the answer failed. While Redis is down the claims are this
+        process's (see the module docstring)."""
+        return await self._store.claim_all(keys, min(HANDLING_TTL_S, self.seen_ttl_s), local_ok=True)
 
     async def answered(self, *keys: str) -> None:
         """The answer of the delivery claimed by ``keys`` was delivered: remember it ``seen_ttl_s``."""

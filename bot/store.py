@@ -51,7 +51,7 @@ import logging
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -78,6 +78,16 @@ _DELETE_RECORD = """
 local gone = redis.call('HDEL', KEYS[1], ARGV[1])
 if redis.call('HLEN', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[2]) end
 return gone
+"""
+
+# KEYS the claims of one delivery; ARGV[1] their time to live in milliseconds. All are set, or none when one is
+# already there: returns 1 when this caller took them all.
+_CLAIM_ALL = """
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then return 0 end
+end
+for _, key in ipairs(KEYS) do redis.call('SET', key, '1', 'PX', ARGV[1]) end
+return 1
 """
 
 KEY_PREFIX = "prhub"
@@ -128,6 +138,15 @@ class Store(Protocol):
         event once across redeliveries, restarts and replicas. ``local_ok``: while
         Redis is down, a claim in this process will do (a chat delivery: answering
         it beats losing it); without it the claim raises.
+        """
+        ...
+
+    async def claim_all(self, keys: Sequence[str], ttl_s: int, *, local_ok: bool = False) -> bool:
+        """Claim every one of ``keys`` for ``ttl_s`` seconds in one atomic step, or none of them.
+
+        Returns ``True`` for the one caller that took them all, ``False`` when any was already taken
+        (then nothing was taken): of any number of simultaneous callers with overlapping keys, exactly
+        one wins. ``local_ok`` as in :meth:`claim`.
         """
         ...
 
@@ -229,6 +248,15 @@ class MemoryStore:
         if item is not None and (item[1] is None or self._clock() < item[1]):
             return False
         self._data[key] = ("1", self._clock() + ttl_s)
+        return True
+
+    async def claim_all(self, keys: Sequence[str], ttl_s: int, *, local_ok: bool = False) -> bool:
+        """See :meth:`Store.claim_all` (no await inside: atomic on this loop)."""
+        now = self._clock()
+        if any((item := self._data.get(key)) is not None and (item[1] is None or now < item[1]) for key in keys):
+            return False
+        for key in keys:
+            self._data[key] = ("1", now + ttl_s)
         return True
 
     def remaining(self, key: str) -> float | None:
@@ -443,6 +471,17 @@ class RedisStore:
         """
         return bool(await self._client.set(self.key_prefix + key, "1", nx=True, ex=ttl_s))
 
+    async def claim_all(self, keys: Sequence[str], ttl_s: int, *, local_ok: bool = False) -> bool:
+        """See :meth:`Store.claim_all` (one Lua script: ``EXISTS`` on each key, then ``SET … PX`` on each).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        if not keys:
+            return True
+        names = [self.key_prefix + key for key in keys]
+        return bool(await self._client.eval(_CLAIM_ALL, len(names), *names, str(ttl_s * 1000)))
+
     async def claim_for(self, key: str, ttl_ms: int) -> bool:
         """A claim of ``ttl_ms`` milliseconds (``SET NX PX``; the fallback's claims written back)."""
         return bool(await self._client.set(self.key_prefix + key, "1", nx=True, px=max(1, ttl_ms)))
@@ -648,6 +687,26 @@ class ResilientStore:
         fresh = await self._memory.claim(key, self._short(ttl_s))
         if fresh:
             self._claimed.append(key)
+        return fresh
+
+    async def claim_all(self, keys: Sequence[str], ttl_s: int, *, local_ok: bool = False) -> bool:
+        """See :meth:`Store.claim_all`; while Redis is down and ``local_ok``, all or none in the fallback.
+
+        Raises:
+            StoreUnavailableError: Redis is down and the claim is not ``local_ok``.
+        """
+        if local_ok:
+            for key in keys:
+                if await self._memory.get_json(key) is not None:
+                    return False  # claimed here during the outage (or since, before it was written back)
+        answered, taken = await self._call(lambda: self.redis.claim_all(keys, ttl_s))
+        if answered:
+            return bool(taken)
+        if not local_ok:
+            raise StoreUnavailableError(f"Redis does not answer ({self.reason})")
+        fresh = await self._memory.claim_all(keys, self._short(ttl_s))
+        if fresh:
+            self._claimed.extend(keys)
         return fresh
 
     async def lease(self, key: str, ttl_s: float) -> Lease | None:

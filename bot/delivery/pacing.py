@@ -14,6 +14,11 @@ A digest of up to four Slack messages goes out at once; an alert poll with many 
 chat spreads them out. The waits happen on the event loop that sends (limiters belong to one loop:
 the pacer is made by the process's composition root, on its loop). Rate-limit answers that still
 come back (HTTP 429) are waited out by the clients themselves.
+
+A wait in the pacer is not work: an answer's deadline (:class:`bot.deadline.WorkDeadline`, entered by
+:func:`bot.handlers.core.answer_once`) stops running while its task waits here, so a reply queued
+behind a busy channel's other replies is posted when its turn comes instead of failing at the
+deadline.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from aiolimiter import AsyncLimiter
+
+from bot.deadline import not_counted
 
 __all__ = ["RATES", "Pacer"]
 
@@ -50,5 +57,6 @@ class Pacer:
         if limiters is None:
             limiters = self._limiters[key] = tuple(AsyncLimiter(rate, period)
                                                    for rate, period in self._rates.get(platform, ()))
-        for limiter in limiters:
-            await limiter.acquire()
+        with not_counted():  # the turn of a conversation is no part of an answer's work
+            for limiter in limiters:
+                await limiter.acquire()

@@ -157,7 +157,7 @@ class SlackDeliverer:
             answer = await self.client.users_info(user=user)
         except SlackApiError as exc:
             log.warning("no time zone for %s (users.info: %s); the channel's zone applies", user,
-                        exc.response.get("error"))
+                        _error_code(exc))
             return None
         info = answer.get("user")
         tz = info.get("tz") if isinstance(info, dict) else None
@@ -198,7 +198,7 @@ class SlackDeliverer:
                 raise DeliveryError(f"Slack answered {len(ids)} files for {len(charts)} uploads", code="upload")
             await self._until_shared(ids, place.conversation)
         except SlackApiError as exc:
-            error = str(exc.response.get("error", ""))
+            error = _error_code(exc)
             raise DeliveryError(f"Slack refused the chart upload to {place.conversation}: {error}", code=error,
                                 status=int(exc.response.status_code or 0)) from exc
         except SlackClientError as exc:  # the upload step itself (not an API answer) failed
@@ -258,7 +258,7 @@ class SlackDeliverer:
                     await self.client.chat_update(channel=place.conversation, ts=ids[index], text=message["text"],
                                                   blocks=message.get("blocks"))
                 except SlackApiError as exc:
-                    error = str(exc.response.get("error", ""))
+                    error = _error_code(exc)
                     raise DeliveryError(f"Slack refused to update a message in {place.conversation}: {error}",
                                         code=error, status=int(exc.response.status_code or 0)) from exc
             else:
@@ -272,7 +272,7 @@ class SlackDeliverer:
                 unfurl_links=False, unfurl_media=False,
             )
         except SlackApiError as exc:
-            error = str(exc.response.get("error", ""))
+            error = _error_code(exc)
             raise DeliveryError(f"Slack refused a message to {channel}: {error}", code=error,
                                 status=int(exc.response.status_code or 0)) from exc
         except (aiohttp.ClientError, TimeoutError) as exc:
@@ -321,7 +321,7 @@ class SlackDeliverer:
         try:
             await self.client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread)
         except SlackApiError as exc:
-            log.info("no ephemeral note in %s: %s", channel, exc.response.get("error"))
+            log.info("no ephemeral note in %s: %s", channel, _error_code(exc))
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.info("no ephemeral note in %s: %s", channel, _unreachable(exc))
 
@@ -336,7 +336,7 @@ class SlackDeliverer:
                 await self.client.chat_postEphemeral(channel=channel, user=user, text=message["text"],
                                                      blocks=message.get("blocks"), thread_ts=thread)
             except SlackApiError as exc:
-                log.info("no ephemeral reply in %s: %s", channel, exc.response.get("error"))
+                log.info("no ephemeral reply in %s: %s", channel, _error_code(exc))
                 return False
             except (aiohttp.ClientError, TimeoutError) as exc:
                 log.info("no ephemeral reply in %s: %s", channel, _unreachable(exc))
@@ -367,6 +367,14 @@ class SlackDeliverer:
                 f"Slack refused the response_url post: HTTP {answer.status_code} {answer.body.strip()[:200]}",
                 code=answer.body.strip()[:100], status=answer.status_code,
             )
+
+
+def _error_code(exc: SlackApiError) -> str:
+    """Slack's ``error`` code of a refusal; for an answer that is no JSON (an HTTP 5xx page), ``http_{status}``."""
+    data = getattr(exc.response, "data", None)
+    if isinstance(data, dict):
+        return str(data.get("error", ""))
+    return f"http_{exc.response.status_code}"
 
 
 def _unreachable(exc: BaseException) -> DeliveryError:

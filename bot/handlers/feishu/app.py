@@ -167,7 +167,8 @@ class FeishuBot:
                                       key=f"failed:{message.message_id}")
 
         what = f"feishu message {message.message_id} (event {message.event_id or '-'}, {type(intent).__name__})"
-        await answer_once(self.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s)
+        await answer_once(self.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s,
+                          attempts=settings.answer_attempts)
 
     async def _ephemeral(self, message: IncomingMessage, reply: Reply, working: str | None,
                          lang: Language) -> bool:

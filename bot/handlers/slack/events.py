@@ -85,4 +85,5 @@ async def _answer(deps: SlackDeps, body: dict[str, Any], event: dict[str, Any], 
         await deps.deliverer.ephemeral(channel, conversation.user, chat_phrases(lang).failed, thread=thread)
 
     what = f"slack event {body.get('event_id') or '-'} ({channel}:{ts}, {type(intent).__name__})"
-    await answer_once(deps.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s)
+    await answer_once(deps.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s,
+                      attempts=settings.answer_attempts)
