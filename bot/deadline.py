@@ -46,10 +46,11 @@ class WorkDeadline:
         return self
 
     async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool | None:
-        assert self._timeout is not None and self._token is not None
+                        tb: TracebackType | None) -> None:
+        assert self._timeout is not None
+        assert self._token is not None
         _CURRENT.reset(self._token)
-        return await self._timeout.__aexit__(kind, exc, tb)
+        await self._timeout.__aexit__(kind, exc, tb)
 
     def pause(self) -> None:
         """Stop the clock (nested pauses count: it runs again when the last one resumes)."""

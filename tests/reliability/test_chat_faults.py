@@ -7,7 +7,6 @@ import asyncio
 import hashlib
 import hmac
 import json
-import logging
 import time
 from typing import Any
 
