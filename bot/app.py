@@ -84,6 +84,9 @@ __all__ = ["FeishuMode", "Services", "SlackMode", "StoreMode", "build_services",
 
 log = logging.getLogger(__name__)
 
+HEALTH_PART_S = 0.5
+"""The longest ``/healthz`` waits for one of its parts (the workers' heartbeats) before it says ``unknown``."""
+
 StoreMode = Literal["memory", "cache", "redis"]
 """``memory``: a dict (a CLI digest without a model); ``cache``: Redis when it answers, else memory
 with one warning (a CLI run with a model: the analysis cache); ``redis``: the
@@ -375,16 +378,17 @@ class Services:
         redis: str = "memory"
         report: dict[str, Any] = {}
         if isinstance(store, ResilientStore):
-            redis = await store.check()
+            redis = store.check_soon()  # never waits on Redis: a hung one is asked in the background
             if redis == "down":
                 report["redis_error"] = store.reason
         elif isinstance(store, RedisStore):
             redis = "ok" if store.available else "down"
         jobs = self.__dict__.get("jobs")
         if jobs is not None and redis != "down":  # the workers' heartbeats (prhub worker), when they matter
-            try:
-                report["workers"] = len(await asyncio.to_thread(jobs.workers))
-            except redis_errors():
+            unknown: tuple[type[Exception], ...] = (TimeoutError, *redis_errors())
+            try:  # bounded: a busy thread pool or Redis does not hold /healthz
+                report["workers"] = len(await asyncio.wait_for(asyncio.to_thread(jobs.workers), HEALTH_PART_S))
+            except unknown:
                 report["workers"] = "unknown"
         degraded = redis == "down" or any(part() == "stopped" for part in self.health_parts.values())
         return {"status": "degraded" if degraded else "ok", "redis": redis, **report,

@@ -125,8 +125,11 @@ class Bot:
     ``redis_url`` with short timeouts; ``url`` once started."""
 
     def __init__(self, settings: Settings, redis_url: str, *, max_connections: int = 64,
-                 pacer: Pacer | None = None) -> None:
+                 pacer: Pacer | None = None, pool_timeout_s: float = 2.0,
+                 socket_timeout_s: float = 0.5) -> None:
         self.settings = settings
+        self.socket_timeout_s = socket_timeout_s
+        self.pool_timeout_s = pool_timeout_s
         self.pacer = pacer or FAST
         self.redis_url = redis_url
         self.max_connections = max_connections
@@ -156,7 +159,8 @@ class Bot:
 
     async def _main(self) -> None:
         redis_store = RedisStore.from_url(self.redis_url, degrade=False, max_connections=self.max_connections,
-                                          pool_timeout_s=2.0, socket_timeout_s=0.5)
+                                          pool_timeout_s=self.pool_timeout_s,
+                                          socket_timeout_s=self.socket_timeout_s)
         self.store = store = ResilientStore(redis_store, retry_after_s=0.5)
         services = build_services(self.settings, store, analyzer=HeuristicAnalyzer(), pacer=self.pacer)
         assert services.slack is not None
