@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar, Token
 from types import TracebackType
 
-__all__ = ["WorkDeadline", "not_counted"]
+__all__ = ["LongWaitNotice", "WorkDeadline", "not_counted", "on_long_wait", "once", "tell_long_wait"]
+
+LongWaitNotice = Callable[[float], Awaitable[None]]
+"""Tells the asker that a source keeps the answer waiting about ``seconds`` more (a rate limit)."""
 
 
 class WorkDeadline:
@@ -88,3 +91,33 @@ def not_counted() -> Iterator[None]:
         yield
     finally:
         deadline.resume()
+
+
+_NOTICE: ContextVar[LongWaitNotice | None] = ContextVar("prhub_long_wait_notice", default=None)
+
+
+def on_long_wait(notice: LongWaitNotice | None) -> Token[LongWaitNotice | None]:
+    """Make ``notice`` the way the current answer (and the tasks it starts) tells its asker of a long
+    wait (:func:`tell_long_wait`); the token resets it."""
+    return _NOTICE.set(notice)
+
+
+async def tell_long_wait(seconds: float) -> None:
+    """Tell the current asker (if any: a scheduled push has none) that the answer waits ``seconds`` more
+    for a source. The notice itself decides whether a second one is worth sending."""
+    notice = _NOTICE.get()
+    if notice is not None:
+        await notice(seconds)
+
+
+def once(notice: LongWaitNotice) -> LongWaitNotice:
+    """``notice`` that speaks only the first time it is called (an answer tells its asker once)."""
+    told = False
+
+    async def first(seconds: float) -> None:
+        nonlocal told
+        if not told:
+            told = True
+            await notice(seconds)
+
+    return first

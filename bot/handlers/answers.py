@@ -23,7 +23,6 @@ Sources are synchronous, so they are read in a worker thread.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from datetime import datetime, timedelta
@@ -49,6 +48,7 @@ from bot.replies import (
     Reply,
 )
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.understand import (
     ClarifyIntent,
     CompareIntent,
@@ -132,7 +132,7 @@ class Answers:
                                                                                              now=now)
 
     async def _prs(self, source: PRSource, repo: str, window: Window) -> list[PullRequest]:
-        return await asyncio.to_thread(source.merged_prs, repo, window)
+        return await read_source(source, source.merged_prs, repo, window)
 
     async def latest(self, source: PRSource, repo: str) -> tuple[Window, datetime] | None:
         """The latest ISO week of ``repo`` with a merged PR and that PR's merge time (``None``: none in

@@ -79,6 +79,7 @@ from bot.replies import (
     SubscriptionsReply,
 )
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.store import Store
 from bot.subscriptions import (
     KNOWN_LABEL_WEEKS,
@@ -237,7 +238,7 @@ class Core:
         """
         source, name = self.channels.resolve_visible(conversation.key, repo)
         window = self.answers.lay_out(week)
-        prs = await asyncio.to_thread(source.merged_prs, name, window)
+        prs = await read_source(source, source.merged_prs, name, window)
         return await self.window_digest(source, name, window, prs, language, compare=compare)
 
     async def window_digest(self, source: PRSource, repo: str, window: Window, prs: list[PullRequest],
@@ -268,10 +269,10 @@ class Core:
         Raises:
             PRNotFoundError: no merged PR with that number.
         """
-        found = await asyncio.to_thread(_pull_request, source, repo, number)
+        found = await read_source(source, _pull_request, source, repo, number)
         day = found.merged_at.astimezone(zone(self.settings.timezone)).date().isocalendar()
         window = week_window(day.year, day.week, self.settings.timezone)
-        week = await asyncio.to_thread(source.merged_prs, found.repo, window)
+        week = await read_source(source, source.merged_prs, found.repo, window)
         history = await self.digests.earlier_records(source, found.repo, window)
         return await self.digests.pr(found, language=language, window_prs=week, history=history,
                                      deadline_s=self._llm_deadline_s)
@@ -454,7 +455,7 @@ class Core:
             today = self._clock().astimezone(zone(self.settings.timezone)).date()
             window = date_window(today - timedelta(weeks=KNOWN_LABEL_WEEKS) + timedelta(days=1), today,
                                  self.settings.timezone)
-            prs = await asyncio.to_thread(source.merged_prs, name, window)
+            prs = await read_source(source, source.merged_prs, name, window)
         except PrhubError:
             return None
         return known_labels(prs, self.settings, name)

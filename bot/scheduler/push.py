@@ -70,6 +70,7 @@ from bot.models import Digest, Language, Window
 from bot.scheduler.refresh import PendingRefresher
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.store import cache_key
 
 __all__ = ["LLM_DEADLINE_S", "LOOKBACK", "PROGRESS_TTL_S", "RETRY_EVERY_S", "PushOutcome", "Pusher", "progress_key"]
@@ -245,7 +246,7 @@ class Pusher:
 
     async def _build(self, source: PRSource, repo: str, window: Window, language: Language,
                      now: datetime) -> Digest:
-        prs = await asyncio.to_thread(source.merged_prs, repo, window)
+        prs = await read_source(source, source.merged_prs, repo, window)
         earlier = await self._digests.look_back(source, repo, window, language=language)
         return await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
                                           deadline_s=self._deadline_s, lookback=earlier.lookback,

@@ -250,6 +250,7 @@ class GitHubHTTP:
         self._sleep = sleep
         self._clock = clock
         self._lock = threading.Lock()
+        self._waiting: dict[int, float] = {}  # thread id -> epoch seconds its wait ends
         identity = hashlib.sha256(token.encode()).hexdigest()[:12] if token else "app" if auth else "anonymous"
         self._identity = identity
 
@@ -408,7 +409,22 @@ class GitHubHTTP:
     def _guarded_sleep(self, seconds: float) -> None:
         if seconds > self._max_wait_s:
             raise _TooLong(seconds)
-        self._sleep(seconds)
+        until = self._clock() + seconds
+        with self._lock:
+            self._waiting[threading.get_ident()] = until
+        try:
+            self._sleep(seconds)
+        finally:
+            with self._lock:
+                self._waiting.pop(threading.get_ident(), None)
+
+    @property
+    def rate_limited_until(self) -> float | None:
+        """Epoch seconds until which a request of this client waits out a rate limit (or a retry), the
+        latest of them; ``None`` while none waits. Read by ``/readyz`` and by the chat answers, which tell
+        the asker how long a source keeps them waiting."""
+        with self._lock:
+            return max(self._waiting.values(), default=None)
 
     def _give_up(self, exc: _Wait, method: str, url: str) -> GitHubError:
         if exc.rate_limit:

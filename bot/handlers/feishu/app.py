@@ -26,6 +26,7 @@ import asyncio
 import concurrent.futures
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any, Literal, cast
@@ -40,6 +41,7 @@ from bot.cards.chat import render_note_feishu
 from bot.cards.escape import feishu_text
 from bot.cards.i18n import ask_phrases, chat_phrases, error_text
 from bot.claims import Claims, full_report_key, pr_answer_key, seen_key
+from bot.deadline import on_long_wait, once
 from bot.delivery import Place, mark_full_report, post_reply, reply_extras
 from bot.delivery.feishu import FeishuAPIError, FeishuDeliverer, Target
 from bot.errors import PrhubError
@@ -149,7 +151,13 @@ class FeishuBot:
         lang = self.core.language(intent, conversation)
         place = Place(message.chat_id, thread=message.message_id)
 
+        async def rate_limited(seconds: float) -> None:
+            text = chat_phrases(lang).rate_limited.format(minutes=max(1, math.ceil(seconds / 60)))
+            await self.deliverer.post(place, [render_note_feishu("prhub", feishu_text(text))],
+                                      key=f"{message.message_id}:rate-limited")
+
         async def answer() -> None:
+            on_long_wait(once(rate_limited))
             working: str | None = None
             if is_slow(intent):  # a "处理中" card, patched into the answer when it is ready
                 sent = await self.deliverer.client.send_cards(Target(reply_to=message.message_id, in_thread=True),
