@@ -494,6 +494,8 @@ def configure_logging(settings: Settings) -> None:
     import json as _json
     import sys
 
+    from bot.handlers.signatures import EscapingFormatter  # control characters escaped: one record, one line
+
     class JsonFormatter(logging.Formatter):
         def format(self, record: logging.LogRecord) -> str:
             entry = {"at": self.formatTime(record), "level": record.levelname, "logger": record.name,
@@ -504,7 +506,7 @@ def configure_logging(settings: Settings) -> None:
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if settings.log_format == "json" else
-                         logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+                         EscapingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level.upper())

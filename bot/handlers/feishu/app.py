@@ -98,12 +98,23 @@ class FeishuBot:
         """
         self._open_id = await self.deliverer.client.bot_open_id()
         self._loop = asyncio.get_running_loop()
+        keys = ("", "") if self.decrypt_here else (self._encrypt_key, self._verification_token)
         self.dispatcher = (
-            lark.EventDispatcherHandler.builder(self._encrypt_key, self._verification_token)
+            lark.EventDispatcherHandler.builder(*keys)
             .register_p2_im_message_receive_v1(self._on_message)
             .register_p2_card_action_trigger(self._on_card_action)
             .build()
         )
+
+    @property
+    def decrypt_here(self) -> bool:
+        """An encrypt key without a verification token: the HTTP route decrypts the events itself, once
+        their signature holds (:func:`bot.handlers.feishu.http.events_route`)."""
+        return bool(self._encrypt_key) and not self._verification_token
+
+    def events_route(self) -> BaseRoute:
+        """``POST /feishu/events`` for this bot's dispatcher and keys."""
+        return events_route(self.dispatcher, encrypt_key=self._encrypt_key, decrypt_here=self.decrypt_here)
 
     @property
     def open_id(self) -> str:
@@ -334,7 +345,7 @@ async def running(bot: FeishuBot, *, mode: FeishuMode, app_id: str, app_secret: 
     await bot.start()
     if mode == "http":
         try:
-            yield [events_route(bot.dispatcher)]
+            yield [bot.events_route()]
         finally:
             await bot.drain()
         return
