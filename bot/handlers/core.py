@@ -334,9 +334,10 @@ class Core:
             if any(s.field == sub.field for s in await self._subscriptions.of(who)):
                 return SubscriptionReply("already_subscribed", sub, lang)
             note = await self._check_owners(flt, repo, conversation, lang)
-            if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
-                return SubscriptionReply("refused", None, lang, message=refused)
-            added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
+            async with self._subscriptions.writing():  # the caps checked and the record stored as one step
+                if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
+                    return SubscriptionReply("refused", None, lang, message=refused)
+                added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
         except FilterError as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
         except (CodeownersError, AccessError, StoreUnavailableError) as exc:
