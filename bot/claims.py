@@ -136,14 +136,19 @@ class Claims:
         self.store = store
         self.seen_ttl_s = seen_ttl_s
 
-    async def first_delivery(self, *keys: str) -> bool:
+    async def first_delivery(self, *keys: str, local_ok: bool = True) -> bool:
         """Claim every "seen" key of one delivery (:func:`seen_key`) for :data:`HANDLING_TTL_S`, all in one
         atomic step (:meth:`bot.store.Store.claim_all`); ``True`` only when none was taken, i.e. this
         delivery is the first of its event and of its message. Of any number of simultaneous deliveries
         sharing a key exactly one gets ``True``. The caller then marks them :meth:`answered`, or
         :meth:`release` s them when the answer failed. While Redis is down the claims are this
-        process's (see the module docstring)."""
-        return await self._store.claim_all(keys, min(HANDLING_TTL_S, self.seen_ttl_s), local_ok=True)
+        process's (see the module docstring), unless not ``local_ok``: then it raises.
+
+        Raises:
+            StoreUnavailableError: Redis is down and not ``local_ok`` (the GitHub webhook: GitHub
+                redelivers what was refused, so refusing loses nothing and answers nothing twice).
+        """
+        return await self._store.claim_all(keys, min(HANDLING_TTL_S, self.seen_ttl_s), local_ok=local_ok)
 
     async def answered(self, *keys: str) -> None:
         """The answer of the delivery claimed by ``keys`` was delivered: remember it ``seen_ttl_s``."""
