@@ -215,3 +215,17 @@ async def test_healthz_workers_reads_the_heartbeats(settings: Settings, store: R
     finally:
         await services.aclose()
         await alone.aclose()
+
+
+def test_a_message_that_does_not_decode_is_dead_lettered_not_fatal(settings: Settings, queue: JobQueue,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    namespace = queue.broker.namespace
+    name = settings.jobs_queue
+    queue.client.hset(f"{namespace}:{name}.msgs", "bad-1", b"\xff not json {")
+    queue.client.rpush(f"{namespace}:{name}", "bad-1")
+    consumer = queue.broker.consume(name, prefetch=10, timeout=100)
+    for _ in range(3):  # a consumer that meets it goes on (Dramatiq's own raises and stops the worker's thread)
+        assert next(consumer) is None
+    assert queue.client.zscore(f"{namespace}:{name}.XQ", "bad-1") is not None  # in the dead letters
+    assert not queue.client.hexists(f"{namespace}:{name}.msgs", "bad-1")
+    assert any("does not decode" in r.getMessage() for r in caplog.records)
