@@ -203,6 +203,11 @@ class SlackDeliverer:
                                 status=int(exc.response.status_code or 0)) from exc
         except SlackClientError as exc:  # the upload step itself (not an API answer) failed
             raise DeliveryError(f"the chart upload to {place.conversation} failed: {exc}", code="upload") from exc
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # an answer without the fields the SDK reads
+            raise DeliveryError(f"the chart upload to {place.conversation} got a malformed answer "
+                                f"({type(exc).__name__}: {exc})", code="upload") from exc
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise _unreachable(exc) from exc
         return tuple(CardImage(ref=ref, name=c.name, title=c.title, alt=c.alt) for ref, c in zip(ids, charts,
                                                                                                strict=True))
 
