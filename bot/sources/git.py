@@ -45,6 +45,9 @@ from bot.sources.links import merge_pr_number, reverted_pr, split_squash_subject
 
 __all__ = ["GitSource", "repo_from_remote"]
 
+GIT_TIMEOUT_S = 120.0
+"""The longest one ``git`` command of a :class:`GitSource` may run (seconds) before it is killed."""
+
 log = logging.getLogger(__name__)
 
 _RS, _US = "\x1e", "\x1f"
@@ -190,7 +193,8 @@ class GitSource:
     """
 
     def __init__(self, path: Path, *, repo: str | None = None, ref: str = "HEAD", patches: bool = True,
-                 git: str = "git") -> None:
+                 git: str = "git", timeout_s: float = GIT_TIMEOUT_S) -> None:
+        self._timeout_s = timeout_s
         self._path = Path(path).expanduser()
         self._repo = repo
         self._ref = ref
@@ -211,16 +215,21 @@ class GitSource:
         """Output of ``git -C PATH ARGS`` as text (UTF-8, bad bytes replaced).
 
         Raises:
-            SourceError: git is missing or exits with an error (its first stderr line is quoted).
+            SourceError: git is missing, exits with an error (its first stderr line is quoted), or runs
+                longer than the source's ``timeout_s`` (it is killed).
         """
         env = {**os.environ, "LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
         try:
             done = subprocess.run(
                 [self._git, "-C", str(self._path), "-c", "core.quotepath=false", *args],
                 input=stdin.encode() if stdin is not None else None, capture_output=True, env=env, check=False,
+                timeout=self._timeout_s,
             )
         except FileNotFoundError as exc:
             raise SourceError(f"git source {self._path}: the `{self._git}` command is not installed") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise SourceError(f"git source {self._path}: git {args[0]} took longer than {self._timeout_s:g} s "
+                              "and was stopped") from exc
         if done.returncode != 0:
             reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
             why = reason[0] if reason else f"exit status {done.returncode}"
