@@ -26,10 +26,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from aiolimiter import AsyncLimiter
+from cachetools import LRUCache
 
 from bot.deadline import not_counted
 
-__all__ = ["RATES", "Pacer"]
+__all__ = ["LIMITERS_KEPT", "RATES", "Pacer"]
+
+LIMITERS_KEPT = 10_000
+"""Conversations whose buckets one pacer keeps (the least recently written to go first)."""
 
 RATES: Mapping[str, tuple[tuple[float, float], ...]] = {
     "slack": ((4, 4.0),),
@@ -48,7 +52,8 @@ class Pacer:
 
     def __init__(self, rates: Mapping[str, tuple[tuple[float, float], ...]] = RATES) -> None:
         self._rates = rates
-        self._limiters: dict[tuple[str, str], tuple[AsyncLimiter, ...]] = {}
+        # bounded: a conversation not written to for a while loses its bucket (a fresh one is as full)
+        self._limiters: LRUCache[tuple[str, str], tuple[AsyncLimiter, ...]] = LRUCache(maxsize=LIMITERS_KEPT)
 
     async def wait(self, platform: str, conversation: str) -> None:
         """Return when ``conversation`` on ``platform`` may get one more message, counting it as sent."""

@@ -39,6 +39,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import aiohttp
+from cachetools import LRUCache
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -83,6 +84,9 @@ RATE_LIMIT_RETRIES = 3
 SERVER_ERROR_RETRIES = 2
 TIMEZONE_TTL_S = 6 * 3600
 """How long a person's time zone from ``users.info`` is kept in the process."""
+ZONES_KEPT = 10_000
+"""People whose time zones one deliverer keeps (the least recently asked for go first)."""
+
 RESPONSE_URL_USES = 5
 """Slack accepts up to five posts to one ``response_url`` (within 30 minutes)."""
 NOT_A_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
@@ -133,7 +137,7 @@ class SlackDeliverer:
         self.client = client
         self._webhook = webhook
         self._pacer = pacer
-        self._zones: dict[str, tuple[str | None, float]] = {}
+        self._zones: LRUCache[str, tuple[str | None, float]] = LRUCache(maxsize=ZONES_KEPT)
         self._media = media
         self._sleep = sleep
 

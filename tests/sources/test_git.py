@@ -131,6 +131,6 @@ def test_a_git_that_hangs_is_stopped_at_the_timeout(history: RepoBuilder, tmp_pa
     hanging.write_text("#!/bin/sh\nexec sleep 30\n", encoding="utf-8")
     hanging.chmod(0o755)
     started = time.monotonic()
-    with pytest.raises(SourceError, match="longer than 0.5 s"):
+    with pytest.raises(SourceError, match=r"longer than 0\.5 s"):
         GitSource(history.path, git=str(hanging), timeout_s=0.5).repos()
     assert time.monotonic() - started < 10
