@@ -185,6 +185,10 @@ class Store(Protocol):
         """Every field of the hash ``key`` with its decoded JSON value (empty when there is none)."""
         ...
 
+    async def records_many(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """:meth:`records` of each of ``keys``, in order, read in one round trip (a Redis pipeline)."""
+        ...
+
     async def index_members(self, index: str) -> list[str]:
         """The members of the set ``index``, sorted."""
         ...
@@ -306,6 +310,10 @@ class MemoryStore:
     async def records(self, key: str) -> dict[str, Any]:
         """See :meth:`Store.records`."""
         return {name: json.loads(text) for name, text in self._hashes.get(key, {}).items()}
+
+    async def records_many(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """See :meth:`Store.records_many`."""
+        return [await self.records(key) for key in keys]
 
     async def index_members(self, index: str) -> list[str]:
         """See :meth:`Store.index_members`."""
@@ -560,6 +568,20 @@ class RedisStore:
         """
         raw = await self._client.hgetall(self.key_prefix + key)
         return {_text(name): json.loads(value) for name, value in raw.items()}
+
+    async def records_many(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """See :meth:`Store.records_many` (``HGETALL`` of each in one pipeline, no transaction).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        if not keys:
+            return []
+        async with self._client.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.hgetall(self.key_prefix + key)
+            answers = await pipe.execute()
+        return [{_text(name): json.loads(value) for name, value in raw.items()} for raw in answers]
 
     async def index_members(self, index: str) -> list[str]:
         """See :meth:`Store.index_members` (``SMEMBERS``).
@@ -839,6 +861,14 @@ class ResilientStore:
             StoreUnavailableError: Redis is down.
         """
         return await self._state(lambda: self.redis.records(key))
+
+    async def records_many(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """See :meth:`Store.records_many`.
+
+        Raises:
+            StoreUnavailableError: Redis is down.
+        """
+        return await self._state(lambda: self.redis.records_many(keys))
 
     async def index_members(self, index: str) -> list[str]:
         """See :meth:`Store.index_members`.

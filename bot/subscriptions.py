@@ -255,10 +255,14 @@ class Subscriptions:
     async def of(self, who: Subscriber, *, stored_only: bool = False) -> tuple[Subscription, ...]:
         """The subscriptions of ``who`` (the config file's too, unless ``stored_only``), sorted by
         repository and filter."""
+        return self._merged(who, await self._store.records(_hash_key(who)), stored_only=stored_only)
+
+    def _merged(self, who: Subscriber, records: dict[str, Any], *, stored_only: bool) -> tuple[Subscription, ...]:
+        """The config file's subscriptions of ``who`` (unless ``stored_only``) and its stored ``records``."""
         found: dict[str, Subscription] = {}
         if not stored_only:
             found.update({s.field: s for s in self._configured.get(who, ())})
-        for field, value in (await self._store.records(_hash_key(who))).items():
+        for field, value in records.items():
             try:
                 sub = Subscription.model_validate(value)
             except ValidationError as exc:
@@ -268,11 +272,14 @@ class Subscriptions:
         return tuple(sorted(found.values(), key=Subscription.sort_key))
 
     async def all(self) -> dict[Subscriber, tuple[Subscription, ...]]:
-        """Every subscriber with its subscriptions (subscribers in key order)."""
-        members = {Subscriber.parse(m) for m in await self._store.index_members(INDEX_KEY)} | set(self._configured)
+        """Every subscriber with its subscriptions (subscribers in key order); the stored ones read in one
+        round trip (:meth:`bot.store.Store.records_many`), not one per subscriber."""
+        members = sorted({Subscriber.parse(m) for m in await self._store.index_members(INDEX_KEY)}
+                         | set(self._configured))
+        stored = await self._store.records_many([_hash_key(who) for who in members])
         out: dict[Subscriber, tuple[Subscription, ...]] = {}
-        for who in sorted(members):
-            subs = await self.of(who)
+        for who, records in zip(members, stored, strict=True):
+            subs = self._merged(who, records, stored_only=False)
             if subs:
                 out[who] = subs
         return out
