@@ -134,7 +134,7 @@ def test_a_push_with_slack_unreachable_fails_in_one_line(push_env: dict[str, str
 
 def test_a_push_held_by_another_run_exits_2_and_names_the_holder(push_env: dict[str, str],
                                                                  fake_slack: FakeSlack) -> None:
-    fake_slack.delay_s = 0.3
+    fake_slack.delay_s = 2.0  # each message takes 2 s: the first run holds the push while the second starts
     first = _push(push_env, "C0REF")
     _wait_posts(fake_slack, "C0REF", 1, first)  # the first run holds the push now
     second = _push(push_env, "C0REF")
