@@ -165,7 +165,7 @@ async def test_a_push_whose_run_died_is_resumed_by_the_bot_within_a_minute(
     fake_slack.delay_s = 0.3
     proc = _push(push_env, "C0KILL")
     _wait_posts(fake_slack, "C0KILL", 1, proc)  # the root post is recorded before the next message
-    time.sleep(0.1)
+    await asyncio.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
     assert len(_posts(fake_slack, "C0KILL")) < len(texts)
