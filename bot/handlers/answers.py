@@ -23,6 +23,7 @@ Sources are synchronous, so they are read in a worker thread.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from datetime import datetime, timedelta
