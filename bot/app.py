@@ -260,21 +260,32 @@ class Services:
 
     def health_routes(self) -> list[BaseRoute]:
         """``GET /healthz/workers``: the analysis workers alive (their heartbeats), the jobs waiting and the
-        jobs' counts, as JSON (``{"alive": 0, …}`` without a queue)."""
+        jobs' counts, as JSON (``{"alive": 0, …}`` without a queue). Each worker's host name and process id
+        only with the pages' access (``Authorization: Bearer`` + ``PRHUB_PAGE_SECRET``); without it, the
+        workers' other fields (counts, concurrency, last beat)."""
+        import hmac
+
         from starlette.requests import Request
         from starlette.responses import JSONResponse, Response
         from starlette.routing import Route
 
         jobs = self.jobs
+        secret = self.settings.page_secret.get_secret_value() if self.settings.page_secret else ""
 
-        async def workers(_: Request) -> Response:
+        def shown(request: Request) -> bool:
+            given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+            return bool(secret) and hmac.compare_digest(given.encode(), secret.encode())
+
+        async def workers(request: Request) -> Response:
             if jobs is None:
                 return JSONResponse({"alive": 0, "workers": [], "queued": 0, "stats": {}, "queue": None})
             try:
                 beats, queued, stats = await asyncio.to_thread(lambda: (jobs.workers(), jobs.pending(), jobs.stats()))
             except redis_errors():
                 return JSONResponse({"error": "Redis does not answer"}, status_code=503)
-            return JSONResponse({"alive": len(beats), "workers": [b.as_json() for b in beats], "queued": queued,
+            private = () if shown(request) else ("host", "pid")
+            listed = [{k: v for k, v in b.as_json().items() if k not in private} for b in beats]
+            return JSONResponse({"alive": len(beats), "workers": listed, "queued": queued,
                                  "stats": stats, "queue": self.settings.jobs_queue})
 
         return [Route("/healthz/workers", workers, methods=["GET"])]
@@ -504,6 +515,8 @@ def configure_logging(settings: Settings) -> None:
     import json as _json
     import sys
 
+    from bot.handlers.signatures import EscapingFormatter  # control characters escaped: one record, one line
+
     class JsonFormatter(logging.Formatter):
         def format(self, record: logging.LogRecord) -> str:
             entry = {"at": self.formatTime(record), "level": record.levelname, "logger": record.name,
@@ -514,7 +527,7 @@ def configure_logging(settings: Settings) -> None:
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if settings.log_format == "json" else
-                         logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+                         EscapingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level.upper())

@@ -307,7 +307,11 @@ class Settings(BaseSettings):
     max_message_chars: int = Field(default=4000, ge=100)
     """Characters of a chat message that are read (the rest is ignored before any parsing)."""
     answer_deadline_s: float = Field(default=60.0, gt=0)
-    """Seconds a chat answer may take; PR analyses not ready by then are shown as pending."""
+    """Seconds a chat answer's work may take; PR analyses not ready by then are shown as pending. The
+    wait for the platform's per-channel pacing is not counted (a busy channel's answers queue, then post)."""
+    answer_attempts: int = Field(default=3, ge=1, le=10)
+    """Tries of a chat answer that failed after its event was acknowledged (the platform will not retry
+    it): the bot tries again itself, after 1 s, 2 s, 4 s …, this many times in all."""
     push_lock_ttl_s: int = Field(default=60, ge=2)
     """Lifetime of the weekly push's lock, renewed every third of it while the push runs: a replica that
     dies mid-push frees it this soon, and another resumes the push where it stopped."""

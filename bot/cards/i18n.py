@@ -576,6 +576,8 @@ class ChatPhrases:
 
     working: str
     failed: str
+    rate_limited: str
+    """``{minutes}``: a source (GitHub) keeps the answer waiting that long; it follows by itself."""
     label_title: str
     """``{label}``, ``{title}`` (the digest's title)."""
     label_meta: str
@@ -646,6 +648,7 @@ CHAT: Mapping[Language, ChatPhrases] = {
     "zh": ChatPhrases(
         working="生成中…",
         failed="抱歉，这次没能回答（出了点问题），请稍后再问一次。",
+        rate_limited="GitHub 限流中，约 {minutes} 分钟后回答（不用再问，答案会自动发到这里）。",
         label_title="{label} · {title}",
         label_meta="仓库：{repo} · {n_prs}",
         label_empty="{title}没有带 {label} 标签的 PR。",
@@ -712,6 +715,7 @@ CHAT: Mapping[Language, ChatPhrases] = {
     "en": ChatPhrases(
         working="Working on it…",
         failed="Sorry, I could not answer this time (something went wrong); please ask again in a moment.",
+        rate_limited="GitHub is rate-limiting us; the answer comes in about {minutes} min (no need to ask again).",
         label_title="{label} · {title}",
         label_meta="Repository: {repo} · {n_prs}",
         label_empty="No PR with the {label} label in {title}.",

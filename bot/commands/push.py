@@ -4,7 +4,8 @@ The same push the scheduler of ``prhub serve`` makes (:class:`~bot.scheduler.pus
 sharing its Redis markers: a week already pushed (by the bot or an earlier ``prhub push``)
 is not posted again, and a push cut short (a crash, a platform error) is continued in its
 thread. Redis is required (``PRHUB_REDIS_URL``): without it there is no way to know. SIGTERM
-lets the push finish (``shutdown_grace_s``). Prints one line to stderr; exit code 1 on any error.
+lets the push finish (``shutdown_grace_s``). Prints one line to stderr; exit code 1 on any error, 2 when
+another run holds the push (the line names it: host, process id, since when) and nothing was posted here.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
     from bot.scheduler.push import PushOutcome
 
 _stderr = Console(stderr=True)
+
+
+BUSY_EXIT = 2
+"""Exit code of ``prhub push`` when another run holds the push (nothing posted by this one)."""
 
 
 def register(app: typer.Typer) -> None:
@@ -56,7 +61,11 @@ def push(
         line = (f"posted {outcome.repo} {outcome.week} to {outcome.channel}: {outcome.prs} PRs"
                 + (f", {outcome.pending} pending" if outcome.pending else ""))
     elif outcome.status == "busy":
-        line = f"{outcome.repo} {outcome.week} to {outcome.channel} is being posted by another run; nothing done"
+        who = outcome.holder or "another run"
+        _stderr.print(Text.assemble(("error:", "bold red"), f" {outcome.repo} {outcome.week} to {outcome.channel} is "
+                                    f"being posted by {who}; nothing posted here (try again once it is done)"),
+                      highlight=False, soft_wrap=True)
+        raise typer.Exit(code=BUSY_EXIT)
     else:
         line = f"{outcome.repo} {outcome.week} was already posted to {outcome.channel}; nothing done"
     _stderr.print(Text(line), highlight=False, soft_wrap=True)

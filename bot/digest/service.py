@@ -44,6 +44,7 @@ from bot.digest.window import contains, last_day
 from bot.errors import LLMStopError, SourceError, WindowError
 from bot.models import Analysis, Digest, DigestPR, Language, LLMUsage, PullRequest, Window
 from bot.sources.base import is_github
+from bot.sources.reads import read_source
 from bot.store import redis_errors
 
 if TYPE_CHECKING:
@@ -581,7 +582,7 @@ class DigestService:
         within its request budget) and, where the source gave no records, the digests of those windows
         this service built before (its history), if built after their window ended. Never calls a model;
         never raises for a source or store failure (the comparison then says what is missing)."""
-        lookback = await asyncio.to_thread(read_earlier, source, repo, window)
+        lookback = await read_source(source, read_earlier, source, repo, window)
         if not lookback.history and lookback.windows:
             history = await self._github_history(source, repo, lookback.windows[0].start, window.start)
             lookback = dataclasses.replace(lookback, history=history) if history else lookback
@@ -609,7 +610,7 @@ class DigestService:
             except WindowError:
                 return ()
             return await self._github_history(source, repo, windows[0].start, window.start) if windows else ()
-        lookback = await asyncio.to_thread(read_earlier, source, repo, window, records=0)
+        lookback = await read_source(source, read_earlier, source, repo, window, records=0)
         return lookback.history
 
     async def _github_history(self, source: PRSource, repo: str, start: datetime,
@@ -619,7 +620,7 @@ class DigestService:
         if not is_github(source) or self.settings.github_history_prs <= 0:
             return ()
         try:
-            return await asyncio.to_thread(source.history, repo, start, end,
+            return await read_source(source, source.history, repo, start, end,
                                            max_prs=self.settings.github_history_prs)
         except SourceError as exc:
             log.warning("the history of %s before %s could not be read: %s", repo, end.date(), exc)

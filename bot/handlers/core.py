@@ -35,6 +35,7 @@ from bot.channels import Channels
 from bot.claims import Claims
 from bot.codeowners import cached_codeowners
 from bot.config import Settings
+from bot.deadline import WorkDeadline
 from bot.digest.service import DigestService
 from bot.digest.window import date_window, parse_week, week_window, zone
 from bot.errors import (
@@ -88,6 +89,7 @@ from bot.replies import (
     SubscriptionsReply,
 )
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.store import Store
 from bot.subscriptions import (
     KNOWN_LABEL_WEEKS,
@@ -293,7 +295,7 @@ class Core:
         """
         source, name = self.channels.resolve_visible(conversation.key, repo)
         window = self.answers.lay_out(week)
-        prs = await asyncio.to_thread(source.merged_prs, name, window)
+        prs = await read_source(source, source.merged_prs, name, window)
         return await self.window_digest(source, name, window, prs, language, compare=compare)
 
     async def window_digest(self, source: PRSource, repo: str, window: Window, prs: list[PullRequest],
@@ -330,10 +332,10 @@ class Core:
         Raises:
             PRNotFoundError: no merged PR with that number.
         """
-        found = await asyncio.to_thread(_pull_request, source, repo, number)
+        found = await read_source(source, _pull_request, source, repo, number)
         day = found.merged_at.astimezone(zone(self.settings.timezone)).date().isocalendar()
         window = week_window(day.year, day.week, self.settings.timezone)
-        week = await asyncio.to_thread(source.merged_prs, found.repo, window)
+        week = await read_source(source, source.merged_prs, found.repo, window)
         history = await self.digests.earlier_records(source, found.repo, window)
         return await self.digests.pr(found, language=language, window_prs=week, history=history,
                                      deadline_s=self._llm_deadline_s)
@@ -406,9 +408,10 @@ class Core:
                 await self._subscriptions.remove(who, old.repo, old.filter, by=conversation.user, now=self._clock())
                 fitted_notes = (*fitted_notes, part_note(old.filter, flt, lang))
             note = await self._check_owners(flt, repo, conversation, lang)
-            if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
-                return SubscriptionReply("refused", None, lang, message=refused)
-            added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
+            async with self._subscriptions.writing():  # the caps checked and the record stored as one step
+                if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
+                    return SubscriptionReply("refused", None, lang, message=refused)
+                added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
         except FilterError as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
         except (CodeownersError, AccessError, StoreUnavailableError) as exc:
@@ -554,7 +557,7 @@ class Core:
             today = self._clock().astimezone(zone(self.settings.timezone)).date()
             window = date_window(today - timedelta(weeks=KNOWN_LABEL_WEEKS) + timedelta(days=1), today,
                                  self.settings.timezone)
-            prs = await asyncio.to_thread(source.merged_prs, name, window)
+            prs = await read_source(source, source.merged_prs, name, window)
         except PrhubError:
             return None
         return known_labels(prs, self.settings, name)
@@ -642,32 +645,58 @@ async def answer_failed(exc: BaseException, *, what: str, tell: Callable[[], Awa
         log.warning("%s: could not tell the person either (%s)", what, again)
 
 
+RETRY_BACKOFF_S = 1.0
+"""The first wait before an answer is tried again (doubled for each further try)."""
+
+
 async def answer_once(claims: Claims, keys: list[str], answer: Callable[[], Awaitable[object]], *, what: str,
-                      tell: Callable[[], Awaitable[object]] | None = None, deadline_s: float | None = None) -> bool:
-    """Answer one chat delivery once, in two steps: claim its "seen" ``keys``
-    (:meth:`~bot.claims.Claims.first_delivery`), run ``answer``, then mark them answered. When the
-    answer fails (the platform refused it, a deadline passed, a bug) the claims are released, so the
-    platform's retry is served, the reason is logged in one line naming ``what`` (the event or message
-    id), and — unless the failure was the delivery itself — ``tell`` gives the person one line.
+                      tell: Callable[[], Awaitable[object]] | None = None, deadline_s: float | None = None,
+                      attempts: int = 1, backoff_s: float = RETRY_BACKOFF_S) -> bool:
+    """Answer one chat delivery once: claim its "seen" ``keys`` in one atomic step
+    (:meth:`~bot.claims.Claims.first_delivery`), run ``answer``, then mark them answered.
+
+    ``deadline_s`` bounds the work of one try, not the waits for the platform's pacing
+    (:class:`~bot.deadline.WorkDeadline`). The event was acknowledged already, so the platform
+    will not deliver it again: a try that fails (the platform refused, a deadline passed, the network)
+    is tried again by the bot itself, ``attempts`` times in all, after ``backoff_s``, then twice that, ….
+    When the last try fails the claims are released (a redelivery, should one come, is served), the
+    reason is logged in one line naming ``what`` (the event or message id), and — unless the failure
+    was the delivery itself — ``tell`` gives the person one line.
 
     Returns:
-        Whether this call answered (``False``: a redelivery already claimed, or the answer failed).
+        Whether this call answered (``False``: a redelivery already claimed, or every try failed).
     """
     if not await claims.first_delivery(*keys):
         log.info("%s: already answered (a redelivery)", what)
         return False
-    started = asyncio.get_running_loop().time()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     log.info("%s: answering", what)
-    try:
-        await asyncio.wait_for(answer(), deadline_s)
-    except ANSWER_FAILURES as exc:
-        await asyncio.shield(claims.release(*keys))
-        await answer_failed(exc, what=f"{what} (released for the platform's retry)", tell=tell)
-        return False
-    except BaseException:
-        await asyncio.shield(claims.release(*keys))
-        log.exception("%s: the answer failed; released for the platform's retry", what)
-        raise
+    waited = 0.0
+    for attempt in range(1, attempts + 1):
+        try:
+            async with WorkDeadline(deadline_s) as deadline:
+                await answer()
+        except ANSWER_FAILURES as exc:
+            if attempt < attempts:
+                pause = backoff_s * 2 ** (attempt - 1)
+                log.warning("%s: try %d of %d failed (%s: %s); trying again in %.0f s", what, attempt, attempts,
+                            type(exc).__name__, _first_line(exc), pause)
+                await asyncio.sleep(pause)
+                continue
+            await asyncio.shield(claims.release(*keys))
+            await answer_failed(exc, what=f"{what} (after {attempts} tries)", tell=tell)
+            return False
+        except BaseException:
+            await asyncio.shield(claims.release(*keys))
+            log.exception("%s: the answer failed; its claim released", what)
+            raise
+        waited = deadline.waited_s
+        break
     await claims.answered(*keys)
-    log.info("%s: answered in %.1f s", what, asyncio.get_running_loop().time() - started)
+    log.info("%s: answered in %.1f s (%.1f s of it in the platform's pacing)", what, loop.time() - started, waited)
     return True
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else ""

@@ -71,6 +71,10 @@ def bindings(settings: Settings, channels: Channels) -> dict[str, Any]:
     return out
 
 
+HEALTH_PART_S = 0.5
+"""Longest /healthz waits for one slow part (the workers' heartbeats) before it says ``unknown``."""
+
+
 class Health:
     """The bot's liveness and readiness (see the module docstring).
 
@@ -99,16 +103,17 @@ class Health:
 
     async def live(self) -> dict[str, Any]:
         """``/healthz``'s JSON (nothing slow is asked)."""
-        report: dict[str, Any] = {"status": "ok", "redis": await self._redis()}
+        report: dict[str, Any] = {"status": "ok", "redis": self._redis_now()}
         if report["redis"] == "down" and isinstance(self.store, ResilientStore):
             report["redis_error"] = self.store.reason
         report.update({name: part() for name, part in self.parts.items()})
         report["platforms"] = {name: state.as_json() for name, (state, _) in self.platforms.items()}
         report["bindings"] = self.bound
         if self.jobs is not None and report["redis"] != "down":
-            try:
-                report["workers"] = len(await asyncio.to_thread(self.jobs.workers))
-            except redis_errors():
+            unknown: tuple[type[Exception], ...] = (TimeoutError, *redis_errors())
+            try:  # bounded: a busy thread pool or Redis does not hold /healthz
+                report["workers"] = len(await asyncio.wait_for(asyncio.to_thread(self.jobs.workers), HEALTH_PART_S))
+            except unknown:
                 report["workers"] = "unknown"
         degraded = (report["redis"] == "down" or report.get("scheduler") == "stopped"
                     or any(state.auth == "failed" for state, _ in self.platforms.values()))
@@ -134,6 +139,15 @@ class Health:
                 checks["queue"] = {"ok": False, "error": str(exc) or type(exc).__name__}
         ready = all(check["ok"] for check in checks.values())
         return ready, {"ready": ready, "checks": checks}
+
+    def _redis_now(self) -> str:
+        """``ok``, ``down`` or ``memory`` without waiting: a hung Redis is asked in the background
+        (:meth:`~bot.store.ResilientStore.check_soon`), so liveness answers at once however busy Redis is."""
+        if isinstance(self.store, ResilientStore):
+            return self.store.check_soon()
+        if isinstance(self.store, RedisStore):
+            return "ok" if self.store.available else "down"
+        return "memory"
 
     async def _redis(self) -> str:
         """``ok``, ``down`` or ``memory``: the store's state (Redis is asked only while it is down and due a try)."""

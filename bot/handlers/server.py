@@ -1,8 +1,9 @@
 """The bot's HTTP server (Starlette, run by uvicorn in ``prhub serve --slack http``).
 
-Routes: ``POST /slack/events`` (Slack events, slash commands and interactivity alike;
-bolt verifies the signature), ``GET /healthz``, ``GET /readyz``, ``GET /metrics``, plus any ``routes``
-the caller adds (the Feishu bot mounts ``/feishu/events`` here).
+Routes: ``POST /slack/events`` (Slack events, slash commands and interactivity alike; the signature
+is checked before bolt parses anything — :func:`bot.handlers.signatures.slack_signature_ok` — and a
+request without a valid one gets HTTP 401 and a one-line log record), ``GET /healthz``, ``GET /readyz``,
+``GET /metrics``, plus any ``routes`` the caller adds (the Feishu bot mounts ``/feishu/events`` here).
 
 ``/healthz`` (liveness) answers HTTP 200 with JSON ``{"status": "ok" | "degraded", "redis": "ok" | "down",
 …}`` from the caller's ``health`` (a degraded bot still answers, so it stays up); without one,
@@ -28,6 +29,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from bot.handlers.signatures import refused_request, slack_signature_ok
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "BodyLimit", "build_server"]
 
@@ -116,8 +119,13 @@ def build_server(*, slack_app: AsyncApp | None = None, routes: Sequence[BaseRout
         table.append(Route("/metrics", metrics_text, methods=["GET"]))
     if slack_app is not None:
         handler = AsyncSlackRequestHandler(slack_app)
+        secret: str = getattr(slack_app, "_signing_secret", "") or ""
 
         async def slack_events(request: Request) -> Response:
+            body = await request.body()  # kept by the request: bolt reads the same bytes
+            if not slack_signature_ok(body, request.headers, secret):  # before anything parses the body
+                refused_request("slack", len(body), request.client.host if request.client else "-", "bad signature")
+                return PlainTextResponse("invalid request", status_code=401)
             return await handler.handle(request)
 
         table.append(Route("/slack/events", slack_events, methods=["POST"]))

@@ -13,6 +13,9 @@ Each replica keeps its own memory job store (replicas must not share an APSchedu
 store, and a restart need not remember anything): exactly once is the Redis markers' job.
 APScheduler's misfire grace is set to ``push_grace_s`` and runs are coalesced, and
 :func:`start_scheduler` first runs the catch-up of pushes missed while the bot was down.
+- ``push-resume`` — every :data:`~bot.scheduler.push.RESUME_EVERY_S` seconds, a push whose run stopped
+  midway (its lease expired with its progress recorded) is resumed in its thread
+  (:meth:`~bot.scheduler.push.Pusher.resume_interrupted`);
 - ``push-retry`` — every :data:`~bot.scheduler.push.RETRY_EVERY_S` seconds, the catch-up again:
   a push that failed at its fire (source or platform down) is retried within its grace.
 - ``git-fetch`` — at start and every ``git_fetch_interval_s`` seconds (0: none), ``git fetch`` of every
@@ -39,7 +42,7 @@ from redis.exceptions import RedisError
 from bot.errors import PrhubError
 from bot.scheduler.alerts import AlertPoller
 from bot.scheduler.personal import EVERY_S, PersonalDigestJob
-from bot.scheduler.push import RETRY_EVERY_S, Pusher
+from bot.scheduler.push import RESUME_EVERY_S, RETRY_EVERY_S, Pusher
 from bot.scheduler.schedule import cron_trigger
 
 __all__ = ["build_scheduler", "scheduled", "start_scheduler"]
@@ -85,6 +88,9 @@ def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = 
         scheduler.add_job(_guarded("push-retry", retry), IntervalTrigger(seconds=RETRY_EVERY_S), id="push-retry",
                           name="retry failed pushes within their grace", replace_existing=True,
                           misfire_grace_time=RETRY_EVERY_S)
+        scheduler.add_job(_guarded("push-resume", pusher.resume_interrupted), IntervalTrigger(seconds=RESUME_EVERY_S),
+                          id="push-resume", name="resume pushes whose run stopped midway", replace_existing=True,
+                          misfire_grace_time=RESUME_EVERY_S)
     if poll is not None:
         interval = alerts_interval_s or settings.alerts_interval_s
         scheduler.add_job(_guarded("alerts", poll), IntervalTrigger(seconds=interval), id="alerts",

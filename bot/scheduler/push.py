@@ -56,6 +56,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -75,6 +77,7 @@ from bot.models import Digest, Language, Window
 from bot.scheduler.refresh import PendingRefresher
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.store import cache_key
 
 __all__ = ["LLM_DEADLINE_S", "LOOKBACK", "PROGRESS_TTL_S", "RETRY_EVERY_S", "PushOutcome", "Pusher", "progress_key"]
@@ -83,6 +86,8 @@ log = logging.getLogger(__name__)
 
 RETRY_EVERY_S = 15 * 60
 """How often pushes that failed within their grace are tried again (seconds)."""
+RESUME_EVERY_S = 20
+"""How often a push whose run stopped midway is looked for and resumed (seconds; cheap: one read per channel)."""
 LLM_DEADLINE_S = 15 * 60
 """How long a push waits for LLM analyses before posting the rest as pending (seconds)."""
 PROGRESS_TTL_S = 8 * 24 * 3600
@@ -90,6 +95,11 @@ PROGRESS_TTL_S = 8 * 24 * 3600
 LOOKBACK = timedelta(days=7)
 """How far back the catch-up looks for missed fires: the last week (so only the latest fire of a
 weekly push counts, and a fresh install does not report the weeks before it existed)."""
+
+
+def _me(now: datetime) -> str:
+    """Who this run is, for the push's holder record: host, process id and since when."""
+    return f"{socket.gethostname()} pid {os.getpid()} since {now.astimezone(UTC).strftime('%H:%M:%S')} UTC"
 
 
 def progress_key(platform: str, channel: str, repo: str, week: str) -> str:
@@ -111,6 +121,8 @@ class PushOutcome:
     pending: int = 0
     resumed: bool = False
     """A push that continued one begun earlier (a crash, a shutdown, a platform error)."""
+    holder: str | None = None
+    """``busy``: who holds the push (host, process id, since), when it said."""
 
 
 class Pusher:
@@ -205,9 +217,12 @@ class Pusher:
         if task is not None:
             self._in_flight.add(task)
         try:
-            async with self._claims.hold(lock_key, self.settings.push_lock_ttl_s) as held:
+            async with self._claims.hold(lock_key, self.settings.push_lock_ttl_s, holder=_me(now)) as held:
                 if held is None:
-                    return PushOutcome(channel, repo, window.name, "busy")
+                    holder = await self._claims.holder(lock_key)
+                    log.info("the push of %s %s to %s is held by %s; nothing done here", repo, window.name,
+                             channel, holder or "another run")
+                    return PushOutcome(channel, repo, window.name, "busy", holder=holder)
                 if await self._claims.is_done(done_key):  # finished just before our lock
                     return PushOutcome(channel, repo, window.name, "already_done")
                 outcome = await self._post(deliverer, channel, target, source, repo, window, language, now,
@@ -262,7 +277,7 @@ class Pusher:
     async def _build(self, source: PRSource, repo: str, window: Window, language: Language,
                      now: datetime) -> Digest:
         try:
-            prs = await asyncio.to_thread(source.merged_prs, repo, window)
+            prs = await read_source(source, source.merged_prs, repo, window)
             earlier = await self._digests.look_back(source, repo, window, language=language)
             digest = await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
                                                 deadline_s=self._deadline_s, lookback=earlier.lookback,
@@ -285,6 +300,40 @@ class Pusher:
         if fire is None:
             return None
         return await self.push(channel, fire=fire)
+
+    async def resume_interrupted(self) -> list[PushOutcome]:
+        """Finish the pushes whose run stopped midway (a process killed, a restart): each scheduled
+        channel's week of its latest fire with a progress record and no holder (its lease expired,
+        :data:`~bot.claims.PUSH_LOCK_TTL_S` after the holder died) is resumed in its thread, and logged.
+        The scheduler runs this every :data:`RESUME_EVERY_S` seconds, so a half-posted digest waits at most
+        the lease's life plus that.
+
+        Returns:
+            The outcomes of the pushes resumed (or found ``busy`` / ``already_done`` meanwhile).
+        """
+        now = self._clock()
+        outcomes: list[PushOutcome] = []
+        for channel in self.scheduled_channels():
+            cfg = self.settings.channel(channel)
+            assert cfg.push is not None
+            tz = cfg.timezone or "UTC"
+            fire = latest_fire(cron_trigger(cfg.push, tz), now, LOOKBACK)
+            if fire is None:
+                continue
+            week = week_before(fire, tz)
+            try:
+                _, repo = self._channels.resolve(channel)
+                platform, ident = split_channel(channel)
+                if await self._claims.store.get_json(progress_key(platform, ident, repo, week.name)) is None:
+                    continue
+                if await self._claims.holder(self._keys(channel, repo, week.name)[1]) is not None:
+                    continue  # its run is alive (it renews its lease)
+                log.warning("the push of %s %s to %s stopped midway (its run is gone); resuming it", repo,
+                            week.name, channel)
+                outcomes.append(await self.push(channel, fire=fire))
+            except (PrhubError, RedisError):
+                log.exception("resuming the push to %s failed; the next check tries again", channel)
+        return outcomes
 
     async def catch_up(self, *, report_missed: bool = True) -> list[PushOutcome]:
         """At start: push the weeks whose fire lies within the grace and are not done; log the

@@ -92,6 +92,8 @@ class FakeSlack:
         self.files: dict[str, SlackFileRecord] = {}
         self.share_after = 1
         """``files.info`` shows a completed file's share from this check on (0: at once)."""
+        self.broken_uploads = False
+        """``files.getUploadURLExternal`` answers ``ok`` without ``upload_url`` and ``file_id`` (a malformed answer)."""
         self.refuse_uploads: str | None = None
         """An error (e.g. ``missing_scope``) ``files.completeUploadExternal`` answers instead of sharing."""
         self._failing: dict[str, int] = {}
@@ -250,6 +252,8 @@ class FakeSlack:
     def _files(self, method: str, call: Call) -> tuple[int, dict[str, str], bytes]:
         args = call.args
         if method == "files.getUploadURLExternal":
+            if self.broken_uploads:
+                return 200, {}, _json({"ok": True})
             with self._lock:
                 ref = f"F0FAKE{len(self.files) + 1:04d}"
                 self.files[ref] = SlackFileRecord(ref, str(args.get("filename", "")), str(args.get("alt_txt", "")))

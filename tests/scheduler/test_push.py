@@ -185,7 +185,7 @@ async def test_serve_runs_the_jobs_and_stops_them(fake_slack: FakeSlack, store: 
     settings = settings_for(fake_slack, push_grace_s=0)  # no catch-up post whatever today is
     services = build_services(settings, store)
     async with scheduled(services.pusher(), services.poller()) as scheduler:
-        assert {job.id for job in scheduler.get_jobs()} == {f"push:{CHANNEL}", "push-retry", "alerts"}
+        assert {job.id for job in scheduler.get_jobs()} == {f"push:{CHANNEL}", "push-retry", "push-resume", "alerts"}
         assert scheduler.running
     assert not scheduler.running
 
