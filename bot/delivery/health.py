@@ -104,7 +104,9 @@ class ObservedWebClient(AsyncWebClient):
         try:
             response = await super().api_call(api_method, **kwargs)
         except SlackApiError as exc:
-            self.state.called(False, str(exc.response.get("error") or "slack_api_error"))
+            data = exc.response.data  # a dict from Slack; the text of an HTML page from a proxy's 5xx
+            code = data.get("error") if isinstance(data, dict) else f"http_{exc.response.status_code}"
+            self.state.called(False, str(code or "slack_api_error"))
             raise
         except Exception as exc:  # transport failures: recorded by class, then raised unchanged
             self.state.called(False, type(exc).__name__)
