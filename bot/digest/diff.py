@@ -245,8 +245,8 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     per_file: dict[str, tuple[FileKind, list[ChangedLine]]] = {}
     for f in pr.files:
         kind = kinds.get(f.path, FileKind.OTHER)
-        if not f.patch or kind in (FileKind.GENERATED, FileKind.DOC):
-            continue
+        if not f.patch or kind in (FileKind.GENERATED, FileKind.DOC, FileKind.DATA):
+            continue  # data is not code: its keys are no contract and its lines no code to read
         with_code: list[ChangedLine] = []
         prose_only = 0
         for line in changed_lines(f.path, f.patch):
