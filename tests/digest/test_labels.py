@@ -169,7 +169,7 @@ def test_a_fix_whose_regression_test_outweighs_it_gets_the_sources_topic(default
     # a PR of tests only keeps `test`; tests inside a component name it when nothing else does
     assert labeler.labels(pr("add tests", "tests/unit/test_x.py")) == ("test",)
     assert labeler.labels(pr("more checks", "pkg/sampler/tests/test_a.py", ".github/workflows/ci.yml")) == (
-        "ci", "feature")
+        "ci", "sampler")
 
 
 def test_an_unconfigured_repository_gets_its_components(default_settings: Settings) -> None:
