@@ -28,7 +28,9 @@ Risks (each with the files or facts behind it)
     ``dependency_range``       a version range widened or narrowed, or code that branches on a
                                dependency's version.
     ``dependency_pin``         an exact pin or an upper bound put on (to be removed later).
-    ``ci_action_bump``         a CI action's version; ``version_bump``: the repository's own version.
+    ``ci_action_bump``         a CI action's version; ``version_bump``: the repository's own version, to a
+                               release; ``dev_version_bump``: to a development version (``0.19.2.dev0``, or the
+                               bump a title says follows a release), which is no release.
     ``large_change``           >= LARGE_CHANGE_LINES reviewable lines or >= LARGE_CHANGE_FILES files.
     ``revert``                 the PR reverts another (the number when the title or body names it, else
                                the PR of the window or before it whose title the ``Revert "…"`` quotes).
@@ -496,12 +498,13 @@ def _dependency_risks(facts: _Facts, t: texts.AnalysisTexts) -> list[Risk]:
     for change in changes:
         by_kind.setdefault(change.kind, []).append(change.evidence)
     if "dependency_upgrade" not in by_kind and _UPGRADE_TITLE.search(pr.title) and not by_kind.keys() - {
-            "version_bump"} and (facts.touches_code or not read):
+            "version_bump", "dev_version_bump"} and (facts.touches_code or not read):
         by_kind["dependency_upgrade"] = [pr.title]
     if not read and manifests and not by_kind:
         by_kind["dependency_upgrade"] = [f.path for f in manifests]
     risks = []
-    for kind in ("dependency_upgrade", "dependency_range", "dependency_pin", "ci_action_bump", "version_bump"):
+    for kind in ("dependency_upgrade", "dependency_range", "dependency_pin", "ci_action_bump", "version_bump",
+                 "dev_version_bump"):
         evidence = tuple(dict.fromkeys(by_kind.get(kind, ())))[:5]
         if not evidence:
             continue
