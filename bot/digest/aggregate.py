@@ -39,9 +39,10 @@ MAX_GROUP_LINES = 2
 _SOURCE_SUFFIXES = (".py", ".cc", ".cu", ".cpp", ".h", ".hpp", ".rs", ".go", ".ts", ".js", ".java", ".kt", ".scala")
 
 # Order in which risk kinds are shown when their counts tie: the ones a reviewer can act on first.
-RISK_ORDER = ("breaking_change", "revert", "missing_tests", "core_path_change", "config_contract_change",
-              "dependency_upgrade", "dependency_pin", "dependency_range", "large_change", "ci_action_bump",
-              "version_bump")
+RISK_ORDER = ("breaking_change", "revert", "deprecated_removal", "behavior_change", "numerics_change", "missing_tests",
+              "core_path_change", "config_contract_change", "deprecation", "object_cache", "dependency_upgrade",
+              "dependency_pin", "dependency_range", "large_change", "ci_action_bump", "version_bump",
+              "dev_version_bump")
 
 
 def _importance(pr: DigestPR) -> int:

@@ -37,11 +37,13 @@ from pathlib import PurePosixPath
 from bot.digest.dependencies import DependencyChange, read_dependencies
 from bot.digest.diffscan import ChangedLine, changed_lines
 from bot.digest.files import FileKind, is_config_schema
+from bot.digest.meaning import Finding, read_meaning
 from bot.digest.surface import surface as read_surface
 from bot.models import PullRequest
 
-__all__ = ["MAX_NAMES", "PRODUCT_KINDS", "DependencyChange", "DiffFacts", "fingerprint", "read_dependencies",
-           "read_diff"]  # the dependency reading lives in bot.digest.dependencies; imported here as before
+# the dependency reading lives in bot.digest.dependencies, the meaning in bot.digest.meaning; imported here as before
+__all__ = ["MAX_NAMES", "PRODUCT_KINDS", "DependencyChange", "DiffFacts", "Finding", "fingerprint",
+           "read_dependencies", "read_diff"]
 
 PRODUCT_KINDS = frozenset({FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT})
 """The project's own files: where a change of code is a change of behaviour or contract."""
@@ -85,6 +87,13 @@ class DiffFacts:
             where it is long enough to count as a move (a block wrapped in a new ``with`` is no sweep).
         unswept_lines: the re-indented lines of product files that ``mechanical_lines`` leaves out: taken out of
             ``residual_lines`` on their own.
+        deprecations: what the PR deprecates (:mod:`bot.digest.meaning`: warnings, decorators, ``deprecate()``
+            calls, docs that say so), each a :class:`~bot.digest.meaning.Finding` (file, line, name, code).
+        deprecated_removals: deprecation notices the PR removes with what they guarded: a removal behind a release.
+        raises_instead: ``raise`` statements added where the removed lines fell back (warned, returned, exited).
+        numerics: changed lines of modified source that change what is computed (a loss, a scale, a dtype, a
+            seed, a learning rate, …), moves and substitutions left out.
+        object_caches: caches keyed on live objects (``data_ptr()``, ``id()``, modules, ``lru_cache`` on a method).
     """
 
     patched: bool = False
@@ -100,6 +109,11 @@ class DiffFacts:
     substituted_lines: int = 0
     surface_lines: int = 0
     unswept_lines: int = 0
+    deprecations: tuple[Finding, ...] = ()
+    deprecated_removals: tuple[Finding, ...] = ()
+    raises_instead: tuple[Finding, ...] = ()
+    numerics: tuple[Finding, ...] = ()
+    object_caches: tuple[Finding, ...] = ()
 
     @property
     def prose_only(self) -> bool:
@@ -261,6 +275,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     patched = False
     code = prose = 0
     all_code: list[ChangedLine] = []
+    paths: list[str] = []  # the file of each of ``all_code``
     signatures: Counter[tuple[str, ...]] = Counter()
     pairs: list[tuple[int, int, tuple[str, ...]]] = []
     per_file: dict[str, tuple[FileKind, list[ChangedLine]]] = {}
@@ -286,6 +301,7 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
             prose += prose_only
         offset = len(all_code)
         all_code += with_code
+        paths += [f.path] * len(with_code)
         if kind in PRODUCT_KINDS:
             product.update(range(offset, len(all_code)))
         shifted, marked = read_surface(with_code)
@@ -346,12 +362,15 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
             for param, default in new_params.items():
                 if param not in old_params and default is None:
                     required[(path, f"{function}(+{param})")] = None
+    meaning = read_meaning(pr, kinds, {(paths[i], all_code[i].sign, all_code[i].number) for i in mechanical})
     return DiffFacts(
         patched=patched, code_lines=code, prose_lines=prose, mechanical_lines=len(mechanical),
         all_code_lines=len(all_code), removed_names=tuple(removed_names), changed_defaults=tuple(changed),
         required_parameters=tuple(required), moved_lines=len(moved), reindented_lines=len(reindented),
         substituted_lines=len(substituted), surface_lines=len((surface | reindented) & product),
-        unswept_lines=len((reindented - mechanical) & product),
+        unswept_lines=len((reindented - mechanical) & product), deprecations=meaning.deprecations,
+        deprecated_removals=meaning.deprecated_removals, raises_instead=meaning.raises_instead,
+        numerics=meaning.numerics, object_caches=meaning.object_caches,
     )
 
 
