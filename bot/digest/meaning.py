@@ -26,10 +26,10 @@ that :func:`read_diff` found mechanical (moves, repeated substitutions, surface)
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from bot.digest.diffscan import ChangedLine, changed_lines
@@ -53,6 +53,7 @@ NUMERIC_WORDS = frozenset({
 them changes results, not just whether the program runs. ``steps`` counts with a word that makes it a schedule's
 length (``total_num_steps``, ``max_steps``, ``num_training_steps``)."""
 _STEP_COUNTS = frozenset({"total", "num", "max", "training", "train"})
+_NUMERIC_HINT = re.compile("|".join(sorted(NUMERIC_WORDS | {"steps"}, key=len, reverse=True)), re.I)
 _PLUMBING = frozenset({"mesh", "config", "cfg", "cache", "cached", "dir", "path", "file", "name", "names", "table",
                        "shape", "example", "group", "groups", "boundary", "debugger", "registry", "op", "ops", "hook",
                        "hooks", "key", "keys", "device", "rank", "world"})
@@ -89,6 +90,7 @@ _LIVE_KEY = re.compile(rf"({_KEPT})\s*\[[^\]]*{_PTR}|({_KEPT})\s*\.(?:get|setdef
                        rf"{_PTR}\s*(?:not\s+)?in\s+({_KEPT})|([A-Za-z_][\w.]*key\w*)\s*=\s*[^=].*{_PTR}", re.I)
 _OBJECT_KEY = re.compile(r"([A-Za-z_]\w*(?:cache|memo|registry|map|_by_module|_by_layer)\w*)\s*\[\s*(?:self|module|mod|"
                          r"layer|model|submodule|tensor|param|parameter|m)\s*\]", re.I)
+_KEYED = re.compile(r"cache|memo|registry|map|_by_", re.I)
 _LRU = re.compile(r"^\s*@(?:functools\.)?(?:lru_cache|cache)\b")
 _LIVE_PARAMS = re.compile(r"\(\s*(?:self|cls)\b|\b(?:module|model|layer|tensor|submodule|param)\s*[:,)=]")
 _WEAK = re.compile(r"\bweakref\b|\bWeak(?:Key|Value)Dictionary\b|\bWeakSet\b")
@@ -162,6 +164,8 @@ def _deprecations(path: str, lines: Sequence[ChangedLine], sign: str, doc: bool)
     for i, line in enumerate(side):
         text = line.text
         if doc or not line.code.strip():
+            if "eprecat" not in text and "EPRECAT" not in text:  # every notice has the word
+                continue
             comment = not doc and text.lstrip().startswith(("#", "//"))
             said = _COMMENT_DEPRECATION.match(text) if comment else _DOC_DEPRECATION.search(line.prose or text)
             if said:
@@ -169,11 +173,14 @@ def _deprecations(path: str, lines: Sequence[ChangedLine], sign: str, doc: bool)
                 key = _KEY.match(under.code) if comment and under is not None else None
                 out.append(_finding(path, line, _deprecated_name(text, line, path, key.group(1) if key else "")))
             continue
+        code = line.code
+        if "eprecat" not in code and "warn" not in code.lower():
+            continue  # neither a decorator, a deprecate() call nor a warning
         window = " ".join(x.text for x in side[i:i + 4] if x.hunk == line.hunk)
         if _DECORATOR.match(text):
             following = next((m.group(1) for x in side[i + 1:i + 4] if (m := _DEF.match(x.code))), "")
             out.append(_finding(path, line, following or _context_name(line) or "deprecated"))
-        elif _DEPRECATE_CALL.search(line.code) or (_WARN_CALL.search(line.code) and _DEPRECATION_WORDS.search(window)):
+        elif _DEPRECATE_CALL.search(code) or (_WARN_CALL.search(code) and _DEPRECATION_WORDS.search(window)):
             out.append(_finding(path, line, _deprecated_name(window, line, path)))
     return out
 
@@ -192,6 +199,7 @@ def _raises_instead(path: str, lines: Sequence[ChangedLine], moved: Collection[s
     return out
 
 
+@lru_cache(maxsize=65536)
 def _numeric(identifier: str) -> bool:
     """A snake-case or all-caps identifier with a part in :data:`NUMERIC_WORDS` (a ``CapWords`` class name is none:
     ``AutoencoderKL`` is no KL term)."""
@@ -221,37 +229,50 @@ def _computed(line: ChangedLine) -> str:
     return name if _numeric(name) else ""
 
 
+def _similarity(a: set[str], b: set[str]) -> float:
+    """Dice similarity of two lines' token sets (what share of their tokens they have in common)."""
+    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 1.0
+
+
 def _numerics(path: str, lines: Sequence[ChangedLine]) -> list[Finding]:
     """Changed lines of one modified source file that change what is computed (see the module docstring)."""
-    out = []
+    out: list[Finding] = []
+    if not _NUMERIC_HINT.search("\n".join(f"{x.code}\n{x.context}" for x in lines)):
+        return out  # no numeric word anywhere: nothing to pair
     computing = [x for x in lines if x.code.strip() and not _NOT_COMPUTING.search(x.code)]
-    for hunk in sorted({x.hunk for x in computing}):
-        removed = [x for x in computing if x.hunk == hunk and x.sign == "-"]
-        added = [x for x in computing if x.hunk == hunk and x.sign == "+"]
+    tokens = {id(x): _TOKEN.findall(x.code) for x in computing}
+    hunks: dict[int, list[ChangedLine]] = {}
+    for x in computing:
+        hunks.setdefault(x.hunk, []).append(x)
+    for members in hunks.values():
+        if not _numeric_name([_context_name(members[0])]) and not any(_numeric_name(tokens[id(x)]) for x in members):
+            continue  # no numeric quantity anywhere in the hunk, nor in the function it is in
+        removed = [x for x in members if x.sign == "-"]
+        added = [x for x in members if x.sign == "+"]
         if not removed:
             for line in added:
                 keyword = _KEYWORD_NUMBER.match(line.code)
                 if keyword and _numeric_name([keyword.group(1)]):
                     out.append(_finding(path, line, keyword.group(1)))
             continue
+        sets = {id(x): set(tokens[id(x)]) for x in members}
         paired: set[int] = set()
         for line in added:
-            new = _TOKEN.findall(line.code)
+            new = tokens[id(line)]
             best, ratio = None, 0.5
             for j, old_line in enumerate(removed):
-                if j in paired:
-                    continue
-                score = difflib.SequenceMatcher(a=_TOKEN.findall(old_line.code), b=new, autojunk=False).ratio()
+                score = _similarity(sets[id(old_line)], sets[id(line)]) if j not in paired else 0.0
                 if score > ratio:
                     best, ratio = j, score
             if best is None:
-                name = _numeric_name(_TOKEN.findall(line.code)) if _ARITHMETIC.search(line.code) else ""
-                if name and added and removed:
+                name = _numeric_name(new) if _ARITHMETIC.search(line.code) else ""
+                if name:
                     out.append(_finding(path, line, name))
                 continue
             paired.add(best)
-            old = _TOKEN.findall(removed[best].code)
-            changed = [t for t in new if t not in old] + [t for t in old if t not in new]
+            old = tokens[id(removed[best])]
+            changed = [t for t in new if t not in sets[id(removed[best])]] + \
+                [t for t in old if t not in sets[id(line)]]
             name = _numeric_name(changed)
             if not name and any(_NUMBER.fullmatch(t) for t in changed):
                 name = _numeric_name(new)
@@ -261,7 +282,7 @@ def _numerics(path: str, lines: Sequence[ChangedLine]) -> list[Finding]:
                 out.append(_finding(path, line, name))
         for j, line in enumerate(removed):
             if j not in paired and _ARITHMETIC.search(line.code):
-                name = _numeric_name(_TOKEN.findall(line.code)) or _numeric_name([_context_name(line)])
+                name = _numeric_name(tokens[id(line)]) or _numeric_name([_context_name(line)])
                 if name:
                     out.append(_finding(path, line, name))
     return out
@@ -275,11 +296,11 @@ def _object_caches(path: str, lines: Sequence[ChangedLine]) -> list[Finding]:
     out = []
     for i, line in enumerate(added):
         code = line.code
-        if found := _LIVE_KEY.search(code):
+        if ("data_ptr" in code or "id(" in code) and (found := _LIVE_KEY.search(code)):
             out.append(_finding(path, line, next(g for g in found.groups() if g)))
-        elif found := _OBJECT_KEY.search(code):
+        elif "[" in code and _KEYED.search(code) and (found := _OBJECT_KEY.search(code)):
             out.append(_finding(path, line, found.group(1)))
-        elif _LRU.match(code):
+        elif "@" in code and _LRU.match(code):
             header = next((x.code for x in added[i + 1:i + 4] if _DEF.match(x.code)), "")
             name = _DEF.match(header)
             if name and _LIVE_PARAMS.search(header):
@@ -318,7 +339,8 @@ def read_meaning(pr: PullRequest, kinds: dict[str, FileKind],
     numerics: list[Finding] = []
     caches: list[Finding] = []
     per_file = {f.path: changed_lines(f.path, f.patch) for f in pr.files
-                if f.patch and kinds.get(f.path) in (FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT, FileKind.DOC)}
+                if f.patch and (kinds.get(f.path) in (FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT)
+                                or (kinds.get(f.path) is FileKind.DOC and "eprecat" in f.patch))}
     added_text = {" ".join(x.text.split()) for lines in per_file.values() for x in lines if x.sign == "+"}
     removed_code = {" ".join(x.code.split()) for lines in per_file.values() for x in lines if x.sign == "-"}
     for f in pr.files:

@@ -124,11 +124,18 @@ def surface(lines: Sequence[ChangedLine]) -> tuple[set[int], set[int]]:
     marks: set[int] = {i for i, line in enumerate(lines)
                        if i not in moved and (_TYPING_IMPORT.match(line.code) or _OWN_VERSION.match(line.text))}
     by_key: dict[tuple[int, str], list[int]] = {}
-    for i, line in enumerate(lines):
-        if line.sign == "-" and i not in moved:
+    # only a line with a colon or an arrow can carry an annotation; others that differ in whitespace only were paired
+    annotated = [i for i, line in enumerate(lines) if i not in moved and (":" in line.text or "->" in line.text)]
+    hunks = {lines[i].hunk for i in annotated if lines[i].sign == "-"} & {lines[i].hunk for i in annotated
+                                                                          if lines[i].sign == "+"}
+    annotated = [i for i in annotated if lines[i].hunk in hunks]
+    for i in annotated:
+        line = lines[i]
+        if line.sign == "-":
             by_key.setdefault((line.hunk, annotation_free(line.text)), []).append(i)
-    for i, line in enumerate(lines):
-        if line.sign == "+" and i not in moved:
+    for i in annotated:
+        line = lines[i]
+        if line.sign == "+":
             candidates = by_key.get((line.hunk, annotation_free(line.text)))
             if candidates and "".join(lines[candidates[-1]].text.split()) != "".join(line.text.split()):
                 marks.update((i, candidates.pop()))

@@ -148,7 +148,7 @@ def test_real_numerics_changes(snapshot: str, repo: str, year: int, week: int, n
     kernel's dtype (#13364), the step count that drives the LR schedule under context parallelism (#3444), the
     validation loss's averaging (#4167)."""
     pr = _real(snapshot, repo, year, week, number)
-    assert _names(read_diff(pr, {f.path: classify(f.path) for f in pr.files}).numerics)[0] == name
+    assert name in _names(read_diff(pr, {f.path: classify(f.path) for f in pr.files}).numerics)
 
 
 def test_a_rename_sweep_of_a_loss_variable_is_no_numerics_change() -> None:
