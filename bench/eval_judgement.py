@@ -51,8 +51,9 @@ HERE = Path(__file__).resolve().parents[1]
 
 DATA = {"verl-project/verl": "verl-prs-with-patches.jsonl.gz", "pytorch/torchtitan": "torchtitan.jsonl.gz",
         "OpenRLHF/OpenRLHF": "openrlhf.jsonl.gz", "deepspeedai/DeepSpeed": "deepspeed.jsonl.gz",
-        "axolotl-ai-cloud/axolotl": "axolotl.jsonl.gz", "huggingface/diffusers": "diffusers.jsonl.gz",
-        "EleutherAI/lm-evaluation-harness": "lm-evaluation-harness.jsonl.gz"}
+        "axolotl-ai-cloud/axolotl": "axolotl.jsonl.gz",
+        "EleutherAI/lm-evaluation-harness": "lm-evaluation-harness.jsonl.gz",
+        "huggingface/diffusers": "diffusers.jsonl.gz"}
 JUDGED_KEY = 6
 VERDICTS = ("close_read", "skim", "skip")
 BUSY_WEEK_PRS = 30

@@ -236,6 +236,19 @@ class FeishuWebhook(BaseModel):
     secret: SecretStr | None = None
 
 
+class ConceptConfig(BaseModel):
+    """One concept of ``[concepts.NAME]`` in ``prhub.toml`` (added to the shipped
+    ``bot/defaults/concepts.toml``): the words people say for it (either language), the words
+    searched in the PRs, and the risk kinds and change types that mean it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    words: tuple[str, ...] = ()
+    search: tuple[str, ...] | None = None
+    risks: tuple[str, ...] = ()
+    change_types: tuple[str, ...] = ()
+
+
 class _Defaults(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -420,6 +433,11 @@ class Settings(BaseSettings):
     bots: tuple[str, ...] = ()
     """Bot logins left out of subscriptions unless a filter names them, besides ``…[bot]`` logins and
     :data:`bot.filters.DEFAULT_BOTS`."""
+    concepts: dict[str, ConceptConfig] = Field(default_factory=dict)
+    """Concepts people ask about (``[concepts.NAME]``: ``words``, ``search``, ``risks``, ``change_types``),
+    added to the shipped ones of ``bot/defaults/concepts.toml`` (docs/understanding.md)."""
+    thread_memory_ttl_s: int = Field(default=6 * 3600, ge=60)
+    """How long the last answer of a chat thread is remembered for follow-ups ("那上周呢", "and #6029?"), seconds."""
     admins: tuple[str, ...] = ()
     """``platform:user`` ids who alone may change channel subscriptions (a channel's ``admins`` overrides it);
     empty: every member of a channel may."""

@@ -412,7 +412,8 @@ ANSWER_ZH = AnswerPhrases(
     term_count="{term} {n_prs}",
     answer_common="“{term}”出现在本期 {mentions}/{total} 个 PR 里，太常见，只用来排序。",
     answer_label="只看带 {label} 标签的 PR",
-    evidence_kinds={"label": "标签", "title": "标题", "path": "文件", "diff": "改动", "body": "描述"},
+    evidence_kinds={"label": "标签", "title": "标题", "path": "文件", "diff": "改动", "body": "描述", "risk": "风险",
+                    "type": "类型"},
     matched="匹配：{terms}",
     llm_note="上面的概述由 LLM 根据列出的 PR 撰写，每条都注明了出处。",
     llm_dropped="另有 {n} 条没有注明本期 PR 出处的说法已删除。",
@@ -454,7 +455,8 @@ ANSWER_EN = AnswerPhrases(
     term_count="{term} {n_prs}",
     answer_common="“{term}” occurs in {mentions} of {total} PRs: too common to narrow the answer, it only ranks.",
     answer_label="Only PRs labelled {label}",
-    evidence_kinds={"label": "label", "title": "title", "path": "file", "diff": "change", "body": "description"},
+    evidence_kinds={"label": "label", "title": "title", "path": "file", "diff": "change", "body": "description",
+                    "risk": "risk", "type": "change type"},
     matched="matched: {terms}",
     llm_note="The summary above was written by the LLM from the PRs listed; every claim names its PRs.",
     llm_dropped="{n} more claims that cited no PR of this window were dropped.",
@@ -508,10 +510,29 @@ def latest_window_note(latest: Window, last_merge: datetime, language: Language)
     return answer_phrases(language).latest_window.format(window=window_text(latest, language), date=day)
 
 
+_ASK_BACK: dict[Language, dict[str, str]] = {
+    "zh": {
+        "no_pr": "哪个 PR？请带上编号，例如“#6046 有啥风险”，或在我回答过某个 PR 的话题里接着问。",
+        "no_context": "“{said}”是接着哪个问题问的？请在我回答的话题里接着问，或把周、标签或 PR 写完整，例如“上周 npu "
+        "标签”。",
+        "which_pr": "对得上好几个 PR：{said}。请说是哪一个（带编号）。",
+    },
+    "en": {
+        "no_pr": "Which PR? Add its number, e.g. “risks of #6046”, or ask in the thread of my answer about a PR.",
+        "no_context": "What does “{said}” follow? Ask in the thread of my answer, or name the week, label or PR, "
+                      "e.g. “npu label last week”.",
+        "which_pr": "That fits several PRs: {said}. Which one (by number)?",
+    },
+}
+"""Questions back that are not about a window (:class:`bot.understand.ClarifyIntent`'s other problems)."""
+
+
 def clarify_text(said: str, problem: str, language: Language) -> str:
     """The question back when a window cannot be read (``problem`` as
     :data:`bot.understand.windows.WindowProblem`); ``said`` is unescaped."""
     words = answer_phrases(language)
+    if problem in _ASK_BACK[language]:
+        return _ASK_BACK[language][problem].format(said=said)
     why = words.clarify_why.get(problem, words.clarify_why["several_windows"])
     return words.clarify.format(said=said, why=why, examples=words.clarify_examples)
 

@@ -53,6 +53,8 @@ from bot.errors import WindowError
 from bot.models import Window
 
 __all__ = [
+    "RECENT",
+    "RECENT_WEEKS",
     "SPEC_FORMS",
     "contains",
     "date_window",
@@ -63,6 +65,7 @@ __all__ = [
     "month_window",
     "named_window",
     "parse_week",
+    "recent_window",
     "resolve_window",
     "spec_is_relative",
     "week_window",
@@ -340,7 +343,9 @@ A..B                           inclusive dates, both YYYY-MM-DD or both *-MM-DD
 A..                            from date A through today
 mon.. (tue.. … sun..)          from the latest such weekday through today (today, if it is one)
 last-mon.. (… last-sun..)      from the latest such weekday before today through today
-mon-N.. (… sun-N..)            from that weekday of the ISO week N weeks before the current one through today"""
+mon-N.. (… sun-N..)            from that weekday of the ISO week N weeks before the current one through today
+recent                         "lately": the four ISO weeks through the current one (a chat answer takes the
+                               four weeks through the latest week with merged PRs instead)"""
 """The window specs :func:`window_from_spec` accepts (``*`` = the latest year in which it has begun)."""
 
 MAX_SPEC_OFFSET = 520
@@ -407,6 +412,24 @@ def latest_week(instants: Iterable[datetime], tz: str) -> tuple[Window, datetime
     return _week_of(_local_date(latest, zone(tz)), tz), latest
 
 
+RECENT = "recent"
+"""The spec of "lately" (``最近``, ``这阵子``, ``recently``)."""
+RECENT_WEEKS = 4
+"""How many ISO weeks "lately" spans."""
+
+
+def recent_window(last_week: Window, tz: str) -> Window:
+    """The :data:`RECENT_WEEKS` ISO weeks ending with ``last_week`` (an ISO week's window), named by its
+    inclusive dates (``2026-03-23..2026-04-19``).
+
+    Raises:
+        WindowError: ``tz`` is unknown.
+    """
+    first = _local_date(last_week.start, zone(tz)) - timedelta(weeks=RECENT_WEEKS - 1)
+    last = _local_date(last_week.end, zone(tz)) - timedelta(days=1)
+    return date_window(first, last, tz)
+
+
 def in_progress(window: Window, now: datetime) -> bool:
     """Whether ``now`` lies inside ``window`` (the window has begun and not ended: "so far").
 
@@ -440,6 +463,8 @@ def window_from_spec(spec: str, *, tz: str, now: datetime) -> Window:
     today = _local_date(now, zone(tz))
     if text.lower() in ("this", "last") or _WEEK_RE.fullmatch(text):
         return parse_week(text, tz=tz, now=now)
+    if text.lower() == RECENT:
+        return recent_window(_week_of(today, tz), tz)
     if found := _SPEC_OFFSET.fullmatch(text):
         return _offset_window(found["kind"], int(found["n"]), today, tz, spec)
     if _SPEC_YEAR.fullmatch(text):

@@ -46,10 +46,12 @@ from bot.errors import (
 )
 from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
 from bot.handlers.answers import Answers
+from bot.handlers.followups import Conversations, small_talk_text
 from bot.handlers.intents import (
     ClarifyIntent,
     CompareIntent,
     DigestIntent,
+    FollowUpIntent,
     HelpIntent,
     Intent,
     LabelIntent,
@@ -59,9 +61,13 @@ from bot.handlers.intents import (
     PersonalDigestIntent,
     PRIntent,
     QuestionIntent,
+    SmallTalkIntent,
     SubscribeIntent,
     UnsubscribeIntent,
 )
+from bot.handlers.reading import pr_notes
+from bot.handlers.subedit import fit_labels, part_edits, part_note, widened
+from bot.handlers.threads import ThreadMemory
 from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.people import People, Person
 from bot.personal import PersonalDigests
@@ -71,6 +77,7 @@ from bot.replies import (
     GitHubLinkReply,
     HelpReply,
     MyDigestReply,
+    NoteReply,
     PersonalDigestReply,
     PRReply,
     Reply,
@@ -88,6 +95,7 @@ from bot.subscriptions import (
     known_labels,
     label_filter,
 )
+from bot.understand.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from bot.digest.llm import LLMRuntime
@@ -96,7 +104,7 @@ __all__ = ["ANSWER_FAILURES", "SLOW_INTENTS", "Conversation", "Core", "answer_fa
 
 log = logging.getLogger(__name__)
 
-SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent, CompareIntent, MergedIntent, QuestionIntent)
+SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent, CompareIntent, MergedIntent, QuestionIntent, FollowUpIntent)
 """Intents whose answer reads a source and analyses PRs (show "生成中…" first)."""
 
 
@@ -111,6 +119,11 @@ class Conversation:
     channel: str
     user: str
     direct: bool | None = None
+    thread: str | None = None
+    """The thread the message is in (Slack ``thread_ts`` or its own ``ts``; Feishu ``root_id`` or its own
+    id): follow-ups read against the thread's last request; ``None``: the person's last in the conversation."""
+    locale: str | None = None
+    """The person's platform locale (``zh-CN``, ``en-US``) when the door knows it."""
 
     @property
     def key(self) -> str:
@@ -159,6 +172,7 @@ class Core:
         self._guard = guard
         self._clock = clock
         self.answers = _answers(self, llm, store, settings)
+        self.conversations = Conversations(self, ThreadMemory(store, ttl_s=settings.thread_memory_ttl_s))
 
     def now(self) -> datetime:
         """The current instant (aware)."""
@@ -169,16 +183,26 @@ class Core:
         lang = intent.language if intent is not None else None
         return lang or self.channels.binding(conversation.key).language or self.settings.language
 
+    async def reply_language(self, intent: Intent | None, conversation: Conversation) -> Language:
+        """The reply language for the person: the message's, their previous messages', their locale, the
+        channel's, the default (:meth:`bot.handlers.followups.Conversations.language`)."""
+        return await self.conversations.language(intent, conversation)
+
     async def answer(self, intent: Intent, conversation: Conversation) -> Reply:
-        """The reply to ``intent`` asked in ``conversation``.
+        """The reply to ``intent`` asked in ``conversation`` (a follow-up read against the thread's last request).
 
         Never raises a :class:`~bot.errors.PrhubError`: those become an :class:`~bot.replies.ErrorReply`
         (unknown repository, PR not in the source, bad week, unreadable source, no repository bound
         to the channel). Store failures (Redis down) propagate.
         """
-        lang = self.language(intent, conversation)
+        intent = await self.conversations.resolve(intent, conversation)
+        lang = await self.conversations.language(intent, conversation)
         try:
             match intent:
+                case SmallTalkIntent():
+                    return NoteReply(small_talk_text(intent, lang), lang)
+                case FollowUpIntent():  # resolve() never leaves one
+                    return HelpReply(lang, self.channels.binding(conversation.key).repo)
                 case DigestIntent():
                     return await self.answers.digest(intent, conversation, lang)
                 case PRIntent():
@@ -278,7 +302,7 @@ class Core:
     async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
         source, name = self.channels.resolve_visible(conversation.key, intent.repo)
         item = await self.analysed_pr(source, name, intent.number, lang)
-        return PRReply(item, name, lang, self.settings.timezone)
+        return PRReply(item, name, lang, self.settings.timezone, pr_notes(item, intent.question, lang))
 
     def canonical_label(self, repo: str, label: str) -> str:
         """``label`` as ``repo``'s label view spells it (lower case, its aliases applied)."""
@@ -321,16 +345,27 @@ class Core:
                 sub = Subscription(repo=repo, filter=flt)
                 if await self._subscriptions.remove(who, repo, flt, by=conversation.user, now=self._clock()):
                     return SubscriptionReply("unsubscribed", sub, lang)
+                if (edited := await self._remove_part(who, repo, flt, conversation, lang)) is not None:
+                    return edited
                 configured = [s for s in await self._subscriptions.of(who) if s.from_config and s.field == sub.field]
                 return SubscriptionReply("not_subscribed", sub, lang,
                                          message=self._config_note(configured, lang) if configured else "")
+            fitted_notes: tuple[str, ...] = ()
             if flt.labels:  # names labels: they must be ones the repository uses (the message lists them)
                 known = await self._known_labels(repo, conversation)
                 if known is not None:
-                    flt = self._filter(intent, command, repo, known=known)
+                    fitted = fit_labels(flt, known, await self._vocabulary(repo, conversation), lang)
+                    if not fitted.filter.include and not fitted.filter.bounds and not fitted.filter.exclude:
+                        flt = self._filter(intent, command, repo, known=known)  # nothing left: say which labels exist
+                    flt, fitted_notes = fitted.filter, fitted.notes
+                    check_labels(Filter(exclude=flt.exclude), known)
             sub = Subscription(repo=repo, filter=flt)
-            if any(s.field == sub.field for s in await self._subscriptions.of(who)):
+            held = await self._subscriptions.of(who)
+            if any(s.field == sub.field for s in held):
                 return SubscriptionReply("already_subscribed", sub, lang)
+            for old in widened(held, sub):  # npu, then npu + rollout: one subscription, widened
+                await self._subscriptions.remove(who, old.repo, old.filter, by=conversation.user, now=self._clock())
+                fitted_notes = (*fitted_notes, part_note(old.filter, flt, lang))
             note = await self._check_owners(flt, repo, conversation, lang)
             if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
                 return SubscriptionReply("refused", None, lang, message=refused)
@@ -339,8 +374,35 @@ class Core:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
         except (CodeownersError, AccessError, StoreUnavailableError) as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
-        return SubscriptionReply("subscribed" if added else "already_subscribed", sub, lang, message=note,
+        message = "\n".join(x for x in (*fitted_notes, note) if x)
+        return SubscriptionReply("subscribed" if added else "already_subscribed", sub, lang, message=message,
                                  batch_minutes=round(self.settings.alerts_batch_s / 60))
+
+    async def _vocabulary(self, repo: str, conversation: Conversation) -> Vocabulary | None:
+        """``repo``'s vocabulary (authors, paths), or ``None`` when the source cannot be read."""
+        try:
+            source, name = self.channels.resolve_visible(conversation.key, repo)
+            latest = await self.answers.latest(source, name)
+            return await self.answers.data_words.vocabulary(source, name, latest[0] if latest else None)
+        except PrhubError:
+            return None
+
+    async def _remove_part(self, who: Subscriber, repo: str, flt: Filter, conversation: Conversation,
+                           lang: Language) -> SubscriptionReply | None:
+        """Remove the terms of ``flt`` from the subscriptions that hold them among others ("unsubscribe me
+        from rollout" with ``npu rollout``); the reply shows each filter before and after. ``None``: no
+        subscription holds them."""
+        subs = [s for s in await self._subscriptions.of(who, stored_only=True) if s.repo.lower() == repo.lower()]
+        edits = part_edits(subs, flt)
+        if not edits:
+            return None
+        notes = []
+        for old, new in edits:
+            await self._subscriptions.remove(who, old.repo, old.filter, by=conversation.user, now=self._clock())
+            if new.include or new.bounds:
+                await self._subscriptions.add(who, old.repo, new, by=conversation.user, now=self._clock())
+            notes.append(part_note(old.filter, new, lang))
+        return SubscriptionReply("unsubscribed", Subscription(repo=repo, filter=flt), lang, message="\n".join(notes))
 
     async def _guarded(self, who: Subscriber, user: str, repo: str, lang: Language) -> str | None:
         """Why the access check (issue 14: the repositories a channel may see, the per-person and

@@ -145,8 +145,8 @@ class FeishuBot:
                                          max_chars=settings.max_message_chars)
         direct = message.chat_type == "p2p"
         conversation = Conversation(platform="feishu", channel=message.chat_id, user=message.sender_open_id,
-                                    direct=direct)
-        lang = self.core.language(intent, conversation)
+                                    direct=direct, thread=message.thread_id or message.message_id)
+        lang = await self.core.reply_language(intent, conversation)
         place = Place(message.chat_id, thread=message.message_id)
 
         async def answer() -> None:

@@ -67,9 +67,10 @@ async def _answer(deps: SlackDeps, body: dict[str, Any], event: dict[str, Any], 
     text = str(event.get("text", ""))
     intent = await asyncio.to_thread(parse_intent, text, bot_mentions=mentions, hosts=settings.pr_hosts,
                                      max_chars=settings.max_message_chars)
-    conversation = Conversation("slack", channel, str(event.get("user", "")))
     thread = str(event.get("thread_ts") or ts)
-    lang = deps.core.language(intent, conversation)
+    conversation = Conversation("slack", channel, str(event.get("user", "")), thread=thread or None,
+                                locale=str(event["user_locale"]) if event.get("user_locale") else None)
+    lang = await deps.core.reply_language(intent, conversation)
 
     async def answer() -> None:
         if is_slow(intent):
