@@ -83,17 +83,17 @@ class OutputFormat(StrEnum):
     pdf = "pdf"
 
 
-def _render(digest: Digest, fmt: OutputFormat, charts: list[Chart] | None = None) -> str | bytes:
+def _render(digest: Digest, fmt: OutputFormat) -> str | bytes:
     # Renderers are imported lazily: a JSON digest needs none of them, and only the page and
-    # the PDF (and --charts) import the plotting library.
+    # the PDF (and --charts) import the plotting library. The page draws its own charts (SVG).
     if fmt is OutputFormat.html:
         from bot.cards.html import render_html
 
-        return render_html(digest, charts=charts if charts is not None else _charts(digest))
+        return render_html(digest, warn=_warn)
     if fmt is OutputFormat.pdf:
         from bot.cards.pdf import render_pdf
 
-        return render_pdf(digest, charts=charts if charts is not None else _charts(digest))
+        return render_pdf(digest, warn=_warn)
     if fmt is OutputFormat.json:
         return digest.model_dump_json(indent=2) + "\n"
     if fmt is OutputFormat.markdown:
@@ -110,12 +110,20 @@ def _render(digest: Digest, fmt: OutputFormat, charts: list[Chart] | None = None
 
 
 def _charts(digest: Digest) -> list[Chart]:
+    """The card charts (PNG) that ``--charts DIR`` writes."""
     from bot.cards.charts import render_charts
 
     return render_charts(digest, warn=_warn)
 
 
+_WARNED: set[str] = set()
+
+
 def _warn(message: str) -> None:
+    """A warning on stderr, once per message (the page and --charts both draw charts)."""
+    if message in _WARNED:
+        return
+    _WARNED.add(message)
     _stderr.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
 
 
@@ -240,10 +248,9 @@ def digest(
             raise UsageError("--format pdf writes binary data: give --out FILE.pdf or redirect the output",
                              zh="--format pdf 输出的是二进制数据：请加 --out FILE.pdf 或重定向输出")
         result, requests, span = run(_digest(settings, spec, repo, window_of, compare))
-        drawn = _charts(result) if charts_dir is not None else None
-        text = _render(result, fmt, drawn)
-        if charts_dir is not None and drawn is not None:
-            written = _write_charts(drawn, charts_dir)
+        text = _render(result, fmt)
+        if charts_dir is not None:
+            written = _write_charts(_charts(result), charts_dir)
             _stderr.print("wrote " + ", ".join(str(p) for p in written), highlight=False, soft_wrap=True)
     except PrhubError as exc:
         raise fail(exc, language) from exc

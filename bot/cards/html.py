@@ -1,118 +1,63 @@
 """The full digest as one self-contained web page (the report behind the card's 完整报告 button).
 
 :func:`render_html` is a pure function ``Digest -> str``: one HTML document with its CSS, its
-one small script (the sortable key-PR table) and its charts (PNG ``data:`` images) inline, so it
-opens from a file, a chat attachment or a server without any network. Layout, after the
-reference weekly report, with the same headings as the Markdown report::
+one small script and its charts (SVG ``data:`` images) inline, so it opens from a file, a chat
+attachment or a server without any network. Layout, with the same headings as the Markdown
+report::
 
+    contents    a table of contents, sticky (a side column on a wide screen, a bar on top of a
+                narrow one), with a "jump to PR" box
     header      brand, <title>, headline, meta line, analysis line
-    本周亮点 · 风险观察 · 周环比 (PR count, label changes, charts)
+    本周亮点 · 风险观察 · 周环比 (lines, two charts, the label changes table, collapsed)
     完整周报    1. 执行摘要 … 6. 后续建议 (5. the key-PR table, sortable, and the importance chart)
-    标签视图    per label, each PR with its reading advice
+    标签视图    per label, each PR with its reading advice (collapsed, with its counts)
+    全部 PR     every PR's details — verdict, scores, summary, key points, risks with evidence,
+                where to start, the GitHub link — each at ``#pr-<number>`` (collapsed)
     分析尚未完成的 PR (only when some analysis is pending) · notes (analysis, coverage, LLM usage)
 
-The templates are Jinja2 files in ``bot/cards/templates/`` rendered with autoescaping: every
-value from a PR (titles, labels, paths, summaries, reasons) is HTML-escaped, links are only
-made of http(s) URLs (:func:`~bot.cards.escape.safe_url`), and a Content-Security-Policy allows
-no script but the page's own (by hash), no style but its own, images only from ``data:`` and
-no request at all, so text such as ``<script>`` or ``<img onerror=…>`` stays inert text.
-The page reads on a phone (one column, tables scroll sideways) and prints (``@media print``;
-:mod:`bot.cards.pdf` prints it to PDF).
+Every ``#N`` on the page links to that PR's entry (a collapsed section opens when a link or the
+jump box leads into it). The key-PR table sizes its columns by their content: risks are short
+chips, one a line, their full text on hover and in the PR's entry; on a phone each row is a card
+(number, verdict and minutes, title, scores, key points, chips). Printing (and :mod:`bot.cards.pdf`)
+opens every collapsed section, repeats the table's header on each page and never splits a row.
+
+The templates are Jinja2 files in ``bot/cards/templates/`` rendered with autoescaping. Text from
+the digest is Markdown rendered and sanitised (:mod:`bot.cards.html_text`: a few inline tags,
+raw HTML shown as text, links only to ``https`` GitHub targets, no image); PR links are only
+made of http(s) URLs (:func:`~bot.cards.escape.safe_url`); and a Content-Security-Policy allows no
+script but the page's own (by hash), no style but its own, images only from ``data:`` and no
+request at all, so text such as ``<script>`` or ``<img onerror=…>`` stays inert text.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 import jinja2
-import markupsafe
 
-from bot.cards import _view, _weekly
-from bot.cards._outline import Markup
+from bot.cards._page_view import PAGE_WORDS, view_model
 from bot.cards.charts import Chart
-from bot.cards.escape import one_line, safe_url
-from bot.cards.i18n import (
-    analysis_line,
-    digest_title,
-    is_week,
-    level_name,
-    meta_line,
-    minutes_text,
-    n_prs,
-    phrases,
-    status_name,
-)
-from bot.models import Digest, DigestPR
+from bot.models import Digest
 
-__all__ = ["PLAIN", "render_html"]
+__all__ = ["PAGE_WORDS", "layout_version", "render_html"]
 
 _TEMPLATES = Path(__file__).with_name("templates")
 
 
-def _same(text: str) -> str:
-    return text
-
-
-PLAIN = Markup(text=one_line, paragraphs=_same, code=_same, bold=_same, italic=_same,
-               link=lambda url, label: label, br=" ", atomic=re.compile(r"(?!)"))
-"""A markup that adds nothing and escapes nothing: for texts the template autoescapes."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Page:
-    """Page-level words that are not section titles of the reports."""
-
-    lang: str
-    brand: str
-    sort_hint: str
-    table_columns: tuple[str, ...]
-    notes: str
-    coverage: str
-    usage: str
-    analyzer: str
-    charts_title: str
-    label_table: tuple[str, str, str, str]
-    """Label, this window, the previous window, the average (``{n}`` windows)."""
-    generated_by: str
-    skip_link: str
-
-
-_PAGE = {
-    "zh": _Page(lang="zh-CN", brand="prhub", sort_hint="点击表头排序",
-                table_columns=("PR", "标题", "重要性", "洞察", "阅读建议", "关键点", "风险"),
-                notes="分析说明", coverage="覆盖：文件 {files_seen}/{files_total} · 改动行 {lines_seen}/{lines_total}",
-                usage="大模型：{calls} 次调用 · 缓存命中 {hits} · token {prompt}+{completion}{cost}",
-                analyzer="分析器：{name}", charts_title="图表",
-                label_table=("标签", "本{unit}", "上{unit}", "前 {n} {unit}平均（变化）"),
-                generated_by="由 prhub 自动生成，数字由代码计算", skip_link="跳到完整周报"),
-    "en": _Page(lang="en", brand="prhub", sort_hint="click a column heading to sort",
-                table_columns=("PR", "Title", "Importance", "Insight", "Advice", "Key points", "Risks"),
-                notes="Analysis notes", coverage="Coverage: files {files_seen}/{files_total} · "
-                                                 "changed lines {lines_seen}/{lines_total}",
-                usage="LLM: {calls} calls · {hits} cache hits · tokens {prompt}+{completion}{cost}",
-                analyzer="Analyzer: {name}", charts_title="Charts",
-                label_table=("Label", "This {unit}", "Last {unit}", "Average of the previous {n} (change)"),
-                generated_by="Generated by prhub; every number is computed", skip_link="Skip to the full report"),
-}
-
-
 def render_html(digest: Digest, *, charts: Sequence[Chart] | None = None,
-                warn: Callable[[str], None] | None = None) -> str:
+                warn: Callable[[str], None] | None = None, expanded: bool = False) -> str:
     """Render ``digest`` as one self-contained HTML page in ``digest.language``.
 
     Args:
         digest: the digest to render; not modified.
-        charts: the charts to embed; ``None`` draws them (:func:`bot.cards.charts.render_charts`,
-            which imports matplotlib), an empty sequence leaves them out.
+        charts: the charts to embed; ``None`` draws them for the page (:func:`bot.cards.charts.render_charts`
+            with ``medium="page"``, which imports matplotlib), an empty sequence leaves them out.
         warn: passed to the chart renderer (e.g. no CJK font installed).
+        expanded: write every collapsible section open (the PDF; a browser's print opens them itself).
 
     Returns:
         The page, ``<!doctype html>`` first and ending with a newline; UTF-8 when encoded.
@@ -120,12 +65,12 @@ def render_html(digest: Digest, *, charts: Sequence[Chart] | None = None,
     if charts is None:
         from bot.cards.charts import render_charts
 
-        charts = render_charts(digest, warn=warn)
+        charts = render_charts(digest, warn=warn, medium="page")
     env = _environment()
-    script = env.get_template("sort.js").render()
+    script = env.get_template("page.js").render()
     style = env.get_template("page.css").render()
     page = env.get_template("report.html.j2").render(
-        view=_view_model(digest, charts), script=script, style=style,
+        view=view_model(digest, charts, expanded=expanded), script=script, style=style,
         script_hash=_csp_hash(script), style_hash=_csp_hash(style),
     )
     return page.rstrip("\n") + "\n"
@@ -143,98 +88,13 @@ def _csp_hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def _data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
-def _link(url: str | None, number: int) -> markupsafe.Markup:
-    """The PR number, linked to ``url`` (from :func:`safe_url`) when there is one; escaped as autoescaping
-    would, and kept as it is by the template (written once per PR: a page lists thousands)."""
-    if not url:
-        return markupsafe.Markup("#{}").format(number)
-    return markupsafe.Markup('<a href="{}" rel="noopener noreferrer">#{}</a>').format(url, number)
-
-
-def _pr(pr: DigestPR, digest: Digest) -> SimpleNamespace:
-    """One PR as the templates show it; ``link`` is its number, linked to its URL when that is http(s),
-    written once per PR. (Attributes, not a dict: the template reads ``pr.title`` as an attribute first,
-    and a page reads thousands.)"""
-    a = pr.analysis
-    return SimpleNamespace(**{
-        "number": pr.number, "link": _link(safe_url(pr.url), pr.number), "title": one_line(pr.title),
-        "badges": _view.pr_badges(pr, digest), "scores": _view.pr_scores(pr, digest),
-        "risks": _view.risk_titles(pr, digest), "key_points": _view.key_points(pr, digest),
-        "reason": a.recommendation.reason if a is not None else "",
-        "importance": a.importance if a is not None else None, "insight": a.insight if a is not None else None,
-        "level": a.recommendation.level if a is not None else "pending",
-        "level_name": level_name(a.recommendation.level, digest.language) if a is not None else
-        phrases(digest.language).pending_placeholder,
-        "level_rank": {"close_read": 3, "skim": 2, "skip": 1}[a.recommendation.level] if a is not None else 0,
-        "minutes": minutes_text(a.recommendation.minutes, digest.language) if a is not None else "",
-        "status": status_name(a.status, digest.language) if a is not None else "",
-        "labels": pr.labels,
-    })
-
-
-def _separators(digest: Digest) -> dict[str, str]:
-    """The punctuation around counts in running text, as the Markdown report writes it."""
-    words = phrases(digest.language)
-    zh = digest.language == "zh"
-    return {"colon": "：" if zh else ": ", "open": "（" if zh else " (", "close": "）" if zh else ")",
-            "hot_files": words.hot_files.format(files="").strip()}
-
-
-def _view_model(digest: Digest, charts: Sequence[Chart]) -> dict[str, Any]:
-    words = phrases(digest.language)
-    page = _PAGE[digest.language]
-    week = is_week(digest.window)
-    prs = {pr.number: _pr(pr, digest) for pr in digest.prs}
-    chart = {c.name: {"src": _data_uri(c.png), "alt": c.alt, "title": c.title} for c in charts}
-    risks = [{"title": r.title, "count": n_prs(r.count, digest.language), "note": r.note,
-              "prs": [prs[n] for n in r.pr_numbers if n in prs]} for r in digest.risk_rollup]
-    trends = [{"label": t.label, "count": n_prs(t.count, digest.language),
-               "change": _weekly.label_change(digest, t.label),
-               "hot_files": [(f.path, n_prs(f.pr_count, digest.language)) for f in t.hot_files],
-               "note": t.note} for t in digest.trends]
-    groups = [{"title": words.group_title.format(label=g.label, count=len(g.prs)),
-               "prs": [prs[p.number] for p in g.prs]} for g in _view.label_groups(digest)]
-    wow = digest.week_over_week
-    weekly: dict[str, Any] | None = None
-    if wow is not None:
-        weekly = {
-            "title": _weekly.title(digest), "lines": list(_weekly.weekly_lines(digest, PLAIN)),
-            "heads": [h.format(unit=("周" if week else "期") if digest.language == "zh" else
-                               ("week" if week else "period"), n=wow.average_windows) for h in page.label_table],
-            "labels": [{"name": c.name, "count": c.count, "last": "-" if c.last is None else c.last,
-                        "average": "-" if c.average is None else _weekly.number(c.average),
-                        "delta": "" if c.delta is None else _weekly.signed(c.delta),
-                        "direction": "up" if (c.delta or 0) > 0 else "down" if (c.delta or 0) < 0 else "same"}
-                       for c in wow.labels if c.count or (c.average or 0) >= 1]
-            if "labels" not in wow.unavailable else [],
-        }
-    files_seen = sum(p.analysis.coverage.files_seen for p in digest.prs if p.analysis)
-    files_total = sum(p.analysis.coverage.files_total for p in digest.prs if p.analysis)
-    lines_seen = sum(p.analysis.coverage.lines_seen for p in digest.prs if p.analysis)
-    lines_total = sum(p.analysis.coverage.lines_total for p in digest.prs if p.analysis)
-    usage = digest.usage
-    cost = f" · ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
-    notes = [analysis_line(digest), page.analyzer.format(name=digest.analyzer)]
-    if digest.prs:
-        notes.append(page.coverage.format(files_seen=files_seen, files_total=files_total, lines_seen=lines_seen,
-                                          lines_total=lines_total))
-    if usage.llm_calls or usage.cache_hits:
-        notes.append(page.usage.format(calls=usage.llm_calls, hits=usage.cache_hits, prompt=usage.prompt_tokens,
-                                       completion=usage.completion_tokens, cost=cost))
-    return {
-        "page": page, "words": words, "sep": _separators(digest), "title": digest_title(digest), "repo": digest.repo,
-        "headline": [p for p in digest.headline.split("\n\n") if p.strip()],
-        "meta": meta_line(digest), "analysis": analysis_line(digest), "empty": not digest.prs,
-        "highlights_title": words.highlights if week else words.highlights_range,
-        "key_changes_title": words.key_changes if week else words.key_changes_range,
-        "highlights": list(digest.highlights), "risks": risks, "weekly": weekly, "chart": chart,
-        "executive_summary": [p for p in digest.executive_summary.split("\n\n") if p.strip()],
-        "key_changes": list(digest.key_changes), "trends": trends,
-        "key_prs": [prs[n] for n in digest.key_prs if n in prs], "suggestions": list(digest.suggestions),
-        "no_key_prs": words.no_key_prs.format(bar=digest.stats.key_pr_bar),
-        "groups": groups, "pending": [prs[n] for n in digest.pending if n in prs], "notes": notes,
-    }
+@lru_cache(maxsize=1)
+def layout_version() -> str:
+    """A short hash of the page's templates, script, style and view code: a kept page rendered with
+    another layout is rendered again (:meth:`bot.web.pages.DigestPages.html`)."""
+    digest = hashlib.sha256()
+    for path in sorted(_TEMPLATES.iterdir()):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for module in ("_page_view.py", "html_text.py", "charts.py"):
+        digest.update(Path(__file__).with_name(module).read_bytes())
+    return digest.hexdigest()[:12]

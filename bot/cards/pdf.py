@@ -78,11 +78,12 @@ def print_pdf(html: str, *, chromium: str | None = None, timeout_s: float = TIME
 
 def render_pdf(digest: Digest, *, charts: Sequence[Chart] | None = None,
                warn: Callable[[str], None] | None = None, chromium: str | None = None) -> bytes:
-    """The digest's page (:func:`bot.cards.html.render_html`, charts drawn unless given) as PDF bytes.
+    """The digest's page (:func:`bot.cards.html.render_html`, charts drawn unless given, every collapsed
+    section open) as PDF bytes.
 
     Raises:
         RenderError: as :func:`print_pdf`.
     """
     from bot.cards.html import render_html
 
-    return print_pdf(render_html(digest, charts=charts, warn=warn), chromium=chromium)
+    return print_pdf(render_html(digest, charts=charts, warn=warn, expanded=True), chromium=chromium)
