@@ -10,12 +10,15 @@ each printed page is and whether a repeated table header is an empty bar.
 from __future__ import annotations
 
 import base64
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
+
+CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolation', "
+             "e => window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline')));")
+"""An init script: every Content-Security-Policy violation of the page, collected in ``window.__csp``."""
 
 OPEN_ALL = "document.querySelectorAll('details').forEach(d => { d.open = true; })"
 """Opens every collapsed section (what printing does), so the measures see all the text."""
@@ -176,40 +179,37 @@ def pdf_images(pdf: bytes, *, dpi: int = 80) -> list[Image.Image]:
 
 
 def pdf_facts(images: list[Image.Image]) -> PdfFacts:
+    """How full each printed page is and which pages hold an empty header bar (see :class:`PdfFacts`)."""
+    import numpy as np
+
     fill = []
     bars = []
     for number, image in enumerate(images, 1):
-        grey = image.convert("L")
-        width, height = image.size
+        pixels = np.asarray(image, dtype=np.int16)
+        height = pixels.shape[0]
         margin = round(height * MARGIN_MM / 297)
-        ink_rows = [y for y in range(height) if min(grey.crop((0, y, width, y + 1)).getdata()) < 200]
-        lowest = max(ink_rows) if ink_rows else margin
+        ink = np.flatnonzero((pixels.sum(axis=2) < 3 * 200).any(axis=1))
+        lowest = int(ink.max()) if ink.size else margin
         fill.append(round((lowest - margin) / (height - 2 * margin), 2))
-        if _empty_bar(image):
+        if _empty_bar(pixels):
             bars.append(number)
     return PdfFacts(pages=len(images), fill=fill, empty_header_bars=bars)
 
 
-def _empty_bar(image: Image.Image) -> bool:
+def _empty_bar(pixels: Any) -> bool:
     """A band of header grey across the middle half of the page, :data:`EMPTY_BAR_ROWS` rows or more
     high, with nothing written in it (a header with its text has rows where the text breaks the grey)."""
-    width, height = image.size
-    pixels = image.load()
-    assert pixels is not None
-    band = 0
-    for y in range(height):
-        row = [pixels[x, y] for x in range(width // 4, 3 * width // 4, 2)]
-        if sum(1 for p in row if _near(p, HEADER_GREY)) / len(row) > 0.97:
-            band += 1
-            if band >= EMPTY_BAR_ROWS:
-                return True
-        else:
-            band = 0
+    import numpy as np
+
+    width = pixels.shape[1]
+    middle = pixels[:, width // 4: 3 * width // 4]
+    grey = (np.abs(middle - np.array(HEADER_GREY, dtype=np.int16)) <= 3).all(axis=2).mean(axis=1) > 0.97
+    run = 0
+    for row in grey:
+        run = run + 1 if row else 0
+        if run >= EMPTY_BAR_ROWS:
+            return True
     return False
-
-
-def _near(pixel: tuple[int, int, int], colour: tuple[int, int, int]) -> bool:
-    return all(abs(a - b) <= 3 for a, b in zip(pixel, colour, strict=True))
 
 
 def save_pdf_pages(images: list[Image.Image], folder: Path, stem: str) -> list[Path]:
@@ -220,6 +220,3 @@ def save_pdf_pages(images: list[Image.Image], folder: Path, stem: str) -> list[P
         paths.append(path)
     return paths
 
-
-def png(image_bytes: bytes) -> Image.Image:
-    return Image.open(io.BytesIO(image_bytes))

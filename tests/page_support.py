@@ -28,6 +28,8 @@ from bot.sources.jsonl import SnapshotSource
 ROOT = Path(__file__).resolve().parents[1]
 FIVE_WEEKS = ROOT / "examples" / "verl-2026-W12-W16.jsonl.gz"
 REPO = "verl-project/verl"
+AXOLOTL = ROOT / "tests" / "data" / "axolotl.jsonl.gz"
+AXOLOTL_REPO = "axolotl-ai-cloud/axolotl"
 
 
 def compared_w16(settings: Settings, language: Language = "zh") -> Digest:
@@ -39,6 +41,18 @@ def compared_w16(settings: Settings, language: Language = "zh") -> Digest:
     return build_digest(source.merged_prs(REPO, window), repo=REPO, window=window, settings=settings,
                         language=language, now=datetime(2026, 4, 20, 1, 3, tzinfo=UTC),
                         lookback=read_earlier(source, REPO, window))
+
+
+def quiet_axolotl(settings: Settings, language: Language = "zh") -> Digest:
+    """axolotl 2026-W11: a quiet week (7 PRs, none key) of PRs mostly without descriptions, compared with
+    the eleven weeks before (the snapshot covers them all)."""
+    from datetime import UTC, datetime
+
+    source = SnapshotSource(AXOLOTL)
+    window = week_window(2026, 11, "Asia/Shanghai")
+    return build_digest(source.merged_prs(AXOLOTL_REPO, window), repo=AXOLOTL_REPO, window=window,
+                        settings=settings, language=language, now=datetime(2026, 3, 16, 1, 3, tzinfo=UTC),
+                        lookback=read_earlier(source, AXOLOTL_REPO, window))
 
 
 def chromium_path() -> str:

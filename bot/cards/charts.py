@@ -231,7 +231,7 @@ def _style(medium: Medium = "card") -> Any:
     matplotlib.use("Agg", force=False)
     cjk = cjk_font()
     families: list[str] = [f for f in (cjk, "DejaVu Sans") if f]
-    settings: dict[str, Any] = {
+    settings: Any = {  # matplotlib types the keys as literals; these are checked by matplotlib itself
         "font.family": families, "font.size": 10, "axes.edgecolor": "#888888", "axes.labelcolor": INK,
         "text.color": INK, "xtick.color": INK, "ytick.color": INK, "axes.spines.top": False,
         "axes.spines.right": False, "hatch.color": "white", "hatch.linewidth": 0.8, "svg.fonttype": "none",
@@ -268,9 +268,11 @@ def _title(axes: Any, title: str, medium: Medium, note: str = "") -> None:
             axes.set_title(note, loc="right", fontsize=9, color="#666666")
 
 
-def _picture(figure: Figure, medium: Medium) -> dict[str, bytes]:
-    """The drawn figure as ``png=`` (card) or ``svg=`` (page) bytes of a :class:`Chart`."""
-    return {"svg": _svg(figure)} if medium == "page" else {"png": _png(figure)}
+def _chart(name: str, title: str, alt: str, figure: Figure, medium: Medium, note: str = "") -> Chart:
+    """The :class:`Chart` of a drawn figure: PNG bytes for a card, SVG bytes for the page."""
+    if medium == "page":
+        return Chart(name=name, title=title, alt=alt, svg=_svg(figure), note=note)
+    return Chart(name=name, title=title, alt=alt, png=_png(figure), note=note)
 
 
 def _integers(axis: Any) -> None:
@@ -331,7 +333,7 @@ def _labels_chart(digest: Digest, words: _Words, medium: Medium) -> Chart:
                                      average=_weekly.number(average) if average is not None else "-")
         for label, count, average in reversed(data)
     )
-    return Chart(name="labels", title=title, alt=words.labels_alt.format(items=items), **_picture(figure, medium))
+    return _chart("labels", title, words.labels_alt.format(items=items), figure, medium)
 
 
 def _weekly_chart(digest: Digest, words: _Words, medium: Medium) -> Chart:
@@ -373,8 +375,10 @@ def _weekly_chart(digest: Digest, words: _Words, medium: Medium) -> Chart:
     _title(axes, title, medium, note)
     items = words.sep.join(f"{name} {value if value is not None else words.no_data}"
                            for name, value in zip(names, values, strict=True))
-    alt = words.weekly_alt.format(items=items) + (f" {note}{'。' if words.sep == '；' else '.'}" if note else "")
-    return Chart(name="weekly", title=title, alt=alt, note=note, **_picture(figure, medium))
+    alt = words.weekly_alt.format(items=items)
+    if note:
+        alt += f"{note}。" if words.sep == "；" else f" {note}."
+    return _chart("weekly", title, alt, figure, medium, note)
 
 
 def _tick(name: str, start: datetime, digest: Digest) -> str:
@@ -418,4 +422,4 @@ def _verdicts_chart(digest: Digest, words: _Words, language: Language, medium: M
         for level in LEVEL_STYLE if sum(counts[level].values())
     )
     alt = words.verdicts_alt.format(items=items or "-", bar=bar)
-    return Chart(name="verdicts", title=words.verdicts_title, alt=alt, **_picture(figure, medium))
+    return _chart("verdicts", words.verdicts_title, alt, figure, medium)

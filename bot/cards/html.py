@@ -9,7 +9,8 @@ report::
                 narrow one), with a "jump to PR" box
     header      brand, <title>, headline, meta line, analysis line
     本周亮点 · 风险观察 · 周环比 (lines, two charts, the label changes table, collapsed)
-    完整周报    1. 执行摘要 … 6. 后续建议 (5. the key-PR table, sortable, and the importance chart)
+    完整周报    1. 执行摘要 (beside the importance chart) … 6. 后续建议 (3. the busiest labels open, the
+                rest collapsed; 4. collapsed, as the risks at the top; 5. the key-PR table, sortable)
     标签视图    per label, each PR with its reading advice (collapsed, with its counts)
     全部 PR     every PR's details — verdict, scores, summary, key points, risks with evidence,
                 where to start, the GitHub link — each at ``#pr-<number>`` (collapsed)

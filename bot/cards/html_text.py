@@ -18,7 +18,8 @@ image shows its alt text (the page loads no remote image), and a link stays a li
 :func:`bot.cards.escape.link_allowed` allows its target (``https`` on GitHub) — ``javascript:``,
 ``data:`` and other hosts show their label alone. ``#1234`` in text becomes a link to that PR's
 entry on the page (``#pr-1234``) when the page has one. Bidirectional-control characters are
-removed first, and line breaks end up as spaces.
+removed first, line breaks end up as spaces, and a ``**`` left without its other half (a text cut
+with ``…`` inside bold) is dropped rather than shown.
 """
 
 from __future__ import annotations

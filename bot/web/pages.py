@@ -11,7 +11,9 @@
   ``private`` caching); a missing, tampered or expired signature answers 403 with a plain
   one-line message, a valid link to a digest no longer kept answers 404.
 
-Keys: ``prhub:page:{id}`` (the digest JSON), ``prhub:page:html:{id}``, and
+Keys: ``prhub:page:{id}`` (the digest JSON), ``prhub:page:html:{layout}:{id}`` (the page as rendered
+by this version of the layout, :func:`bot.cards.html.layout_version`: a deploy that changes the page
+renders kept digests again instead of serving the old page), and
 ``prhub:page:latest:{repo}:{window}:{lang}`` (an id); all expire after ``ttl_s``.
 """
 
@@ -102,15 +104,17 @@ class DigestPages:
         return found
 
     async def html(self, page_id: str) -> str | None:
-        """The page of ``page_id`` (rendered once, then kept), or ``None`` when its digest is gone."""
-        key = cache_key("page", "html", page_id)
+        """The page of ``page_id`` (rendered once per layout version, then kept), or ``None`` when its
+        digest is gone."""
+        from bot.cards.html import layout_version, render_html  # the plotting library: only when a page is drawn
+
+        key = cache_key("page", "html", layout_version(), page_id)
         kept = await self._store.get_json(key)
         if isinstance(kept, str):
             return kept
         digest = await self.get(page_id)
         if digest is None:
             return None
-        from bot.cards.html import render_html  # imports the plotting library: only when a page is drawn
 
         page = await asyncio.to_thread(render_html, digest)
         await self._store.set_json(key, page, self._ttl_s)

@@ -38,7 +38,12 @@ def test_w16_charts(verl_settings: Settings) -> None:
     by_name = {c.name: c for c in charts}
     assert "W16 39" in by_name["weekly"].alt
     assert "W15 27" in by_name["weekly"].alt
-    assert "W11 无数据" in by_name["weekly"].alt
+    # The example starts in W12: the seven weeks before are left out with a note, not drawn as stubs.
+    assert "W11" not in by_name["weekly"].alt
+    assert "无数据" not in by_name["weekly"].alt
+    assert by_name["weekly"].note == "数据源最早的记录在 W12，之前的 7 周未画出"
+    assert by_name["weekly"].alt.endswith("W16 39。数据源最早的记录在 W12，之前的 7 周未画出。")
+    assert by_name["weekly"].title == "每周合并的 PR（最近 5 周）"
     assert "npu 本周 13，平均 8" in by_name["labels"].alt
     assert by_name["labels"].title == "标签：本周与前 4 周平均"
     for chart in charts:

@@ -21,8 +21,9 @@ HOSTILE_URL = "javascript:window.pwned=3"
 
 
 class _Page(HTMLParser):
-    """Headings (level, text) outside the footer, text of each ``li``/``tr`` by section id, and
-    every tag with its attributes."""
+    """Headings (level, text) outside the footer and the page-only list of every PR, text of each
+    ``li``/``tr`` by section id (a ``details`` with an id counts as a section), and every tag with
+    its attributes."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -41,11 +42,11 @@ class _Page(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
-        if tag == "section":
+        if tag in ("section", "details"):
             self._section.append(dict(attrs).get("id") or (self._section[-1] if self._section else ""))
         elif tag == "footer":
             self._footer = True
-        elif tag in ("h1", "h2", "h3") and not self._footer:
+        elif tag in ("h1", "h2", "h3") and not self._footer and "all-prs" not in self._section:
             self._heading, self._level = [], int(tag[1])
         elif tag == "li" and self._section:
             self._item = []
@@ -55,7 +56,7 @@ class _Page(HTMLParser):
             self._in_script = True
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "section" and self._section:
+        if tag in ("section", "details") and self._section:
             self._section.pop()
         elif tag in ("h1", "h2", "h3") and self._heading is not None:
             self.headings.append((self._level, "".join(self._heading).strip()))
@@ -141,13 +142,12 @@ def test_numbers_match_the_markdown_report(w16: Digest, w16_html: str) -> None:
     assert [" ".join(t.split()) for t in page.items["trends"]] == md_trends
     # Label view: each label's PRs in the same order.
     md_groups = re.findall(r"^### (.+?)\n\n(.*?)(?=^#|\Z)", markdown.split("## 标签视图", 1)[1], re.M | re.S)
-    html_groups = w16_html.split('id="label-view"', 1)[1].split("<h3>")[1:]
+    html_groups = w16_html.split('id="label-view"', 1)[1].split('id="all-prs"', 1)[0].split("<h3>")[1:]
     assert len(md_groups) == len(html_groups) == len(w16.label_view)
     for (title, body), chunk in zip(md_groups, html_groups, strict=True):
         assert chunk.startswith(title)
         md_prs = [_numbers(line)[0] for line in body.splitlines() if line.startswith("- ")]
-        assert md_prs == [int(n) for n in re.findall(r'<li><a href="[^"]+" rel="noopener noreferrer">#(\d+)</a>',
-                                                        chunk)]
+        assert md_prs == [int(n) for n in re.findall(r'<li><a href="#pr-(\d+)">#\d+</a>', chunk)]
     # Meta line and headline.
     assert f"来源 PR：39 · 重点 PR：{w16.stats.key_pr_count}" in w16_html
     assert w16.headline in w16_html
@@ -207,14 +207,35 @@ def test_charts_are_embedded_with_their_alt_text(w16: Digest) -> None:
     assert "data:image/png;base64,iVBORyBmYWtl" in html
 
 
-@pytest.mark.parametrize("url", ["https://github.com/a/b/pull/7", "https://x.test/?a=1&b='2'&c=<>\"", None, ""])
-def test_pr_links_are_written_as_autoescaping_writes_them(url: str | None) -> None:
-    import jinja2
+def test_every_pr_number_leads_to_its_entry_and_the_entry_to_github(w16: Digest, w16_html: str) -> None:
+    page = _parse(w16_html)
+    ids = {a["id"] for _, a in page.tags if a.get("id")}
+    inner = [a["href"] for t, a in page.tags if t == "a" and (a.get("href") or "").startswith("#")]
+    assert inner
+    assert not [h for h in inner if h[1:] not in ids], "a link to an anchor the page does not have"
+    assert {f"pr-{pr.number}" for pr in w16.prs} <= ids
+    github = [a for t, a in page.tags if t == "a" and (a.get("href") or "").startswith("https://github.com/")]
+    assert len([a for a in github if "/pull/" in (a.get("href") or "")]) >= len(w16.prs)
+    assert all(a.get("rel") == "noopener noreferrer" for a in github)
 
-    from bot.cards.html import _link
 
-    macro = jinja2.Environment(autoescape=True).from_string(
-        '{%- if url -%}<a href="{{ url }}" rel="noopener noreferrer">#{{ number }}</a>'
-        "{%- else -%}#{{ number }}{%- endif -%}")
-    assert jinja2.Environment(autoescape=True).from_string("{{ link }}").render(link=_link(url, 7)) == macro.render(
-        url=url, number=7)
+def test_markdown_of_descriptions_is_rendered_and_text_stays_inert(w16: Digest) -> None:
+    first = w16.prs[0]
+    assert first.analysis is not None
+    analysis = first.analysis.model_copy(update={
+        "summary": "Fixes **`_dump_generations`** — see [docs](https://github.com/x/y/blob/main/a.md), "
+                   "[evil](javascript:alert(1)), ![img](https://evil.test/x.png) and <img src=x onerror=alert(1)>",
+        "key_points": ("calls `self._dump()` *twice*", "the **cut bold…"),
+    })
+    digest = w16.model_copy(update={"prs": (first.model_copy(update={"analysis": analysis}), *w16.prs[1:]),
+                                    "highlights": (f"#{first.number} does `x` and **y**", *w16.highlights)})
+    html = render_html(digest, charts=())
+    assert f'<li><a href="#pr-{first.number}" rel="noopener noreferrer">#{first.number}</a> does <code>x</code> ' \
+           "and <strong>y</strong></li>" in html
+    assert "<strong><code>_dump_generations</code></strong>" in html
+    assert '<a href="https://github.com/x/y/blob/main/a.md" rel="noopener noreferrer">docs</a>' in html
+    assert "javascript:" not in html
+    assert "evil.test" not in html  # the image shows its alt text only
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<li>calls <code>self._dump()</code> <em>twice</em></li>" in html
+    assert "<li>the cut bold…</li>" in html

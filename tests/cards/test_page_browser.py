@@ -49,10 +49,10 @@ def test_the_page_loads_clean_and_is_not_blank(w16: Digest, tmp_path: Path) -> N
         # Sort the key-PR table by importance, ascending then descending.
         header = page.locator("#key-pr-table th button", has_text="重要性")
         header.click()
-        ascending = page.eval_on_selector_all("#key-pr-table tbody tr td:nth-child(3)",
+        ascending = page.eval_on_selector_all("#key-pr-table tbody tr td:nth-child(2)",
                                               "els => els.map(e => Number(e.dataset.sort))")
         header.click()
-        descending = page.eval_on_selector_all("#key-pr-table tbody tr td:nth-child(3)",
+        descending = page.eval_on_selector_all("#key-pr-table tbody tr td:nth-child(2)",
                                                "els => els.map(e => Number(e.dataset.sort))")
         assert ascending == sorted(ascending)
         assert descending == sorted(ascending, reverse=True)

@@ -152,3 +152,23 @@ async def test_pages_through_a_real_server(verl_settings: Settings) -> None:
         finally:
             server.should_exit = True
             await serving
+
+
+async def test_a_page_kept_from_another_layout_is_rendered_again(verl_settings: Settings) -> None:
+    from bot.cards.html import layout_version
+    from bot.store import cache_key
+
+    digest = compared_w16(verl_settings)
+    async with redis_store() as store:
+        pages = DigestPages(store)
+        page_id = await pages.put(digest)
+        old = "<!doctype html><p>the page as an earlier version drew it</p>"
+        await store.set_json(cache_key("page", "html", page_id), old, 3600)  # the key before layouts were named
+        await store.set_json(cache_key("page", "html", "0123456789ab", page_id), old, 3600)  # another layout
+        html = await pages.html(page_id)
+        assert html is not None
+        assert html != old
+        assert 'id="all-prs"' in html
+        assert await store.get_json(cache_key("page", "html", layout_version(), page_id)) == html
+        assert await pages.html(page_id) == html  # kept under this layout
+    assert len(layout_version()) == 12

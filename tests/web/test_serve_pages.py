@@ -155,7 +155,7 @@ def test_prhub_serve_serves_signed_pages_and_refuses_the_rest(fake_slack: FakeSl
         assert page.headers["content-type"].startswith("text/html")
         assert "2026 第 16 周 · 04-13 至 04-19 周报" in page.text
         assert "周环比" in page.text
-        assert "data:image/png;base64," in page.text  # the charts, inline
+        assert "data:image/svg+xml;base64," in page.text  # the charts, inline
 
         token = url.rsplit("/", 1)[1]
         payload = token.split(".")[0]
