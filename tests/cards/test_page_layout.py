@@ -11,8 +11,9 @@ on the printed pages (``page_layout.py``):
 - no request at all and no Content-Security-Policy violation;
 - verl's desktop page, its long sections collapsed, under 6,000 px tall.
 
-The screenshots (desktop, phone, every PDF page) are written to ``$PRHUB_PAGE_SHOTS`` when set (a
-developer looks at them), else to a temporary folder.
+The screenshots (desktop and phone, whole and in part, and every PDF page) are written to
+``$PRHUB_PAGE_SHOTS`` when set (a developer looks at them; ``verl-W16-zh-desktop-top.png`` and
+``verl-W16-zh-phone-key-prs.png`` are the pictures of ``docs/``), else to a temporary folder.
 """
 
 from __future__ import annotations
@@ -76,11 +77,16 @@ def test_the_page_reads_at_desktop_and_phone_width_and_prints(case: str, shots: 
     with browser() as context:
         desktop, problems = _open(context, path, 1280)
         desktop.screenshot(path=str(shots / f"{case}-desktop.png"), full_page=True)
+        desktop.set_viewport_size({"width": 1280, "height": 1600})
+        desktop.screenshot(path=str(shots / f"{case}-desktop-top.png"))  # docs/verl-2026-W16-page.png
         wide = measure(desktop, 1280, context=context)
         csp = desktop.evaluate("window.__csp")
         phone, phone_problems = _open(context, path, 390)
         phone.screenshot(path=str(shots / f"{case}-phone.png"), full_page=True)
         narrow = measure(phone, 390, context=context)
+        phone.set_viewport_size({"width": 390, "height": 1100})
+        phone.evaluate("document.getElementById('key-prs').scrollIntoView()")
+        phone.screenshot(path=str(shots / f"{case}-phone-key-prs.png"))  # docs/verl-2026-W16-phone.png
         csp += phone.evaluate("window.__csp")
     printed = pdf_images(print_pdf(render_html(digest, expanded=True), chromium=chromium_path()))
     save_pdf_pages(printed, shots, case)

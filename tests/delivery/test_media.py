@@ -71,7 +71,7 @@ async def test_slack_uploads_the_charts_waits_until_shared_and_the_card_shows_th
     assert [f.filename for f in files] == ["labels.png", "weekly.png"]
     assert all(f.data.startswith(PNG) and f.channel == "C0DIGEST" and f.thread_ts is None for f in files)
     assert "npu 本周 13，平均 8" in files[0].alt_txt
-    assert files[1].title == "每周合并的 PR（最近 12 周）"
+    assert files[1].title == "每周合并的 PR（最近 5 周）"  # the example starts in W12: W05–W11 are left out
     # Slack shares an upload asynchronously: the bot asked files.info until each file was shared
     assert all(f.checks >= fake_slack.share_after + 1 for f in files)
     [card] = fake_slack.of("chat.postMessage")  # with the page, the digest is one card
@@ -185,7 +185,7 @@ async def test_feishu_uploads_images_and_the_card_shows_them(
     elements = message.content["body"]["elements"]
     images = [e for e in elements if e["tag"] == "img"]
     assert [e["img_key"] for e in images] == list(fake_api.images)
-    assert images[1]["title"]["content"] == "每周合并的 PR（最近 12 周）"
+    assert images[1]["title"]["content"] == "每周合并的 PR（最近 5 周）"
     assert "W16 39" in images[1]["alt"]["content"]
     link = elements[-1]["behaviors"][0]
     assert link["type"] == "open_url"
