@@ -167,7 +167,7 @@ def _pr(pr: DigestPR, digest: Digest, numbers: frozenset[int]) -> SimpleNamespac
         "risks": risks, "no_risks": words.no_risks if a is not None else words.pending_placeholder,
         "key_points": [rich(p) for p in a.key_points] if a is not None else [],
         "summary": rich(a.summary) if a is not None else "",
-        "points_cell": rich(_view.key_points(pr, digest)),
+        "points_cell": _points_cell(pr, digest, numbers),
         "reason": rich(a.recommendation.reason) if a is not None else "",
         "focus": [_focus(f, numbers) for f in a.recommendation.focus] if a is not None else [],
         "importance": a.importance if a is not None else None, "insight": a.insight if a is not None else None,
@@ -182,6 +182,17 @@ def _pr(pr: DigestPR, digest: Digest, numbers: frozenset[int]) -> SimpleNamespac
         "status": status_name(a.status, language) if a is not None else "",
         "labels": pr.labels,
     })
+
+
+def _points_cell(pr: DigestPR, digest: Digest, numbers: frozenset[int]) -> markupsafe.Markup:
+    """The key-PR table's cell: the key points (each rendered alone, then joined), else the summary."""
+    words = phrases(digest.language)
+    if pr.analysis is None:
+        return markupsafe.Markup(markupsafe.escape(words.pending_placeholder))
+    parts = [inline_html(p, prs=numbers) for p in pr.analysis.key_points if p.strip()]
+    if not parts:
+        return inline_html(pr.analysis.summary, prs=numbers)
+    return markupsafe.Markup(markupsafe.escape(words.clause_sep)).join(parts)
 
 
 def _focus(item: str, numbers: frozenset[int]) -> tuple[bool, str | markupsafe.Markup]:

@@ -75,6 +75,9 @@ _DRAWING = threading.Lock()
 """Held while charts are drawn: the bot draws in worker threads (pages, cards) and matplotlib's style
 context is process-wide."""
 MAX_LABELS = 10
+PAGE_TICKS = 8
+"""More windows than this on the page's weekly chart: ticks ``52``, ``01`` under an "ISO week" label (periods
+turn their dates upright)."""
 PAGE_LABELS = 8
 """The page's labels chart shows fewer labels (it stands beside the weekly chart; its table lists all)."""
 WIDTH_IN, HEIGHT_IN, DPI = 8.0, 4.2, 120
@@ -116,6 +119,7 @@ class _Words:
     weekly_title: str
     weekly_alt: str
     weekly_left_out: str
+    iso_week: str
     no_data: str
     prs: str
     verdicts_title: str
@@ -136,6 +140,7 @@ _WORDS: dict[Language, _Words] = {
         weekly_title="每{unit}合并的 PR（最近 {n} {unit}）",
         weekly_alt="每{unit}合并 PR 数柱状图：{items}。",
         weekly_left_out="数据源最早的记录在 {first}，之前的 {n} {unit}未画出",
+        iso_week="ISO 周",
         no_data="无数据",
         prs="PR 数",
         verdicts_title="重要性与阅读建议分布",
@@ -154,6 +159,7 @@ _WORDS: dict[Language, _Words] = {
         weekly_title="Merged PRs per {unit} (last {n})",
         weekly_alt="Bar chart of merged PRs per {unit}: {items}.",
         weekly_left_out="The source's first record is in {first}; the {n} {unit}s before are left out",
+        iso_week="ISO week",
         no_data="n/a",
         prs="PRs",
         verdicts_title="Importance and reading advice",
@@ -367,7 +373,12 @@ def _weekly_chart(digest: Digest, words: _Words, medium: Medium) -> Chart:
         axes.axhline(wow.prs.average, color=ORANGE, linestyle="--", linewidth=1.5,
                      label=words.average.format(n=wow.average_windows) + f" {_weekly.number(wow.prs.average)}")
         figure.legend(loc="outside lower center", frameon=False)
-    axes.set_xticks(range(len(history)), names)
+    crowded = medium == "page" and len(history) > PAGE_TICKS  # the page's chart is 4 in wide
+    if crowded and is_week(digest.window):
+        axes.set_xticks(range(len(history)), [n.removeprefix("W") for n in names])
+        axes.set_xlabel(words.iso_week)
+    else:
+        axes.set_xticks(range(len(history)), names, rotation=90 if crowded else 0)
     axes.set_ylabel(words.prs)
     axes.margins(y=0.12)
     _integers(axes.yaxis)

@@ -1,6 +1,8 @@
 """The page in a real headless browser (Debian's Chromium through Playwright): it loads with no
-console error, draws something (the screenshot is not blank), sorts the key-PR table, fits a
-phone, keeps hostile PR text inert, and prints to PDF."""
+console error, draws something (the screenshot is not blank), sorts the key-PR table, leads to a
+PR's entry (links, the jump box, a URL's fragment) opening what is collapsed, fits a phone, keeps
+hostile PR text inert, and prints to PDF with every collapsed section open. (The layout facts are
+measured in ``test_page_layout.py``.)"""
 
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ def test_the_page_loads_clean_and_is_not_blank(w16: Digest, tmp_path: Path) -> N
         assert images
         assert all(done and width > 0 for done, width in images)
         # Sort the key-PR table by importance, ascending then descending.
-        header = page.locator("#key-pr-table th button", has_text="重要性")
+        header = page.locator("#key-pr-table th button", has_text="重要性 / 洞察")
         header.click()
         ascending = page.eval_on_selector_all("#key-pr-table tbody tr td:nth-child(2)",
                                               "els => els.map(e => Number(e.dataset.sort))")
@@ -67,6 +69,33 @@ def test_the_page_loads_clean_and_is_not_blank(w16: Digest, tmp_path: Path) -> N
     assert len(colours) > 500, f"the screenshot looks blank ({len(colours)} colours)"
 
 
+def test_links_and_the_jump_box_lead_to_a_pr_and_open_its_section(w16: Digest, tmp_path: Path) -> None:
+    path = tmp_path / "w16.html"
+    path.write_text(render_html(w16, charts=()), encoding="utf-8")
+    number = w16.key_prs[0]
+    with browser() as context:
+        page, problems = _open(context, path)
+        opened = "() => Array.from(document.querySelectorAll('details.part')).map(d => d.open)"
+        assert page.evaluate(opened) == [False, False]  # the label view and every PR's entry start collapsed
+        page.locator(f"#key-pr-table a[href='#pr-{number}']").click()
+        assert page.evaluate("document.getElementById('all-prs').open")
+        assert page.evaluate("location.hash") == f"#pr-{number}"
+        assert page.locator(f"#pr-{number}").is_visible()
+        page.evaluate("document.getElementById('all-prs').open = false")
+        page.fill("#jump-pr", f"#{number}")
+        page.press("#jump-pr", "Enter")
+        assert page.evaluate("document.getElementById('all-prs').open")
+        assert page.locator(f"#pr-{number}").is_visible()
+        page.fill("#jump-pr", "99999")
+        page.press("#jump-pr", "Enter")
+        assert page.inner_text("#jump-note") == "本报告中没有 #99999"
+        fresh = context.new_page()
+        fresh.goto(path.as_uri() + f"#pr-{w16.prs[-1].number}")
+        fresh.wait_for_load_state("load")
+        assert fresh.locator(f"#pr-{w16.prs[-1].number}").is_visible()
+        assert problems == []
+
+
 def test_the_page_fits_a_phone(w16: Digest, tmp_path: Path) -> None:
     path = tmp_path / "w16.html"
     path.write_text(render_html(w16, charts=()), encoding="utf-8")
@@ -82,7 +111,8 @@ def test_hostile_pr_text_stays_inert_in_the_browser(w16: Digest, tmp_path: Path)
     first = w16.prs[0]
     assert first.analysis is not None
     analysis = first.analysis.model_copy(update={
-        "summary": HOSTILE_TITLE,
+        "summary": HOSTILE_TITLE + " ![tracker](https://evil.test/pixel.png) [click](javascript:window.pwned=4)",
+        "key_points": ('<img src="https://evil.test/x.png" onerror="window.pwned = 5">', "`code` **bold**"),
         "recommendation": first.analysis.recommendation.model_copy(update={"reason": HOSTILE_TITLE})})
     prs = (first.model_copy(update={"title": HOSTILE_TITLE, "url": HOSTILE_URL, "analysis": analysis}),
            *w16.prs[1:])
@@ -92,7 +122,12 @@ def test_hostile_pr_text_stays_inert_in_the_browser(w16: Digest, tmp_path: Path)
     path.write_text(render_html(hostile, charts=()), encoding="utf-8")
     with browser() as context:
         page, problems = _open(context, path)
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         assert page.evaluate("typeof window.pwned") == "undefined"
+        assert page.locator("script").count() == 1
+        handlers = page.evaluate("Array.from(document.querySelectorAll('*')).flatMap(e => "
+                                 "Array.from(e.attributes).map(a => a.name)).filter(n => n.startsWith('on'))")
+        assert handlers == []
         hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.getAttribute('href'))")
         assert hrefs
         assert not [h for h in hrefs if not h.startswith(("https://", "#"))]
@@ -103,8 +138,26 @@ def test_hostile_pr_text_stays_inert_in_the_browser(w16: Digest, tmp_path: Path)
         assert problems == []
 
 
-def test_the_page_prints_to_pdf(w16: Digest) -> None:
-    pdf = print_pdf(render_html(w16), chromium=chromium_path())
-    assert pdf.startswith(b"%PDF-")
-    assert pdf.count(b"/Type /Page\n") + pdf.count(b"/Type/Page") + pdf.count(b"/Type /Page ") >= 2 or \
-        len(pdf) > 100_000
+def test_the_page_prints_to_pdf_with_its_collapsed_sections_open(w16: Digest) -> None:
+    """The browser's own print (CSS ``::details-content``) prints what is collapsed, as the PDF does."""
+    import pypdfium2
+
+    def pages(pdf: bytes) -> tuple[int, str]:
+        document = pypdfium2.PdfDocument(pdf)
+        try:
+            text = "".join(document[i].get_textpage().get_text_range() for i in range(len(document)))
+            return len(document), text
+        finally:
+            document.close()
+
+    browser_print = print_pdf(render_html(w16, charts=()), chromium=chromium_path())
+    expanded = print_pdf(render_html(w16, charts=(), expanded=True), chromium=chromium_path())
+    assert browser_print.startswith(b"%PDF-")
+    count, text = pages(browser_print)
+    open_count, open_text = pages(expanded)
+    assert count == open_count > 10
+    assert " ".join(text.split()) == " ".join(open_text.split())
+    entry = w16.prs[-1]  # the last entry of the collapsed list of every PR
+    assert entry.analysis is not None
+    assert f"#{entry.number}" in text
+    assert "".join(entry.analysis.recommendation.reason.split())[:12] in "".join(text.split())
