@@ -1,6 +1,9 @@
 """Fit the judgement's weights (``bot/digest/weights.json``) from the hand-judged weeks.
 
 Run: ``.venv/bin/python bench/fit_judgement.py``            (writes bot/digest/weights.json)
+     ``.venv/bin/python bench/fit_judgement.py --loo --json tests/data/judged/loo.json``  (records the figures
+                                                              tests/digest/test_judgement_fit.py keeps from
+                                                              dropping)
      ``.venv/bin/python bench/fit_judgement.py --check``    (exit 1 when the file differs from a fresh fit)
      ``.venv/bin/python bench/fit_judgement.py --loo``      (leave one repository out: fit on six, measure the
                                                               seventh, for each; prints in- and out-of-repository
@@ -9,7 +12,8 @@ Run: ``.venv/bin/python bench/fit_judgement.py``            (writes bot/digest/w
 Offline, deterministic, well under two minutes. For every judged PR of ``tests/data/judged/*.toml`` (never the
 ``held-out/`` folder) the features the heuristic analyzer reads (:meth:`HeuristicAnalyzer.features`) are taken
 in the same context a digest of that week gives them — no configuration, the repository's history from the
-records before the window — together with the repository's *profile* (the mean path-level features of its history, see :mod:`bot.digest.judgement`). Then, on those rows:
+records before the window — together with the repository's *profile* (the mean path-level features of its
+history, see :mod:`bot.digest.judgement`). Then, on those rows:
 
 - importance: a ridge regression (scikit-learn ``Ridge``, ``alpha`` = :data:`IMPORTANCE_ALPHA`), each repository
   weighted so that it counts as much as any other (a 66-PR week must not outvote a whole repository);
@@ -32,7 +36,7 @@ import os
 import sys
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -298,10 +302,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when weights.json differs from a fresh fit")
     parser.add_argument("--loo", action="store_true", help="print in- and out-of-repository figures")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="where the weights go (default: the package's)")
+    parser.add_argument("--json", type=Path, help="with --loo: also write the figures to this file")
     args = parser.parse_args(argv)
     weeks = collect(ROOT / "tests" / "data" / "judged", ROOT / "tests" / "data")
     if args.loo:
-        print(render_loo(leave_one_out(weeks)))
+        result = leave_one_out(weeks)
+        print(render_loo(result))
+        if args.json:
+            figures = {name: {"in_repository": asdict(inside), "out_of_repository": asdict(outside)}
+                       for name, (inside, outside) in result.items()}
+            args.json.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         return 0
     model = fit_chosen(weeks)
     text = json.dumps(model.to_json(), indent=1, sort_keys=True) + "\n"

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -251,27 +252,39 @@ def _verdict_per_point(m: Model) -> float:
     return ver / imp if imp else 0.0
 
 
+_VERDICT_WORDS = {"zh": {"skip": "可跳过", "skim": "建议浏览", "close_read": "值得精读"},
+                  "en": {"skip": "skip", "skim": "skim", "close_read": "close read"}}
+_NAME_CELLS = 50
+
+
+def _pad(text: str, cells: int) -> str:
+    """``text`` padded with spaces to ``cells`` terminal columns (a CJK character takes two)."""
+    width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(1, cells - width)
+
+
 def explain(judgement: Judgement, language: Literal["zh", "en"] = "en", *, model: Model | None = None) -> list[str]:
     """Lines a person reads: the intercept, each feature's value and what it moved (importance points, verdict
     score), the repository offset, and the result against the cuts. Largest moves first."""
     m = model or shipped_model()
     label = {f.name: (f.zh if language == "zh" else f.en) for f in FEATURES}
-    head = ("特征", "值", "重要性", "结论分") if language == "zh" else ("feature", "value", "importance", "verdict")
-    rows = [f"{head[0]:<44} {head[1]:>6} {head[2]:>10} {head[3]:>8}"]
-    base = "截距" if language == "zh" else "intercept"
-    rows.append(f"{base:<44} {'':>6} {m.importance_intercept:>+10.2f} {'':>8}")
+    words = _VERDICT_WORDS[language]
+    head = ("事实", "取值", "重要性", "结论分") if language == "zh" else ("fact", "value", "importance", "verdict")
+    rows = [f"{_pad(head[0], _NAME_CELLS)}{_pad(head[1], 8)}{_pad(head[2], 10)}{head[3]}"]
+    rows.append(f"{_pad('截距' if language == 'zh' else 'intercept', _NAME_CELLS)}{'':8}{m.importance_intercept:+.2f}")
     for p in sorted(judgement.contributions, key=lambda p: -abs(p.importance) - abs(p.verdict)):
-        rows.append(f"{label.get(p.name, p.name):<44} {p.value:>6.2f} {p.importance:>+10.2f} {p.verdict:>+8.2f}")
+        rows.append(f"{_pad(label.get(p.name, p.name), _NAME_CELLS)}{p.value:<8.2f}{p.importance:<+10.2f}{p.verdict:+.2f}")
     if judgement.offset:
         name = "仓库校准（与该仓库近期 PR 相比）" if language == "zh" else "repository calibration (vs its recent PRs)"
-        rows.append(f"{name:<44} {'':>6} {judgement.offset:>+10.2f} "
-                    f"{judgement.offset * _verdict_per_point(m):>+8.2f}")
+        rows.append(f"{_pad(name, _NAME_CELLS)}{'':8}{judgement.offset:<+10.2f}"
+                    f"{judgement.offset * _verdict_per_point(m):+.2f}")
     low, high = m.verdict_cuts
     total = "合计" if language == "zh" else "total"
-    rows.append(f"{total:<44} {'':>6} {judgement.importance_score:>10.2f} {judgement.verdict_score:>8.2f}")
-    rows.append(("重要性 {i}/10；结论 {v}（可跳过 < {lo:.2f} ≤ 建议浏览 < {hi:.2f} ≤ 值得精读）" if language == "zh"
-                 else "importance {i}/10; verdict {v} (skip < {lo:.2f} <= skim < {hi:.2f} <= close_read)").format(
-        i=judgement.importance, v=judgement.verdict, lo=low, hi=high))
+    rows.append(f"{_pad(total, _NAME_CELLS)}{'':8}{judgement.importance_score:<10.2f}{judgement.verdict_score:.2f}")
+    rows.append(("重要性 {i}/10；结论：{v}（{skip} < {lo:.2f} ≤ {skim} < {hi:.2f} ≤ {close}）" if language == "zh"
+                 else "importance {i}/10; verdict: {v} ({skip} < {lo:.2f} <= {skim} < {hi:.2f} <= {close})").format(
+        i=judgement.importance, v=words[judgement.verdict], lo=low, hi=high, skip=words["skip"], skim=words["skim"],
+        close=words["close_read"]))
     return rows
 
 
