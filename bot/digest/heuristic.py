@@ -707,7 +707,8 @@ _CRASH_TITLE = re.compile(r"\b(?:crash\w*|error|exception|hang\w*|(?:type|key|at
                           r"error|oom|segfault|fail(?:s|ing|ure)?)\b", re.I)
 _CORRECTNESS = re.compile(r"\b(?:silent(?:ly)?|wrong(?:ly)?|incorrect(?:ly)?|corrupt\w*|mismatch\w*|leak\w*|race|"
                           r"deadlock\w*|nan|regress\w*|inconsistent|inaccurate)\b", re.I)
-_DOCS_TITLE = re.compile(r"\b(?:docstrings?|type[- ]?hints?|typos?|comments?|docs?|documentation|readme)\b", re.I)
+# what a title says about text for readers (not "docs" alone: in evaluation code a doc is a document)
+_DOCS_TITLE = re.compile(r"\b(?:docstrings?|type[- ]?hints?|typos?|comments?|documentation|readme)\b", re.I)
 
 
 def _area(path: str) -> str:
