@@ -115,8 +115,10 @@ class Risk(_Value):
 
     ``kind`` is a stable id (``missing_tests``, ``core_path_change``,
     ``config_contract_change``, ``dependency_upgrade``, ``dependency_range``,
-    ``dependency_pin``, ``ci_action_bump``, ``version_bump``, ``large_change``,
-    ``revert``, ``breaking_change``); ``title`` is shown to people in the
+    ``dependency_pin``, ``ci_action_bump``, ``version_bump``, ``dev_version_bump``,
+    ``large_change``, ``revert``, ``breaking_change``, ``deprecation``,
+    ``deprecated_removal``, ``behavior_change``, ``numerics_change``,
+    ``object_cache``); ``title`` is shown to people in the
     analysis language; ``evidence`` lists the files or facts behind it.
     """
 
@@ -394,6 +396,9 @@ class Digest(_Value):
     usage: LLMUsage = Field(default_factory=LLMUsage)
     week_over_week: WeekOverWeek | None = None
     """This window against earlier ones; ``None`` when the digest was built without a look back."""
+    config_file: str | None = None
+    """The name of the config file the digest was built with (``prhub.toml``, no folder); ``None``: no file
+    (built-in defaults), said in the metadata line as "no config"."""
 
     def pr(self, number: int) -> DigestPR:
         """The digest's entry for PR ``number``.

@@ -17,6 +17,7 @@
     EmptyWindowReply(window, repo, …)         a window without merged PRs, naming the latest one that has some
     ClarifyReply(text, language)              a window that could not be read: which dates did you mean?
     HelpReply(language, repo, examples)       anything else (``examples``: the nearest to what was said)
+    NoteReply(text, language)                 one friendly line: thanks, greetings, praise
     ErrorReply(message, language)             a :class:`~bot.errors.PrhubError`, in one line for people
 
 ``notes`` (digest, label, answer, merged, empty window) are lines above the content, in the reply's
@@ -37,7 +38,7 @@ from bot.models import Digest, DigestPR, Language, Window
 from bot.subscriptions import Subscription
 
 __all__ = ["AnswerReply", "ClarifyReply", "CompareReply", "DigestReply", "EmptyWindowReply", "ErrorReply",
-           "GitHubLinkReply", "HelpReply", "LabelReply", "MergedReply", "MyDigestReply", "PRReply",
+           "GitHubLinkReply", "HelpReply", "LabelReply", "MergedReply", "MyDigestReply", "NoteReply", "PRReply",
            "PersonalDigestChange", "PersonalDigestReply", "Reply", "SubscriptionChange",
            "SubscriptionReply", "SubscriptionsReply", "is_public"]
 
@@ -59,10 +60,13 @@ class DigestReply:
 
 @dataclass(frozen=True, slots=True)
 class PRReply:
+    """One PR's analysis; ``notes``: lines above it (what was asked: its risks, where to start)."""
+
     pr: DigestPR
     repo: str
     language: Language
     timezone: str
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +191,23 @@ class HelpReply:
 
 
 @dataclass(frozen=True, slots=True)
+class NoteReply:
+    """One line for people (``text``, unescaped): the answer to small talk."""
+
+    text: str
+    language: Language
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeReply:
+    """Something the channel should know before it can ask anything (``text``: in ``language``, unescaped),
+    e.g. that it is bound to no repository yet and how an admin binds one."""
+
+    text: str
+    language: Language
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorReply:
     """A request that could not be answered; ``message`` is one line for people."""
 
@@ -196,11 +217,11 @@ class ErrorReply:
 
 Reply = (DigestReply | PRReply | LabelReply | CompareReply | AnswerReply | MergedReply | EmptyWindowReply
          | ClarifyReply | SubscriptionReply | SubscriptionsReply | GitHubLinkReply | PersonalDigestReply
-         | MyDigestReply | HelpReply | ErrorReply)
+         | MyDigestReply | HelpReply | NoteReply | NoticeReply | ErrorReply)
 
 
 def is_public(reply: Reply) -> bool:
     """Whether ``reply`` is meant for the channel (digests, PR answers, label views) rather than only for
     the asker (subscriptions, help, questions back, errors) where the platform can tell the two apart."""
     return isinstance(reply, DigestReply | PRReply | LabelReply | CompareReply | AnswerReply | MergedReply
-                      | EmptyWindowReply)
+                      | EmptyWindowReply | NoticeReply)

@@ -65,6 +65,8 @@ from bot.replies import (
     LabelReply,
     MergedReply,
     MyDigestReply,
+    NoteReply,
+    NoticeReply,
     PersonalDigestReply,
     PRReply,
     Reply,
@@ -160,8 +162,8 @@ def render_reply_slack(reply: Reply, extras: CardExtras | None = None) -> list[d
         case DigestReply(digest, notes, whole):
             messages = render_slack(digest, extras)
             return _with_notes_slack(messages if whole else messages[:1], notes)
-        case PRReply(pr, repo, language, timezone):
-            return [render_pr_slack(pr, repo=repo, language=language, timezone=timezone)]
+        case PRReply(pr, repo, language, timezone, notes):
+            return _with_notes_slack([render_pr_slack(pr, repo=repo, language=language, timezone=timezone)], notes)
         case LabelReply(digest, label, prs, notes):
             return _with_notes_slack(render_label_slack(digest, label, prs), notes)
         case CompareReply(comparison):
@@ -173,7 +175,7 @@ def render_reply_slack(reply: Reply, extras: CardExtras | None = None) -> list[d
         case EmptyWindowReply(window, repo, language, latest, _, notes):
             return [answers.render_empty_window_slack(window, repo=repo, language=language, latest=latest,
                                                       notes=notes)]
-        case ClarifyReply(text):
+        case ClarifyReply(text) | NoteReply(text):
             return [render_note_slack(slack_text(text))]
         case SubscriptionReply():
             return [render_note_slack(slack_text(subscription_text(reply)))]
@@ -190,6 +192,8 @@ def render_reply_slack(reply: Reply, extras: CardExtras | None = None) -> list[d
             if examples:
                 return [answers.render_nearest_slack(examples, language)]
             return [render_help_slack(language, repo)]
+        case NoticeReply(text, _):
+            return [render_note_slack(slack_text(text))]
         case ErrorReply(message, language):
             return [render_note_slack(chat_phrases(language).error.format(message=slack_text(message)))]
     raise TypeError(f"unknown reply {reply!r}")  # pragma: no cover - the match is exhaustive
@@ -285,8 +289,8 @@ def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[
         case DigestReply(digest=digest, notes=notes, whole=whole):
             cards = render_feishu(digest, extras)  # the first card, then (whole) the rest continue in the thread
             return _with_notes_feishu(cards if whole else cards[:1], notes)
-        case PRReply(pr=pr, repo=repo, language=lang, timezone=tz):
-            return [render_pr_feishu(pr, repo=repo, language=lang, timezone=tz)]
+        case PRReply(pr=pr, repo=repo, language=lang, timezone=tz, notes=notes):
+            return _with_notes_feishu([render_pr_feishu(pr, repo=repo, language=lang, timezone=tz)], notes)
         case LabelReply(digest=digest, label=label, prs=prs, notes=notes):
             return _with_notes_feishu(render_label_feishu(digest, label, prs), notes)
         case CompareReply(comparison=comparison):
@@ -297,7 +301,7 @@ def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[
             return answers.render_merged_feishu(digest, focus, notes=notes)
         case EmptyWindowReply(window=window, repo=repo, language=lang, latest=latest, notes=notes):
             return [answers.render_empty_window_feishu(window, repo=repo, language=lang, latest=latest, notes=notes)]
-        case ClarifyReply(text=text):
+        case ClarifyReply(text=text) | NoteReply(text=text):
             return [render_note_feishu("prhub", feishu_text(text))]
         case SubscriptionReply(language=lang):
             template: Template = "red" if reply.change == "refused" else "blue"
@@ -323,6 +327,8 @@ def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[
             if repo:
                 body += "\n\n" + feishu_text(words.help_repo.format(repo=repo))
             return [render_note_feishu(words.help_title, body)]
+        case NoticeReply(text=text):
+            return [render_note_feishu("prhub", feishu_text(text), template="wathet")]
         case ErrorReply(message=message, language=lang):
             words = chat_phrases(lang)
             return [render_note_feishu("prhub", feishu_text(words.error.format(message=message)), template="red")]

@@ -70,7 +70,11 @@ class Phrases:
     table_header: tuple[str, str, str, str]
     """Columns of the key-PR table: PR, title, key points, risks."""
     meta: str
-    """``{repo}``, ``{first}``, ``{last}`` (ISO dates), ``{prs}``, ``{key_prs}``, ``{generated}``."""
+    """``{repo}``, ``{first}``, ``{last}`` (ISO dates), ``{prs}``, ``{key_prs}``, ``{generated}``, ``{config}``."""
+    config_named: str
+    """The metadata line's config part: ``{name}`` of the file."""
+    no_config: str
+    """The metadata line's config part without a file."""
     analysis_line: str
     """``{statuses}`` (``status_counts`` joined), ``{narrative}``."""
     pr_count: tuple[str, str]
@@ -132,7 +136,9 @@ ZH = Phrases(
     no_key_prs="没有 PR 达到重点线（重要性 ≥ {bar}）。",
     continued="（续 {part}/{total}）",
     table_header=("PR", "标题", "关键点", "风险"),
-    meta="仓库：{repo} 周期：{first} 至 {last} 来源 PR：{prs} · 重点 PR：{key_prs} · 生成于 {generated}",
+    meta="仓库：{repo} 周期：{first} 至 {last} 来源 PR：{prs} · 重点 PR：{key_prs} · 生成于 {generated} · {config}",
+    config_named="配置：{name}",
+    no_config="无配置文件",
     analysis_line="分析：{statuses} · 摘要：{narrative}",
     pr_count=("{count} 个 PR", "{count} 个 PR"),
     fallback_note="其中 {count} 个为模型失败后的启发式回退",
@@ -181,7 +187,9 @@ EN = Phrases(
     no_key_prs="No PR reached the key bar (importance ≥ {bar}).",
     continued=" (continued {part}/{total})",
     table_header=("PR", "Title", "Key points", "Risks"),
-    meta="Repo: {repo} Period: {first} to {last} PRs: {prs} · key PRs: {key_prs} · generated {generated}",
+    meta="Repo: {repo} Period: {first} to {last} PRs: {prs} · key PRs: {key_prs} · generated {generated} · {config}",
+    config_named="config: {name}",
+    no_config="no config",
     analysis_line="Analysis: {statuses} · narrative: {narrative}",
     pr_count=("{count} PR", "{count} PRs"),
     fallback_note="{count} of them heuristic fallbacks after a model failure",
@@ -252,15 +260,18 @@ def format_generated(moment: datetime, timezone: str) -> str:
 
 
 def meta_line(digest: Digest) -> str:
-    """Repository, period, PR counts and generation time in one line (unescaped repo name)."""
+    """Repository, period, PR counts, generation time and the config file (its name, or "no config") in one
+    line (unescaped repo name)."""
     first, last = window_days(digest.window)
-    return phrases(digest.language).meta.format(
+    words = phrases(digest.language)
+    return words.meta.format(
         repo=digest.repo,
         first=first.isoformat(),
         last=last.isoformat(),
         prs=digest.stats.pr_count,
         key_prs=digest.stats.key_pr_count,
         generated=format_generated(digest.generated_at, digest.window.timezone),
+        config=words.config_named.format(name=digest.config_file) if digest.config_file else words.no_config,
     )
 
 
@@ -412,7 +423,8 @@ ANSWER_ZH = AnswerPhrases(
     term_count="{term} {n_prs}",
     answer_common="“{term}”出现在本期 {mentions}/{total} 个 PR 里，太常见，只用来排序。",
     answer_label="只看带 {label} 标签的 PR",
-    evidence_kinds={"label": "标签", "title": "标题", "path": "文件", "diff": "改动", "body": "描述"},
+    evidence_kinds={"label": "标签", "title": "标题", "path": "文件", "diff": "改动", "body": "描述", "risk": "风险",
+                    "type": "类型"},
     matched="匹配：{terms}",
     llm_note="上面的概述由 LLM 根据列出的 PR 撰写，每条都注明了出处。",
     llm_dropped="另有 {n} 条没有注明本期 PR 出处的说法已删除。",
@@ -454,7 +466,8 @@ ANSWER_EN = AnswerPhrases(
     term_count="{term} {n_prs}",
     answer_common="“{term}” occurs in {mentions} of {total} PRs: too common to narrow the answer, it only ranks.",
     answer_label="Only PRs labelled {label}",
-    evidence_kinds={"label": "label", "title": "title", "path": "file", "diff": "change", "body": "description"},
+    evidence_kinds={"label": "label", "title": "title", "path": "file", "diff": "change", "body": "description",
+                    "risk": "risk", "type": "change type"},
     matched="matched: {terms}",
     llm_note="The summary above was written by the LLM from the PRs listed; every claim names its PRs.",
     llm_dropped="{n} more claims that cited no PR of this window were dropped.",
@@ -508,10 +521,29 @@ def latest_window_note(latest: Window, last_merge: datetime, language: Language)
     return answer_phrases(language).latest_window.format(window=window_text(latest, language), date=day)
 
 
+_ASK_BACK: dict[Language, dict[str, str]] = {
+    "zh": {
+        "no_pr": "哪个 PR？请带上编号，例如“#6046 有啥风险”，或在我回答过某个 PR 的话题里接着问。",
+        "no_context": "“{said}”是接着哪个问题问的？请在我回答的话题里接着问，或把周、标签或 PR 写完整，例如“上周 npu "
+        "标签”。",
+        "which_pr": "对得上好几个 PR：{said}。请说是哪一个（带编号）。",
+    },
+    "en": {
+        "no_pr": "Which PR? Add its number, e.g. “risks of #6046”, or ask in the thread of my answer about a PR.",
+        "no_context": "What does “{said}” follow? Ask in the thread of my answer, or name the week, label or PR, "
+                      "e.g. “npu label last week”.",
+        "which_pr": "That fits several PRs: {said}. Which one (by number)?",
+    },
+}
+"""Questions back that are not about a window (:class:`bot.understand.ClarifyIntent`'s other problems)."""
+
+
 def clarify_text(said: str, problem: str, language: Language) -> str:
     """The question back when a window cannot be read (``problem`` as
     :data:`bot.understand.windows.WindowProblem`); ``said`` is unescaped."""
     words = answer_phrases(language)
+    if problem in _ASK_BACK[language]:
+        return _ASK_BACK[language][problem].format(said=said)
     why = words.clarify_why.get(problem, words.clarify_why["several_windows"])
     return words.clarify.format(said=said, why=why, examples=words.clarify_examples)
 
@@ -544,6 +576,8 @@ class ChatPhrases:
 
     working: str
     failed: str
+    rate_limited: str
+    """``{minutes}``: a source (GitHub) keeps the answer waiting that long; it follows by itself."""
     label_title: str
     """``{label}``, ``{title}`` (the digest's title)."""
     label_meta: str
@@ -614,6 +648,7 @@ CHAT: Mapping[Language, ChatPhrases] = {
     "zh": ChatPhrases(
         working="生成中…",
         failed="抱歉，这次没能回答（出了点问题），请稍后再问一次。",
+        rate_limited="GitHub 限流中，约 {minutes} 分钟后回答（不用再问，答案会自动发到这里）。",
         label_title="{label} · {title}",
         label_meta="仓库：{repo} · {n_prs}",
         label_empty="{title}没有带 {label} 标签的 PR。",
@@ -680,6 +715,7 @@ CHAT: Mapping[Language, ChatPhrases] = {
     "en": ChatPhrases(
         working="Working on it…",
         failed="Sorry, I could not answer this time (something went wrong); please ask again in a moment.",
+        rate_limited="GitHub is rate-limiting us; the answer comes in about {minutes} min (no need to ask again).",
         label_title="{label} · {title}",
         label_meta="Repository: {repo} · {n_prs}",
         label_empty="No PR with the {label} label in {title}.",
@@ -902,6 +938,20 @@ ERRORS_EN = ErrorPhrases(
     other="I could not complete that request. Please try again later; if it persists, tell an admin (the details "
           "are in the bot's log).",
 )
+
+
+def bind_hint(channel: str, language: Language) -> str:
+    """How an admin binds channel ``channel`` (``platform:id``) to a repository, for the first mention in an
+    unbound channel; the lines of TOML to add name the channel itself."""
+    toml = f'[channels."{channel}"]\nrepo = "owner/name"'
+    if language == "en":
+        return (f"This channel is not bound to a repository yet, so I cannot answer about PRs here. An admin binds "
+                f"it by adding these lines to prhub.toml and restarting the bot (prhub config check checks the "
+                f"file first):\n{toml}\nOr set PRHUB_DEFAULT_REPO=owner/name for every channel without a binding.")
+    return (f"这个频道还没有绑定仓库，所以我暂时回答不了关于 PR 的问题。管理员在 prhub.toml 里加上下面两行，"
+            f"再重启机器人即可"
+            f"（可以先用 prhub config check 检查配置）：\n{toml}\n或者设置 PRHUB_DEFAULT_REPO=owner/name，"
+            f"作为所有未绑定频道的默认仓库。")
 
 
 def error_phrases(language: Language) -> ErrorPhrases:

@@ -63,11 +63,13 @@ __all__ = [
     "glossary",
 ]
 
-EvidenceKind = Literal["label", "title", "path", "diff", "body"]
+EvidenceKind = Literal["label", "title", "path", "diff", "body", "risk", "type"]
 
-WEIGHTS: Mapping[EvidenceKind, float] = {"label": 4.0, "title": 4.0, "path": 3.0, "diff": 2.0, "body": 1.0}
-"""How much a match counts, by where it was found."""
-ABOUT: frozenset[EvidenceKind] = frozenset({"label", "title", "path"})
+WEIGHTS: Mapping[EvidenceKind, float] = {"label": 4.0, "title": 4.0, "risk": 4.0, "type": 3.0, "path": 3.0,
+                                         "diff": 2.0, "body": 1.0}
+"""How much a match counts, by where it was found (``risk``: a risk of the PR's analysis is of a kind the word
+means; ``type``: its change type is)."""
+ABOUT: frozenset[EvidenceKind] = frozenset({"label", "title", "path", "risk", "type"})
 """The places that say what a PR is about (a common word counts only there)."""
 COMMON_SHARE = 0.5
 """A word matching more than this share of the window's PRs does not narrow the answer."""
@@ -289,13 +291,27 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return _one_line(piece)
 
 
-def _hit(term: str, searcher: _Searcher, pr: DigestPR, record: PullRequest | None, lowered: _Lowered) -> _Hit:
+Meaning = tuple[tuple[str, ...], tuple[str, ...]]
+"""What a word means in the analyses: the risk kinds and the change types (:mod:`bot.understand.concepts`)."""
+
+
+def _hit(term: str, searcher: _Searcher, pr: DigestPR, record: PullRequest | None, lowered: _Lowered,
+         meaning: Meaning | None = None) -> _Hit:
     hit = _Hit()
 
     def add(kind: EvidenceKind, text: str, path: str | None = None) -> None:
         hit.evidence.append(Evidence(kind, term, text, path))
         if path is not None:
             hit.files.add(path)
+
+    if meaning is not None and pr.analysis is not None:
+        kinds, types = meaning
+        for risk in pr.analysis.risks:
+            if risk.kind in kinds:
+                add("risk", _one_line(risk.title))
+                break
+        if pr.analysis.change_type in types:
+            add("type", pr.analysis.change_type)
 
     for label in pr.labels:
         if searcher.search(label):
@@ -366,6 +382,7 @@ def answer_question(
     question: str = "",
     limit: int = MAX_MATCHES,
     words: Mapping[str, tuple[str, ...]] | None = None,
+    meanings: Mapping[str, Meaning] | None = None,
 ) -> Answer:
     """The PRs of ``digest``'s window that answer a question, with what matched.
 
@@ -378,6 +395,8 @@ def answer_question(
         question: the question as asked (kept for the reply).
         limit: most matches returned.
         words: the glossary; default :func:`glossary`.
+        meanings: lower-case word → the risk kinds and change types it means (a PR whose analysis has
+            one matches, as ``risk`` / ``type`` evidence); default none.
 
     Returns:
         The answer; ``Answer.none`` when no PR matches. Never raises for any input.
@@ -395,8 +414,9 @@ def answer_question(
     lowered = _Lowered()
     for term in wanted:
         searcher = _Searcher(_alternatives(term, words))
+        meaning = (meanings or {}).get(term.lower())
         found = {pr.number: h for pr in prs
-                 if (h := _hit(term, searcher, pr, by_number.get(pr.number), lowered)).evidence}
+                 if (h := _hit(term, searcher, pr, by_number.get(pr.number), lowered, meaning)).evidence}
         mentions[term] = len(found)
         if n >= MIN_PRS_FOR_COMMON and len(found) > COMMON_SHARE * n:
             common.add(term)  # everywhere in diffs and descriptions: only what PRs are about counts

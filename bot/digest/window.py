@@ -53,6 +53,8 @@ from bot.errors import WindowError
 from bot.models import Window
 
 __all__ = [
+    "RECENT",
+    "RECENT_WEEKS",
     "SPEC_FORMS",
     "contains",
     "date_window",
@@ -63,6 +65,7 @@ __all__ = [
     "month_window",
     "named_window",
     "parse_week",
+    "recent_window",
     "resolve_window",
     "spec_is_relative",
     "week_window",
@@ -89,11 +92,13 @@ def zone(tz: str) -> ZoneInfo:
         return ZoneInfo(tz)
     except ZoneInfoNotFoundError as exc:
         raise WindowError(
-            f"unknown time zone {tz!r}: expected an IANA name such as Asia/Shanghai or UTC"
+            f"unknown time zone {tz!r}: expected an IANA name such as Asia/Shanghai or UTC",
+            zh=f"不认识的时区 {tz!r}：应为 IANA 时区名，例如 Asia/Shanghai 或 UTC",
         ) from exc
     except (ValueError, OSError) as exc:
         raise WindowError(
-            f"invalid time zone {tz!r}: expected an IANA name such as Asia/Shanghai or UTC"
+            f"invalid time zone {tz!r}: expected an IANA name such as Asia/Shanghai or UTC",
+            zh=f"时区 {tz!r} 无效：应为 IANA 时区名，例如 Asia/Shanghai 或 UTC",
         ) from exc
 
 
@@ -172,10 +177,12 @@ def week_window(year: int, week: int, tz: str) -> Window:
     """
     name = f"{year:04d}-W{week:02d}"
     if not 1 <= year <= 9999:
-        raise WindowError(f"week {name} does not exist: the year must be between 1 and 9999")
+        raise WindowError(f"week {name} does not exist: the year must be between 1 and 9999",
+                          zh=f"没有 {name} 这一周：年份应在 1 到 9999 之间")
     weeks = iso_weeks_in_year(year)
     if not 1 <= week <= weeks:
-        raise WindowError(f"week {name} does not exist: ISO year {year} has weeks W01 to W{weeks}")
+        raise WindowError(f"week {name} does not exist: ISO year {year} has weeks W01 to W{weeks}",
+                          zh=f"没有 {name} 这一周：ISO 年 {year} 只有 W01 到 W{weeks}")
     monday = date.fromisocalendar(year, week, 1)
     try:
         sunday = monday + timedelta(days=6)
@@ -223,7 +230,8 @@ def parse_week(spec: str, *, tz: str, now: datetime) -> Window:
         return window_from_spec(text, tz=tz, now=now)
     match = _WEEK_RE.fullmatch(text)
     if match is None:
-        raise WindowError(f"malformed week {spec!r}: expected {WEEK_FORM}")
+        raise WindowError(f"malformed week {spec!r}: expected {WEEK_FORM}",
+                          zh=f"读不懂的周 {spec!r}：应为 2026-W16 这样的 ISO 周，或 this（本周）、last（上周）")
     return week_window(int(match["year"]), int(match["week"]), tz)
 
 
@@ -240,7 +248,8 @@ def date_window(since: date, until: date, tz: str) -> Window:
     if since > until:
         raise WindowError(
             f"--since {since.isoformat()} is after --until {until.isoformat()}: "
-            "the start date must not be later than the end date"
+            "the start date must not be later than the end date",
+            zh=f"--since {since.isoformat()} 晚于 --until {until.isoformat()}：开始日期不能晚于结束日期",
         )
     return _days_window(since, until, tz, f"{since.isoformat()}..{until.isoformat()}")
 
@@ -274,7 +283,8 @@ def resolve_window(
     """
     _require_aware(now, "now")
     if week is not None and (since is not None or until is not None):
-        raise WindowError("give either a week or --since/--until dates, not both")
+        raise WindowError("give either a week or --since/--until dates, not both",
+                          zh="--week 与 --since/--until 只能给一种")
     if week is not None:
         return parse_week(week, tz=tz, now=now)
     if since is not None and until is not None:
@@ -283,7 +293,8 @@ def resolve_window(
         today = _local_date(now, zone(tz))
         if since > today:
             raise WindowError(
-                f"--since {since.isoformat()} is in the future (today is {today.isoformat()} in {tz})"
+                f"--since {since.isoformat()} is in the future (today is {today.isoformat()} in {tz})",
+                zh=f"--since {since.isoformat()} 还没到（{tz} 的今天是 {today.isoformat()}）",
             )
         return date_window(since, today, tz)
     if until is not None:
@@ -340,7 +351,9 @@ A..B                           inclusive dates, both YYYY-MM-DD or both *-MM-DD
 A..                            from date A through today
 mon.. (tue.. … sun..)          from the latest such weekday through today (today, if it is one)
 last-mon.. (… last-sun..)      from the latest such weekday before today through today
-mon-N.. (… sun-N..)            from that weekday of the ISO week N weeks before the current one through today"""
+mon-N.. (… sun-N..)            from that weekday of the ISO week N weeks before the current one through today
+recent                         "lately": the four ISO weeks through the current one (a chat answer takes the
+                               four weeks through the latest week with merged PRs instead)"""
 """The window specs :func:`window_from_spec` accepts (``*`` = the latest year in which it has begun)."""
 
 MAX_SPEC_OFFSET = 520
@@ -407,6 +420,24 @@ def latest_week(instants: Iterable[datetime], tz: str) -> tuple[Window, datetime
     return _week_of(_local_date(latest, zone(tz)), tz), latest
 
 
+RECENT = "recent"
+"""The spec of "lately" (``最近``, ``这阵子``, ``recently``)."""
+RECENT_WEEKS = 4
+"""How many ISO weeks "lately" spans."""
+
+
+def recent_window(last_week: Window, tz: str) -> Window:
+    """The :data:`RECENT_WEEKS` ISO weeks ending with ``last_week`` (an ISO week's window), named by its
+    inclusive dates (``2026-03-23..2026-04-19``).
+
+    Raises:
+        WindowError: ``tz`` is unknown.
+    """
+    first = _local_date(last_week.start, zone(tz)) - timedelta(weeks=RECENT_WEEKS - 1)
+    last = _local_date(last_week.end, zone(tz)) - timedelta(days=1)
+    return date_window(first, last, tz)
+
+
 def in_progress(window: Window, now: datetime) -> bool:
     """Whether ``now`` lies inside ``window`` (the window has begun and not ended: "so far").
 
@@ -440,6 +471,8 @@ def window_from_spec(spec: str, *, tz: str, now: datetime) -> Window:
     today = _local_date(now, zone(tz))
     if text.lower() in ("this", "last") or _WEEK_RE.fullmatch(text):
         return parse_week(text, tz=tz, now=now)
+    if text.lower() == RECENT:
+        return recent_window(_week_of(today, tz), tz)
     if found := _SPEC_OFFSET.fullmatch(text):
         return _offset_window(found["kind"], int(found["n"]), today, tz, spec)
     if _SPEC_YEAR.fullmatch(text):

@@ -105,7 +105,8 @@ _FILLER = {"的", "相关", "相关的", "有关", "有关的", "方面", "方�
            "for", "to", "lands", "land", "landed", "merged", "gets", "changes", "change",
            "帮我们", "给我", "给我们", "我们", "咱们", "呗", "呀", "哈", "啊", "哦", "喔", "嘛", "吗", "啦",
            "谢谢", "多谢",
-           "这个", "这些", "这两个", "这几个", "那个", "该", "改动", "修改", "变更", "提交", "新", "新的"}
+           "这个", "这些", "这两个", "这几个", "那个", "该", "改动", "修改", "变更", "提交", "新", "新的",
+           "这俩", "那俩", "俩", "都", "也", "part"}
 _ALL = {"全部", "所有", "一切", "全部的", "所有的", "all", "everything", "*", "任何"}
 
 RESERVED_WORDS = frozenset({*_KEYS, *_VERDICTS, *_EXCLUDE, *_CONJ, *_FILLER, *_ALL, "以外", "之外", "以外的", "之外的"})
@@ -161,7 +162,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"(?<![\w/.:*-])({_PATHLIKE})\s*(?:这个|的)?\s*(?:目录|文件夹|路径)?\s*"
                 r"(?:下面|下边|底下|里面|里边|之下|下|里|中)(?:的)?"), r" path:\1 "),
     # how a request that ends with its verb frames what it asks for: 以后 …有新 PR 合入(的时候)就通知我
-    (re.compile(r"(?:以后|今后|之后|每当|只要|一旦|如果|要是)|(?:合入|合进来|合进|合并进来|合并(?!请求)|进来|上线)(?:了|后|之后)?|"
+    (re.compile(r"(?:以后|今后|之后|每当|只要|一旦|如果|要是)|(?:合入|合进来|合进|合并进来|合并(?!请求)|合了|进来|上线)(?:了|后|之后)?|"
                 r"(?<![A-Za-z0-9_所没沒含具拥持只])有\s*(?:新的?)?\s*(?:更新|改动|变化|变动|动静)?"
                 r"(?=PRs?(?![A-Za-z])|pull\s+requests?|合并请求|\s|$)", re.IGNORECASE), " "),
     (re.compile(r"(标题)\s*(?:含有|包含|含|里有|中有)\s*"), r" \1 "),
@@ -621,7 +622,7 @@ class SubscriptionCommand:
 
 
 _POLITE = (r"^(?:\s*(?:请你|请|麻烦你|麻烦|帮我|帮忙|帮|给我|我想要|我想|我要|想|能不能|能否|可以|可否|"
-           r"please|pls|can\s+you|could\s+you|would\s+you|kindly|hey|hi|ok|okay|bot)[\s,，:：]*)*")
+           r"please|pls|can\s+you|could\s+you|would\s+you|kindly|hey|hi|ok|okay|bot|also|and)[\s,，:：]*)*")
 """Politeness before a verb (``请帮我``, ``please``, ``can you``)."""
 _OBJECT_EN = r"(?:\s+(?:me|us|this\s+(?:channel|chat|conversation|group)|the\s+(?:channel|chat|team)|here))?"
 _TO_EN = r"(?:\s+(?:to|for|on|about|of))?"
@@ -641,16 +642,19 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"\b(?:drop|remove|delete|clear|cancel)\s+(?:all\s+)?(?:of\s+)?(?:my|our|the)\s+(?:subscriptions|subs|alerts)\b|"
         r"\b(?:drop|remove|delete|clear|cancel)\s+all\s+(?:my\s+|our\s+|the\s+)?(?:subscriptions|subs|alerts)\b|"
         r"\b(?:turn\s+off|stop|mute|disable)\s+all\s+(?:of\s+)?(?:my\s+|our\s+|the\s+)(?:alerts|notifications|subscriptions)\b|"
-        r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知))", re.IGNORECASE)),
+        r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知)|"
+        r"(?:别|不要|不用)再?(?:给我们?)?(?:发|推)任何(?:提醒|通知|消息))", re.IGNORECASE)),
     ("unsubscribe", False, re.compile(
-        r"(?:取消订阅|退订|不再订阅|取消关注|\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|\bunwatch\b)",
+        r"(?:取消订阅|退订|不再订阅|取消关注|\bunsub(?:scribe)?" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|"
+                                                                  r"\bunwatch\b|"
+        r"\bstop\s+(?:following|watching|tracking)\b)",
         re.IGNORECASE)),
     ("unsubscribe", False, re.compile(  # 取消我的 npu 订阅, 取消对 npu 的订阅, (把) npu 的订阅取消(掉)
         r"取消(?:掉)?(?:我们的|我的|本频道的|这个频道的|频道的|群里的|对)?(?P<body>[^。！？!?]{0,200}?)\s*的?\s*订阅|"
         r"\A把?(?P<body2>[^。！？!?]{0,200}?)\s*(?:的|那个|这个)?\s*订阅\s*(?:都|全|也|给)?(?:取消|退掉|退了|删掉|删除|去掉|关掉|不要了)"
         r"(?:掉)?")),
     ("unsubscribe", False, re.compile(  # npu 的提醒关掉吧, 不要再推 npu 的了
-        _NO_QUESTION + r"(?P<body>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|推送)\s*"
+        _NO_QUESTION + r"(?P<body>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|推送)[^。！？!?]{0,12}?"
         r"(?:都|也|先)?(?:关掉|关了|关闭|停掉|停了|取消掉?)|"
         r"\A(?:不要再|别再|不用再|不再)(?:推|推送|发)(?P<body2>[^。！？!?]{1,200}?)\s*(?:的)?(?:提醒|通知|消息|PR)?\s*了?\s*$")),
     ("unsubscribe", False, re.compile(  # 不用订阅 npu 了, 别再关注 npu
@@ -668,13 +672,27 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:不要再提醒(?:我们|我)?|别再提醒(?:我们|我)?|不用再提醒(?:我们|我)?|不再提醒(?:我们|我)?|停止提醒|取消提醒|"
         r"\bstop\s+(?:the\s+)?(?:alerts?|alerting|notifications?|notifying)(?:\s+(?:me|us))?" + _TO_EN + r"\b|"
         r"\bno\s+more\s+(?:alerts?|notifications?)" + _TO_EN + r"\b|\bmute\b)", re.IGNORECASE)),
+    ("unsubscribe", False, re.compile(  # 把 npu 去掉, X 的别推了, 不想收 X 的了, drop the X part
+        _NO_QUESTION + r"\A把?\s?(?P<body>[^。！？!?,，]{1,60}?)\s*(?:的|那个|这个)?\s*(?:订阅|提醒)?\s*(?:也)?"
+        r"(?:去掉|删掉|删了|拿掉|取消掉|别推了?|不用推了?|不要推了?|别再推了?|别发了|不用发了)(?![A-Za-z0-9])|"
+        + _NO_QUESTION + r"\A(?:我)?不想(?:再)?收(?:到)?\s?(?P<body2>[^。！？!?,，]{1,60}?)\s*的?\s*(?:了|提醒|"
+                         r"通知|消息|推送)|"
+        r"\A(?:please\s+)?(?:drop|remove|delete)\s+(?:the\s+|my\s+)?(?P<body3>[^.!?,]{1,60}?)(?:\s+part)?(?:\s+from\s+"
+        r"(?:my|the)\s+(?:subscriptions?|subs|alerts))?\s*(?=[,.!?]|$)",
+        re.IGNORECASE)),
     ("subscribe", False, re.compile(  # not 我订阅了…: what one did (a newsletter), no request
         r"(?:订阅(?!了)|\bsubscribe" + _OBJECT_EN + _TO_EN + r"\b)", re.IGNORECASE)),
     ("subscribe", False, re.compile(  # the verb at the end, as Chinese puts it: 有 npu 的新 PR 就通知我
-        _NO_QUESTION + r"(?=.{0,400}(?:PR|pr|合入|合进|合并|标签|目录|路径|作者|/))"
-        r"(?P<body>(?:(?!#?[0-9]{3})[^。！？!?]){1,200}?)\s*"
-        r"(?:的时候|时|就|的话|后)?\s*(?:请|麻烦)?"
-        r"(?:提醒|通知|告诉|叫|喊|@)\s*(?:一下)?\s*(?:我们|我)(?:一下|一声)?\s*[吧呀啊哈呗。.!！~～]*$")),
+        _NO_QUESTION + r"(?=.{0,400}(?:PR|pr|合入|合进|合并|合了|标签|目录|路径|作者|变动|改|/|"
+                       r"[A-Za-z0-9_]\.(?:py|ya?ml|toml|sh)))"
+        r"(?P<body>(?:(?!(?<![A-Za-z0-9_-])#?[0-9]{3})[^。！？!?]){1,200}?)\s*"
+        r"(?:的时候|时|就|的话|后)?\s*(?:都|请|麻烦)?\s*"
+        r"(?:提醒|通知|告诉|叫|喊|@|ping|推给|推送给|发给)\s*(?:一下|下)?\s*(?:我们|我)(?:一下|一声)?\s*[吧呀啊哈呗。.!！~～]*"
+        r"(?:\s[^。！？!?]{1,24})?$", re.IGNORECASE)),
+    ("subscribe", False, re.compile(  # when contributor-012 merges a PR, tell me
+        r"\A(?:when(?:ever)?|if|once)\s+(?P<body>[^.!?,]{1,80}?)\s+(?:merges?|lands?|ships?|gets\s+(?:a\s+)?prs?\s+merged)"
+        r"(?:\s+(?:a|any|an?y?)\s+(?:new\s+)?(?:prs?|pull\s+requests?|change))?[\s,]{0,3}(?:please\s+)?"
+        r"(?:tell|ping|notify|alert|let)\s+(?:me|us)(?:\s+know)?\s*[.!]*$", re.IGNORECASE)),
     ("subscribe", True, re.compile(
         r"(?:关注|提醒我们|提醒我(?!\s*(?:下午|上午|中午|晚上|早上|明天|今天|后天|待会|等下|[0-9一二三四五六七八九十两]+\s*点|开会|吃饭))|"
         r"通知我们|通知我|\bfollow\b(?![\s-]*up\b)|\bwatch\b(?!\s+out\b)|\bsub\b(?:\s+(?:me|us))?(?=\s)|"

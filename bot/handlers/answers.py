@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bot.cards.i18n import ask_phrases, clarify_text, latest_window_note, so_far_note, window_notes, window_text
 from bot.channels import Channels
 from bot.config import Settings
-from bot.digest.ask import answer_question
 from bot.digest.compare import compare_prs
-from bot.digest.window import date_window, latest_week, named_window, window_from_spec, zone
+from bot.digest.window import RECENT, date_window, latest_week, named_window, recent_window, window_from_spec, zone
 from bot.errors import PRNotFoundError
+from bot.handlers.reading import DataWords, label_note, recent_note
 from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.replies import (
     AnswerReply,
@@ -49,6 +49,7 @@ from bot.replies import (
     Reply,
 )
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.understand import (
     ClarifyIntent,
     CompareIntent,
@@ -60,6 +61,7 @@ from bot.understand import (
     QuestionIntent,
 )
 from bot.understand.examples import nearest_examples
+from bot.understand.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from bot.digest.llm.answer import AnswerWriter
@@ -116,6 +118,7 @@ class Answers:
         self.reader = reader
         self.writer = writer
         self._latest: dict[tuple[int, str], tuple[float, tuple[Window, datetime] | None]] = {}
+        self.data_words = DataWords(core.settings)
 
     @property
     def _tz(self) -> str:
@@ -132,7 +135,7 @@ class Answers:
                                                                                              now=now)
 
     async def _prs(self, source: PRSource, repo: str, window: Window) -> list[PullRequest]:
-        return await asyncio.to_thread(source.merged_prs, repo, window)
+        return await read_source(source, source.merged_prs, repo, window)
 
     async def latest(self, source: PRSource, repo: str) -> tuple[Window, datetime] | None:
         """The latest ISO week of ``repo`` with a merged PR and that PR's merge time (``None``: none in
@@ -156,14 +159,27 @@ class Answers:
     ) -> tuple[Window, list[PullRequest], list[str]]:
         """The window a label view, list or question is about, its PRs and the notes: ``spec``'s
         window, or (``None``) last week, or the latest week with merged PRs when last week had none."""
-        window = self.lay_out(spec)
+        window, notes = await self._lay_out(source, repo, spec, said, lang)
         prs = await self._prs(source, repo, window)
-        notes = window_notes(window, spec=spec, said=said, now=self.core.now(), language=lang)
         if spec is None and not prs and (found := await self.latest(source, repo)) is not None:
             window = found[0]
             prs = await self._prs(source, repo, window)
             notes = [ask_phrases(lang).default_window.format(window=window_text(window, lang))]
         return window, prs, notes
+
+    async def _lay_out(self, source: PRSource, repo: str, spec: str | None, said: str | None,
+                       lang: Language) -> tuple[Window, list[str]]:
+        """The window of ``spec`` and its notes; "lately" (``recent``) is the four weeks through the latest
+        week with merged PRs, and says so."""
+        if spec == RECENT:
+            found = await self.latest(source, repo)
+            window = recent_window(found[0], self._tz) if found is not None else self.lay_out(spec)
+            notes = [recent_note(said, window_text(window, lang), lang)]
+            if (so_far := so_far_note(window, self.core.now(), lang)) is not None:
+                notes.append(so_far)
+            return window, notes
+        window = self.lay_out(spec)
+        return window, window_notes(window, spec=spec, said=said, now=self.core.now(), language=lang)
 
     async def _empty(self, source: PRSource, repo: str, window: Window, lang: Language,
                      notes: list[str]) -> EmptyWindowReply:
@@ -181,9 +197,8 @@ class Answers:
     async def digest(self, intent: DigestIntent, conversation: Where, lang: Language) -> Reply:
         """The digest of the intent's window (an empty window says which one has PRs)."""
         source, repo = self.core.channels.resolve_visible(conversation.key, intent.repo)
-        window = self.lay_out(intent.week)
+        window, notes = await self._lay_out(source, repo, intent.week, intent.said, lang)
         prs = await self._prs(source, repo, window)
-        notes = window_notes(window, spec=intent.week, said=intent.said, now=self.core.now(), language=lang)
         if not prs:
             return await self._empty(source, repo, window, lang, notes)
         digest = await self.core.window_digest(source, repo, window, prs, lang, compare=True)
@@ -206,11 +221,26 @@ class Answers:
         found = await self._window_digest(intent, conversation, lang)
         if isinstance(found, EmptyWindowReply):
             return found
-        digest, _, notes = found
+        digest, records, notes = found
         label = self.core.canonical_label(digest.repo, intent.label)
+        labels = {g.label.lower() for g in digest.label_view}
+        if label not in labels:  # a near miss of a label is corrected and said; an unknown one named
+            vocab = await self._vocabulary(intent, conversation, digest, records)
+            resolved = vocab.resolve_label(label)
+            label = resolved.value or label
+            note = label_note(resolved, sorted(labels), lang)
+            notes = (*notes, note) if note else notes
         numbers = next((g.pr_numbers for g in digest.label_view if g.label.lower() == label), ())
         index = digest.by_number()
         return LabelReply(digest, label, tuple(index[n] for n in numbers), notes)
+
+    async def _vocabulary(self, intent: LabelIntent | QuestionIntent, conversation: Where, digest: Digest,
+                          records: list[PullRequest]) -> Vocabulary:
+        """The repository's vocabulary with the window's own words."""
+        source, repo = self.core.channels.resolve_visible(conversation.key, intent.repo)
+        found = await self.latest(source, repo)
+        base = await self.data_words.vocabulary(source, repo, found[0] if found else None)
+        return self.data_words.window_vocabulary(base, digest, records)
 
     async def merged(self, intent: MergedIntent, conversation: Where, lang: Language) -> Reply:
         """The PRs merged in the intent's window, or who merged them."""
@@ -226,10 +256,35 @@ class Answers:
         if isinstance(found, EmptyWindowReply):
             return found
         digest, prs, notes = found
+        vocab = await self._vocabulary(intent, conversation, digest, prs)
         label = self.core.canonical_label(digest.repo, intent.label) if intent.label else None
-        answer = answer_question(digest, prs, intent.terms, label=label, question=intent.text)
+        if label is not None and label not in {x.lower() for pr in digest.prs for x in pr.labels}:
+            resolved = vocab.resolve_label(label)
+            if resolved.how == "corrected" and resolved.value:
+                notes = (*notes, label_note(resolved, (), lang) or "")
+                label = resolved.value
+        searched = await asyncio.to_thread(self.data_words.search, vocab, digest, prs, intent.terms, label=label,
+                                           question=intent.text)
+        answer = searched.answer
         phrasing = await self.writer.phrase(answer) if self.writer is not None and not answer.none else None
-        return AnswerReply(answer, phrasing, notes)
+        return AnswerReply(answer, phrasing, (*notes, *searched.notes(lang)))
+
+    async def pick_prs(self, terms: tuple[str, ...], window: str | None, label: str | None,
+                       conversation: Where) -> list[int]:
+        """The PRs of ``window`` (``None``: the latest week with merged PRs) that ``terms`` pick
+        (``那个 fp8 padding 的 PR``): the best match alone when it stands out, else every match, best first."""
+        intent = QuestionIntent(terms, window=window, label=label)
+        found = await self._window_digest(intent, conversation, "en")
+        if isinstance(found, EmptyWindowReply):
+            return []
+        digest, prs, _ = found
+        vocab = await self._vocabulary(intent, conversation, digest, prs)
+        searched = await asyncio.to_thread(self.data_words.search, vocab, digest, prs, terms, label=label,
+                                           question=" ".join(terms))
+        matches = searched.answer.matches
+        if len(matches) > 1 and matches[0].score >= 2 * matches[1].score:
+            return [matches[0].pr.number]
+        return [m.pr.number for m in matches]
 
     async def compare(self, intent: CompareIntent, conversation: Where, lang: Language) -> CompareReply:
         """The PRs side by side and which to read first; numbers the source does not hold are named.

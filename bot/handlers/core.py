@@ -23,16 +23,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
-from bot.cards.i18n import error_text
+from bot import metrics
+from bot.cards.i18n import bind_hint, error_text
 from bot.channels import Channels
 from bot.claims import Claims
 from bot.codeowners import cached_codeowners
 from bot.config import Settings
+from bot.deadline import WorkDeadline
 from bot.digest.service import DigestService
 from bot.digest.window import date_window, parse_week, week_window, zone
 from bot.errors import (
@@ -46,10 +49,12 @@ from bot.errors import (
 )
 from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
 from bot.handlers.answers import Answers
+from bot.handlers.followups import Conversations, small_talk_text
 from bot.handlers.intents import (
     ClarifyIntent,
     CompareIntent,
     DigestIntent,
+    FollowUpIntent,
     HelpIntent,
     Intent,
     LabelIntent,
@@ -59,9 +64,13 @@ from bot.handlers.intents import (
     PersonalDigestIntent,
     PRIntent,
     QuestionIntent,
+    SmallTalkIntent,
     SubscribeIntent,
     UnsubscribeIntent,
 )
+from bot.handlers.reading import pr_notes
+from bot.handlers.subedit import fit_labels, part_edits, part_note, widened
+from bot.handlers.threads import ThreadMemory
 from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.people import People, Person
 from bot.personal import PersonalDigests
@@ -71,6 +80,8 @@ from bot.replies import (
     GitHubLinkReply,
     HelpReply,
     MyDigestReply,
+    NoteReply,
+    NoticeReply,
     PersonalDigestReply,
     PRReply,
     Reply,
@@ -78,6 +89,7 @@ from bot.replies import (
     SubscriptionsReply,
 )
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.store import Store
 from bot.subscriptions import (
     KNOWN_LABEL_WEEKS,
@@ -88,6 +100,7 @@ from bot.subscriptions import (
     known_labels,
     label_filter,
 )
+from bot.understand.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from bot.digest.llm import LLMRuntime
@@ -96,7 +109,7 @@ __all__ = ["ANSWER_FAILURES", "SLOW_INTENTS", "Conversation", "Core", "answer_fa
 
 log = logging.getLogger(__name__)
 
-SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent, CompareIntent, MergedIntent, QuestionIntent)
+SLOW_INTENTS = (DigestIntent, PRIntent, LabelIntent, CompareIntent, MergedIntent, QuestionIntent, FollowUpIntent)
 """Intents whose answer reads a source and analyses PRs (show "生成中…" first)."""
 
 
@@ -111,6 +124,11 @@ class Conversation:
     channel: str
     user: str
     direct: bool | None = None
+    thread: str | None = None
+    """The thread the message is in (Slack ``thread_ts`` or its own ``ts``; Feishu ``root_id`` or its own
+    id): follow-ups read against the thread's last request; ``None``: the person's last in the conversation."""
+    locale: str | None = None
+    """The person's platform locale (``zh-CN``, ``en-US``) when the door knows it."""
 
     @property
     def key(self) -> str:
@@ -159,6 +177,8 @@ class Core:
         self._guard = guard
         self._clock = clock
         self.answers = _answers(self, llm, store, settings)
+        self.conversations = Conversations(self, ThreadMemory(store, ttl_s=settings.thread_memory_ttl_s))
+        self._told_unbound: set[str] = set()
 
     def now(self) -> datetime:
         """The current instant (aware)."""
@@ -169,16 +189,54 @@ class Core:
         lang = intent.language if intent is not None else None
         return lang or self.channels.binding(conversation.key).language or self.settings.language
 
+    async def reply_language(self, intent: Intent | None, conversation: Conversation) -> Language:
+        """The reply language for the person: the message's, their previous messages', their locale, the
+        channel's, the default (:meth:`bot.handlers.followups.Conversations.language`)."""
+        return await self.conversations.language(intent, conversation)
+
     async def answer(self, intent: Intent, conversation: Conversation) -> Reply:
-        """The reply to ``intent`` asked in ``conversation``.
+        """The reply to ``intent`` asked in ``conversation`` (a follow-up read against the thread's last request).
 
         Never raises a :class:`~bot.errors.PrhubError`: those become an :class:`~bot.replies.ErrorReply`
         (unknown repository, PR not in the source, bad week, unreadable source, no repository bound
-        to the channel). Store failures (Redis down) propagate.
+        to the channel). Store failures (Redis down) propagate. The first request in a channel that sees no
+        repository gets a :class:`~bot.replies.NoticeReply` saying how to bind one (once per channel and
+        process). Each request is counted (:mod:`bot.metrics`: received, answered by outcome, seconds).
         """
-        lang = self.language(intent, conversation)
+        intent = await self.conversations.resolve(intent, conversation)
+        label = metrics.intent_label(intent)
+        metrics.EVENTS_RECEIVED.labels(conversation.platform, label).inc()
+        started = time.monotonic()
+        try:
+            reply = await self._answer(intent, conversation)
+        finally:
+            metrics.ANSWER_SECONDS.labels(conversation.platform, label).observe(time.monotonic() - started)
+        outcome = "error" if isinstance(reply, ErrorReply) else "ok"
+        metrics.EVENTS_ANSWERED.labels(conversation.platform, label, outcome).inc()
+        return reply
+
+    async def _unbound_notice(self, intent: Intent, conversation: Conversation) -> Reply | None:
+        """How to bind the channel, the first time someone asks in a channel that sees no repository."""
+        if conversation.key in self._told_unbound or isinstance(intent, LinkGitHubIntent):
+            return None
+        if self.channels.visible(conversation.key):
+            return None
+        self._told_unbound.add(conversation.key)
+        lang = await self.conversations.language(intent, conversation)
+        log.info("%s sees no repository: told how to bind one", conversation.key)
+        return NoticeReply(bind_hint(conversation.key, lang), lang)
+
+    async def _answer(self, intent: Intent, conversation: Conversation) -> Reply:
+        notice = await self._unbound_notice(intent, conversation)
+        if notice is not None:
+            return notice
+        lang = await self.conversations.language(intent, conversation)
         try:
             match intent:
+                case SmallTalkIntent():
+                    return NoteReply(small_talk_text(intent, lang), lang)
+                case FollowUpIntent():  # resolve() never leaves one
+                    return HelpReply(lang, self.channels.binding(conversation.key).repo)
                 case DigestIntent():
                     return await self.answers.digest(intent, conversation, lang)
                 case PRIntent():
@@ -205,6 +263,7 @@ class Core:
                     return await self.answers.help(intent, conversation, lang)
         except PrhubError as exc:
             log.warning("could not answer %s in %s: %s", type(intent).__name__, conversation.key, exc)
+            metrics.FAILURES.labels(metrics.failure_kind(exc)).inc()
             return ErrorReply(self._error_text(exc, intent, conversation, lang), lang)
         return HelpReply(lang, self.channels.binding(conversation.key).repo)  # pragma: no cover - exhaustive
 
@@ -236,7 +295,7 @@ class Core:
         """
         source, name = self.channels.resolve_visible(conversation.key, repo)
         window = self.answers.lay_out(week)
-        prs = await asyncio.to_thread(source.merged_prs, name, window)
+        prs = await read_source(source, source.merged_prs, name, window)
         return await self.window_digest(source, name, window, prs, language, compare=compare)
 
     async def window_digest(self, source: PRSource, repo: str, window: Window, prs: list[PullRequest],
@@ -250,10 +309,16 @@ class Core:
         """
         earlier = await self.digests.look_back(source, repo, window, language=language) if compare else None
         history = earlier.lookback.records if earlier else await self.digests.earlier_records(source, repo, window)
-        return await self.digests.digest(prs, repo=repo, window=window, language=language, now=self._clock(),
-                                         deadline_s=self._llm_deadline_s,
-                                         lookback=earlier.lookback if earlier else None,
-                                         known=earlier.known if earlier else None, history=history)
+        try:
+            digest = await self.digests.digest(prs, repo=repo, window=window, language=language, now=self._clock(),
+                                               deadline_s=self._llm_deadline_s,
+                                               lookback=earlier.lookback if earlier else None,
+                                               known=earlier.known if earlier else None, history=history)
+        except PrhubError:
+            metrics.DIGESTS.labels("chat", "failed").inc()
+            raise
+        metrics.DIGESTS.labels("chat", "built" if digest.stats.pr_count else "empty").inc()
+        return digest
 
     @property
     def _llm_deadline_s(self) -> float:
@@ -267,10 +332,10 @@ class Core:
         Raises:
             PRNotFoundError: no merged PR with that number.
         """
-        found = await asyncio.to_thread(_pull_request, source, repo, number)
+        found = await read_source(source, _pull_request, source, repo, number)
         day = found.merged_at.astimezone(zone(self.settings.timezone)).date().isocalendar()
         window = week_window(day.year, day.week, self.settings.timezone)
-        week = await asyncio.to_thread(source.merged_prs, found.repo, window)
+        week = await read_source(source, source.merged_prs, found.repo, window)
         history = await self.digests.earlier_records(source, found.repo, window)
         return await self.digests.pr(found, language=language, window_prs=week, history=history,
                                      deadline_s=self._llm_deadline_s)
@@ -278,7 +343,7 @@ class Core:
     async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
         source, name = self.channels.resolve_visible(conversation.key, intent.repo)
         item = await self.analysed_pr(source, name, intent.number, lang)
-        return PRReply(item, name, lang, self.settings.timezone)
+        return PRReply(item, name, lang, self.settings.timezone, pr_notes(item, intent.question, lang))
 
     def canonical_label(self, repo: str, label: str) -> str:
         """``label`` as ``repo``'s label view spells it (lower case, its aliases applied)."""
@@ -298,8 +363,8 @@ class Core:
     async def _change_subscription(
         self, intent: SubscribeIntent | UnsubscribeIntent, conversation: Conversation, lang: Language,
     ) -> SubscriptionReply:
-        """Subscribe, unsubscribe or unsubscribe from everything, as ``intent`` asks (see the README's
-        "订阅" section): the request is read with the repository's aliases (and, to subscribe, its
+        """Subscribe, unsubscribe or unsubscribe from everything, as ``intent`` asks (see docs/user-guide.md
+        "Subscriptions and alerts"): the request is read with the repository's aliases (and, to subscribe, its
         known labels); a channel's subscriptions change only by its admins when the config names any."""
         who = conversation.subscriber
         try:
@@ -321,26 +386,65 @@ class Core:
                 sub = Subscription(repo=repo, filter=flt)
                 if await self._subscriptions.remove(who, repo, flt, by=conversation.user, now=self._clock()):
                     return SubscriptionReply("unsubscribed", sub, lang)
+                if (edited := await self._remove_part(who, repo, flt, conversation, lang)) is not None:
+                    return edited
                 configured = [s for s in await self._subscriptions.of(who) if s.from_config and s.field == sub.field]
                 return SubscriptionReply("not_subscribed", sub, lang,
                                          message=self._config_note(configured, lang) if configured else "")
+            fitted_notes: tuple[str, ...] = ()
             if flt.labels:  # names labels: they must be ones the repository uses (the message lists them)
                 known = await self._known_labels(repo, conversation)
                 if known is not None:
-                    flt = self._filter(intent, command, repo, known=known)
+                    fitted = fit_labels(flt, known, await self._vocabulary(repo, conversation), lang)
+                    if not fitted.filter.include and not fitted.filter.bounds and not fitted.filter.exclude:
+                        flt = self._filter(intent, command, repo, known=known)  # nothing left: say which labels exist
+                    flt, fitted_notes = fitted.filter, fitted.notes
+                    check_labels(Filter(exclude=flt.exclude), known)
             sub = Subscription(repo=repo, filter=flt)
-            if any(s.field == sub.field for s in await self._subscriptions.of(who)):
+            held = await self._subscriptions.of(who)
+            if any(s.field == sub.field for s in held):
                 return SubscriptionReply("already_subscribed", sub, lang)
+            for old in widened(held, sub):  # npu, then npu + rollout: one subscription, widened
+                await self._subscriptions.remove(who, old.repo, old.filter, by=conversation.user, now=self._clock())
+                fitted_notes = (*fitted_notes, part_note(old.filter, flt, lang))
             note = await self._check_owners(flt, repo, conversation, lang)
-            if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
-                return SubscriptionReply("refused", None, lang, message=refused)
-            added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
+            async with self._subscriptions.writing():  # the caps checked and the record stored as one step
+                if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
+                    return SubscriptionReply("refused", None, lang, message=refused)
+                added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
         except FilterError as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
         except (CodeownersError, AccessError, StoreUnavailableError) as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
-        return SubscriptionReply("subscribed" if added else "already_subscribed", sub, lang, message=note,
+        message = "\n".join(x for x in (*fitted_notes, note) if x)
+        return SubscriptionReply("subscribed" if added else "already_subscribed", sub, lang, message=message,
                                  batch_minutes=round(self.settings.alerts_batch_s / 60))
+
+    async def _vocabulary(self, repo: str, conversation: Conversation) -> Vocabulary | None:
+        """``repo``'s vocabulary (authors, paths), or ``None`` when the source cannot be read."""
+        try:
+            source, name = self.channels.resolve_visible(conversation.key, repo)
+            latest = await self.answers.latest(source, name)
+            return await self.answers.data_words.vocabulary(source, name, latest[0] if latest else None)
+        except PrhubError:
+            return None
+
+    async def _remove_part(self, who: Subscriber, repo: str, flt: Filter, conversation: Conversation,
+                           lang: Language) -> SubscriptionReply | None:
+        """Remove the terms of ``flt`` from the subscriptions that hold them among others ("unsubscribe me
+        from rollout" with ``npu rollout``); the reply shows each filter before and after. ``None``: no
+        subscription holds them."""
+        subs = [s for s in await self._subscriptions.of(who, stored_only=True) if s.repo.lower() == repo.lower()]
+        edits = part_edits(subs, flt)
+        if not edits:
+            return None
+        notes = []
+        for old, new in edits:
+            await self._subscriptions.remove(who, old.repo, old.filter, by=conversation.user, now=self._clock())
+            if new.include or new.bounds:
+                await self._subscriptions.add(who, old.repo, new, by=conversation.user, now=self._clock())
+            notes.append(part_note(old.filter, new, lang))
+        return SubscriptionReply("unsubscribed", Subscription(repo=repo, filter=flt), lang, message="\n".join(notes))
 
     async def _guarded(self, who: Subscriber, user: str, repo: str, lang: Language) -> str | None:
         """Why the access check (issue 14: the repositories a channel may see, the per-person and
@@ -453,7 +557,7 @@ class Core:
             today = self._clock().astimezone(zone(self.settings.timezone)).date()
             window = date_window(today - timedelta(weeks=KNOWN_LABEL_WEEKS) + timedelta(days=1), today,
                                  self.settings.timezone)
-            prs = await asyncio.to_thread(source.merged_prs, name, window)
+            prs = await read_source(source, source.merged_prs, name, window)
         except PrhubError:
             return None
         return known_labels(prs, self.settings, name)
@@ -532,6 +636,7 @@ async def answer_failed(exc: BaseException, *, what: str, tell: Callable[[], Awa
     """Log a failed answer in one line naming ``what``; unless the delivery itself failed, ``tell`` the person."""
     reason = str(exc).splitlines()[0] if str(exc) else ""
     log.warning("%s: the answer failed (%s: %s)", what, type(exc).__name__, reason)
+    metrics.FAILURES.labels(metrics.failure_kind(exc)).inc()
     if tell is None or isinstance(exc, DeliveryError):
         return
     try:
@@ -540,32 +645,58 @@ async def answer_failed(exc: BaseException, *, what: str, tell: Callable[[], Awa
         log.warning("%s: could not tell the person either (%s)", what, again)
 
 
+RETRY_BACKOFF_S = 1.0
+"""The first wait before an answer is tried again (doubled for each further try)."""
+
+
 async def answer_once(claims: Claims, keys: list[str], answer: Callable[[], Awaitable[object]], *, what: str,
-                      tell: Callable[[], Awaitable[object]] | None = None, deadline_s: float | None = None) -> bool:
-    """Answer one chat delivery once, in two steps: claim its "seen" ``keys``
-    (:meth:`~bot.claims.Claims.first_delivery`), run ``answer``, then mark them answered. When the
-    answer fails (the platform refused it, a deadline passed, a bug) the claims are released, so the
-    platform's retry is served, the reason is logged in one line naming ``what`` (the event or message
-    id), and — unless the failure was the delivery itself — ``tell`` gives the person one line.
+                      tell: Callable[[], Awaitable[object]] | None = None, deadline_s: float | None = None,
+                      attempts: int = 1, backoff_s: float = RETRY_BACKOFF_S) -> bool:
+    """Answer one chat delivery once: claim its "seen" ``keys`` in one atomic step
+    (:meth:`~bot.claims.Claims.first_delivery`), run ``answer``, then mark them answered.
+
+    ``deadline_s`` bounds the work of one try, not the waits for the platform's pacing
+    (:class:`~bot.deadline.WorkDeadline`). The event was acknowledged already, so the platform
+    will not deliver it again: a try that fails (the platform refused, a deadline passed, the network)
+    is tried again by the bot itself, ``attempts`` times in all, after ``backoff_s``, then twice that, ….
+    When the last try fails the claims are released (a redelivery, should one come, is served), the
+    reason is logged in one line naming ``what`` (the event or message id), and — unless the failure
+    was the delivery itself — ``tell`` gives the person one line.
 
     Returns:
-        Whether this call answered (``False``: a redelivery already claimed, or the answer failed).
+        Whether this call answered (``False``: a redelivery already claimed, or every try failed).
     """
     if not await claims.first_delivery(*keys):
         log.info("%s: already answered (a redelivery)", what)
         return False
-    started = asyncio.get_running_loop().time()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     log.info("%s: answering", what)
-    try:
-        await asyncio.wait_for(answer(), deadline_s)
-    except ANSWER_FAILURES as exc:
-        await asyncio.shield(claims.release(*keys))
-        await answer_failed(exc, what=f"{what} (released for the platform's retry)", tell=tell)
-        return False
-    except BaseException:
-        await asyncio.shield(claims.release(*keys))
-        log.exception("%s: the answer failed; released for the platform's retry", what)
-        raise
+    waited = 0.0
+    for attempt in range(1, attempts + 1):
+        try:
+            async with WorkDeadline(deadline_s) as deadline:
+                await answer()
+        except ANSWER_FAILURES as exc:
+            if attempt < attempts:
+                pause = backoff_s * 2 ** (attempt - 1)
+                log.warning("%s: try %d of %d failed (%s: %s); trying again in %.0f s", what, attempt, attempts,
+                            type(exc).__name__, _first_line(exc), pause)
+                await asyncio.sleep(pause)
+                continue
+            await asyncio.shield(claims.release(*keys))
+            await answer_failed(exc, what=f"{what} (after {attempts} tries)", tell=tell)
+            return False
+        except BaseException:
+            await asyncio.shield(claims.release(*keys))
+            log.exception("%s: the answer failed; its claim released", what)
+            raise
+        waited = deadline.waited_s
+        break
     await claims.answered(*keys)
-    log.info("%s: answered in %.1f s", what, asyncio.get_running_loop().time() - started)
+    log.info("%s: answered in %.1f s (%.1f s of it in the platform's pacing)", what, loop.time() - started, waited)
     return True
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else ""

@@ -19,10 +19,11 @@ from typing import Literal
 from bot.models import Language
 from bot.understand.windows import WindowProblem
 
-PRQuestion = Literal["worth", "what"]
+PRQuestion = Literal["worth", "what", "risks", "start"]
 MergedFocus = Literal["list", "authors"]
 """What is asked about a window's merged PRs: the list, or who merged them."""
-"""What is asked about one PR: is it worth reading (``worth``), what does it do (``what``)."""
+"""What is asked about one PR: is it worth reading (``worth``), what does it do (``what``), what are its
+risks (``risks``), where to start reading (``start``)."""
 
 
 @dataclass(frozen=True)
@@ -179,14 +180,53 @@ class ListSubscriptionsIntent:
 class ClarifyIntent:
     """A window that could not be read: the reply asks which one (never another week in silence).
 
-    ``said`` is the words as written, ``problem`` why they could not be read,
-    ``wanted`` what the person was asking for.
+    ``said`` is the words as written, ``problem`` why they could not be read (a window's problem, or
+    ``no_pr``: a PR question without a PR, ``no_context``: a follow-up with nothing before it,
+    ``which_pr``: words that fit several PRs), ``wanted`` what the person was asking for.
     """
 
     said: str
-    problem: WindowProblem
-    wanted: Literal["digest", "label", "merged", "question"]
+    problem: WindowProblem | Literal["no_pr", "no_context", "which_pr"]
+    wanted: Literal["digest", "label", "merged", "question", "pr"]
     language: Language | None = None
+
+
+SmallTalkKind = Literal["thanks", "greeting", "praise", "ack", "how_are_you", "bye"]
+
+
+@dataclass(frozen=True)
+class SmallTalkIntent:
+    """Thanks, greetings, praise (``谢谢``, ``thanks!``, ``你好``, ``good bot``): a one-line friendly answer."""
+
+    kind: SmallTalkKind = "thanks"
+    language: Language | None = None
+
+
+FollowUpShift = Literal[-1, 1]
+
+
+@dataclass(frozen=True)
+class FollowUpIntent:
+    """A message that only makes sense after the thread's last answer (:mod:`bot.understand.followup`):
+    ``那上周呢`` (``window``), ``the week before that`` (``shift=-1``: the window one week before the last
+    one), ``and #6029?`` (``number``), ``那 npu 的呢`` (``label``), ``有啥风险`` (``question="risks"``),
+    ``where do I start`` (``question="start"``), ``第二个`` (``nth=2``: the second PR of a comparison),
+    ``只看 npu 的`` (``narrow``: the label narrows the last question), ``跟 5939 比呢`` (``compare``), ``那个 fp8
+    padding 的 PR 有啥风险`` (``terms``: the words that pick a PR of the last window). ``said``: the window's
+    words."""
+
+    window: str | None = None
+    shift: FollowUpShift | None = None
+    number: int | None = None
+    label: str | None = None
+    question: PRQuestion | None = None
+    nth: int | None = None
+    narrow: bool = False
+    compare: bool = False
+    terms: tuple[str, ...] = ()
+    language: Language | None = None
+    said: str | None = field(default=None, compare=False)
+    text: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -203,6 +243,6 @@ class HelpIntent:
 Intent = (
     DigestIntent | PRIntent | CompareIntent | LabelIntent | MergedIntent | QuestionIntent | SubscribeIntent
     | UnsubscribeIntent | ListSubscriptionsIntent | LinkGitHubIntent | PersonalDigestIntent | ClarifyIntent
-    | HelpIntent
+    | HelpIntent | SmallTalkIntent | FollowUpIntent
 )
 """Every intent the understanding gives."""

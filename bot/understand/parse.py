@@ -44,11 +44,15 @@ from typing import Any
 
 from bot.filters import opens_with_request, subscription_action
 from bot.models import Language
+from bot.understand import followup as fu
+from bot.understand.concepts import Concepts, shipped_concepts
+from bot.understand.followup import MAX_FOLLOW_UP
 from bot.understand.intents import (
     MAX_COMPARED,
     ClarifyIntent,
     CompareIntent,
     DigestIntent,
+    FollowUpIntent,
     HelpIntent,
     Intent,
     LabelIntent,
@@ -58,7 +62,9 @@ from bot.understand.intents import (
     PRIntent,
     PRQuestion,
     QuestionIntent,
+    SmallTalkIntent,
 )
+from bot.understand.smalltalk import small_talk
 from bot.understand.subscriptions import read_request, subscription_command, subscription_intent
 from bot.understand.windows import WindowReading, read_windows
 
@@ -134,6 +140,7 @@ _WHO = _vocabulary("who")
 _ZH_STOP_RE = re.compile("|".join(re.escape(w) for w in sorted(_WORDS["stop"]["zh"].split(), key=len, reverse=True)),
                          re.IGNORECASE)
 _EN_STOP = frozenset(_WORDS["stop"]["en"].split())
+_ZH_STOP = frozenset(_WORDS["stop"]["zh"].split())
 
 _LABEL_ZH = re.compile(r"(?<![A-Za-z0-9_.+-])(?P<a>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63})\s?(?:这个|這個|的)?\s?"
                        r"(?:标签|標籤|label|模块|模塊)|"
@@ -173,17 +180,23 @@ def detect_language(text: str, ignore: Iterable[str] = ()) -> Language | None:
     if " " not in text.strip() and not text.strip().isdigit():
         return None  # one word ("npu", "hello") tells nothing about the language
     skip = {w.lower() for w in ignore} | _COMMAND_WORDS
+    said: list[str] = []
     for token in _URL.sub(" ", text).split():
         if any(ch.isdigit() for ch in token) or "/" in token or token.startswith("#"):
             continue
         for word in re.findall(r"[A-Za-z]{2,}", token):
             if word.lower() not in skip:
                 return "en"
+            said.append(word.lower())
+    if len(said) >= 2 and any(w in _SENTENCE_WORDS for w in said) and said[0] not in _COMMANDS:
+        return "en"  # "fsdp PRs in W34": an English sentence of labels and dates
     return None
 
 
+_SENTENCE_WORDS = frozenset({"in", "of", "for", "from", "the", "on", "to", "since", "this", "last"})
+"""Words that make a sentence of labels and dates English (a command's arguments stay the channel's)."""
 _COMMAND_WORDS = frozenset({"pr", "prs", "label", "labels", "digest", "subscribe", "unsubscribe", "subscriptions",
-                            "subscription", "help", "compare", "ask", "merged", "this", "last", "to", "from", "in",
+                            "subscription", "help", "ask", "merged", "this", "last", "to", "from", "in",
                             "on", "for", "of", "the"})
 
 
@@ -257,7 +270,8 @@ class _Reading:
             self.refs.sort(key=lambda r: r[2][0])
             return
         context_compare = _COMPARE.search(self.text) is not None
-        context_pr = bool(_WHAT.search(self.text) or _WORTH.search(self.text) or _ANALYZE.search(self.text))
+        context_pr = bool(_WHAT.search(self.text) or _WORTH.search(self.text) or _ANALYZE.search(self.text)
+                          or fu.RISKS.search(self.text) or fu.START.search(self.text))
         context_look = _LOOK.search(self.text) is not None
         only_numbers = not _ONLY_NUMBERS_GLUE.sub("", text).strip()
         pr_words = [(w.start(), w.end()) for w in islice(_PR_WORD.finditer(self.text), MAX_REFS)]
@@ -299,23 +313,48 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
     for m in _QUOTED.finditer(rest):
         found.append(m["t"].strip())
     rest = _blank(rest, [(m.start(), m.end()) for m in _QUOTED.finditer(rest)])
-    for token in re.findall(r"[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest):
+    for token in re.findall(r"(?<![A-Za-z0-9_])\.?[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest):
         word = token.strip(_PUNCT_EDGE).removesuffix("'s").lower()
         if len(word) < 2 or word in _EN_STOP or word.isdigit() or (label and word == label):
             continue
         found.append(word)
-    zh = _ZH_STOP_RE.sub(" ", _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest)))
-    for run in re.findall(r"[\u3400-\u9fff\uf900-\ufaff]{2,20}", zh):
-        found.append(run)
+    found.extend(_chinese_terms(rest))
     out: list[str] = []
     for term in found:
-        term = term.strip(_PUNCT_EDGE)
+        term = term.rstrip(_PUNCT_EDGE).lstrip(_PUNCT_EDGE.replace(".", "")) if "/" in term else term.strip(_PUNCT_EDGE)
         if term and term.lower() not in (t.lower() for t in out):
             out.append(term)
     return out[:MAX_TERMS]
 
 
+def _chinese_terms(rest: str) -> list[str]:
+    """The Chinese search words of ``rest``: its runs of Chinese (function phrases blanked) cut into words
+    by the segmenter (:mod:`bot.understand.tokens`), without stop words and filler (``逻辑``, ``东西``)."""
+    zh = _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest))
+    runs = re.findall(r"[\u3400-\u9fff\uf900-\ufaff]{2,40}", zh)
+    if not runs:
+        return []
+    from bot.understand.tokens import chinese_words
+
+    out: list[str] = []
+    for run in runs:
+        out.extend(w for w in chinese_words(run) if w not in _ZH_STOP and not _ZH_STOP_RE.fullmatch(w))
+    return out
+
+
 _COUNTED = re.compile(r"[一二两兩三四五六七八九十几幾0-9]{1,3}\s?(?:个|個|条|條|项|項|位|次)")
+_LABEL_IN = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s?(?:标签|標籤)?\s?(?:里面|里|"
+                       r"下面|下|中)\s?"
+                       r"(?:有)?(?:哪些|哪个|什么|啥)")
+_BY_LABEL = re.compile(r"按\s?(?:标签|標籤|label)\s?(?:看|查看|显示|列)")
+_HOW_TO = re.compile(r"(?:怎么|怎样|如何|咋)\s?(?:才能)?\s?(?:订阅|退订|取消订阅|关注)|"
+                     r"(?<![A-Za-z])how\s+(?:do|can|should)\s+(?:i|we)\s+(?:un)?subscribe|(?<![A-Za-z])how\s+to\s+(?:un)?subscribe",
+                     re.IGNORECASE)
+"""A question about how to subscribe (``怎么订阅某个目录啊``): the help, not a subscription."""
+
+
+def _concepts() -> Concepts:
+    return shipped_concepts()
 
 
 def _function_words_blanked(text: str) -> str:
@@ -400,10 +439,107 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
         return HelpIntent(language=detect_language(clean), said=clean, asked=True)
     if _LIST_SUBS_MORE.search(clean) and subscription_action(clean) not in ("unsubscribe", "unsubscribe_all"):
         return ListSubscriptionsIntent(language=detect_language(clean))
+    if _HOW_TO.search(clean):
+        return HelpIntent(language=detect_language(clean), said=clean, asked=True)
+    if (kind := small_talk(clean)) is not None:
+        return SmallTalkIntent(kind, language=_small_talk_language(clean))
     if (not _is_question_shaped(clean) or opens_with_request(clean)) and (
             found := subscription_intent(clean, None)) is not None:
         return _with_language(found, detect_language(clean, _request_words(found)))
-    return _decide(_Reading(clean))
+    reading = _Reading(clean)
+    if (follow := _follow_up(reading)) is not None:
+        return follow
+    return _decide(reading)
+
+
+def _small_talk_language(text: str) -> Language | None:
+    if _CJK.search(text):
+        return "zh"
+    return "en" if re.search(r"[A-Za-z]{2,}", text) else None
+
+
+_FOLLOW_UP_FRAME = re.compile(r"这个\s?pr|這個\s?pr|那个\s?pr|那個\s?pr|(?<![A-Za-z])(?:this|that|"
+                              r"the)\s+pr(?![A-Za-z])|"
+                              r"(?<![A-Za-z])(?:them|it|those|these|ones?)(?![A-Za-z])|那个|那個|这个|這個|的|"
+                              r"仔细看|细看|细读|精读|好好看|看看|看下|看|读|大吗|大不大|高吗|多吗|"
+                              r"(?<![A-Za-z])(?:for|from|to|in|of|the|show|me|list|pls|please|same|again|too)(?![A-Za-z])",
+                              re.IGNORECASE)
+
+
+def _follow_up(r: _Reading) -> FollowUpIntent | None:
+    """The follow-up ``r`` is (:mod:`bot.understand.followup`), or ``None`` when it says enough by itself: a
+    message that asks with words of its own (a PR or change word, ``哪些``, ``标签``, a digest word) is read
+    as it is."""
+    text = r.text.strip()
+    if len(text) > MAX_FOLLOW_UP:
+        return None
+    if fu.ENGLISH.match(text) or fu.CHINESE.match(text):
+        return FollowUpIntent(language="en" if fu.ENGLISH.match(text) else "zh", text=text)
+    strong = bool(fu.LEAD.match(text) or _TRAIL_NE.search(text) or fu.ONLY.match(text))
+    numbers = r.numbers()
+    outside = r.rest
+    if not numbers and strong:  # 跟 5939 比呢: a bare number is a PR here
+        bare = [m for m in islice(_BARE_NUMBER.finditer(outside), 2) if len(m["n"]) >= 3]
+        if len(bare) == 1:
+            numbers = [int(bare[0]["n"])]
+            outside = _blank(outside, [bare[0].span()])
+    question = fu.question_of(outside)
+    shift = -1 if fu.BEFORE.search(outside) else 1 if fu.AFTER.search(outside) else None
+    nth = fu.nth_of(outside)
+    pr_ref = _PR_REF.search(outside) is not None
+    rest = outside
+    for pattern in (_PR_REF, *fu.follow_up_words(), _FOLLOW_UP_FRAME, _ASK_FRAME):
+        rest = pattern.sub(lambda m: " " * len(m.group(0)), rest)
+    compare = fu.COMPARE.search(outside) is not None
+    labelled = _label(rest)
+    asks = (_PR_WORD.search(rest) or _CHANGE.search(rest) or _OPENER.search(rest) or _DIGEST.search(rest)
+            or _MERGED.search(rest) or _WHO.search(rest) or _HELP.search(rest.strip()) or _KEY.search(rest)
+            or _LISTING.search(rest))
+    if asks or (labelled is not None and not strong):
+        return None
+    if labelled is not None:
+        rest = _blank(rest, [labelled[1]])
+    terms = _terms(rest)
+    label = labelled[0] if labelled else (terms[0] if len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0])
+                                          and strong else None)
+    if label is not None and not labelled:
+        terms = []
+    window = r.window.spec if r.window is not None and r.window.problem is None else None
+    said = r.window.said if r.window is not None else None
+    lang = detect_language(text, [label] if label else terms)
+    base = FollowUpIntent(language=lang, said=said, text=text)
+    if len(numbers) == 1:
+        explicit = _WHAT.search(r.text) or _WORTH.search(r.text) or _ANALYZE.search(r.text) or question
+        if strong and not terms and window is None and not (r.refs and r.refs[0][1]) and (
+                compare or not explicit or fu.LEAD.match(text)):
+            return replace(base, number=numbers[0], question=question, compare=compare)
+        return None
+    if numbers:
+        return None
+    if question is not None and window is None and (not terms or nth is not None or pr_ref):
+        picked = tuple(terms) or ((label,) if label and pr_ref else ())
+        return replace(base, question=question, nth=nth, terms=picked)
+    if terms:
+        return None
+    if shift is not None and window is None:
+        return replace(base, shift=-1 if shift < 0 else 1, label=label)
+    if compare and len(text) <= 30:
+        return replace(base, compare=True)
+    if pr_ref and window is None and label is None:
+        return replace(base, question="worth")  # 帮我看看这个 PR
+    if (window is not None or label is not None) and strong:
+        narrow = fu.ONLY.match(text) is not None and label is not None
+        return replace(base, window=window, label=label, narrow=narrow)
+    return None
+
+
+_TRAIL_NE = re.compile(r"(?:呢|咧|嘞)\s*[?？!！。.~～]*$")
+_ASK_FRAME = re.compile(r"有啥|有什么|有什麼|有没有|有沒有|是不是|会不会|什么|什麼|啥|吗|嗎|嘛|么|不$|大吗|"
+                        r"(?<![A-Za-z])(?:any|are\s+there|what\s+are\s+the|is\s+it|are\s+they)(?![A-Za-z])",
+                        re.IGNORECASE)
+_PR_REF = re.compile(r"(?:这个|這個|那个|那個)\s?(?:pr|PR)|(?<![A-Za-z])(?:this|that|the)\s+pr(?![A-Za-z])|的\s?(?:pr|"
+                     r"PR)",
+                     re.IGNORECASE)
 
 
 def _with_language(intent: Intent, language: Language | None) -> Intent:
@@ -438,7 +574,8 @@ def _decide(r: _Reading) -> Intent:
                                       or _ANALYZE.search(text)):
         return HelpIntent(language=detect_language(text), said=text)  # 我刚在周报里写了 #6046: no question
     if numbers:
-        question: PRQuestion = "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
+        question: PRQuestion = "start" if fu.START.search(text) else "risks" if fu.RISKS.search(text) else \
+            "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
         return PRIntent(numbers[0], repo=r.repo, language=detect_language(text), question=question)
     window, said = (r.window.spec, r.window.said) if r.window else (None, None)
     labelled = _label(r.rest)
@@ -446,8 +583,13 @@ def _decide(r: _Reading) -> Intent:
     label = labelled[0] if labelled else None
     terms = _terms(rest, label) + [p for p in r.path_like if p.lower() not in _EN_STOP]
     terms = terms[:MAX_TERMS]
-    change = _CHANGE.search(rest) is not None
+    concept = any(_concepts().find(t) is not None for t in terms)
+    change = _CHANGE.search(rest) is not None or concept
     about_prs = _PR_WORD.search(rest) is not None
+    if label is None and len(terms) > 1 and (inside := _LABEL_IN.search(rest)) is not None \
+            and inside["l"].lower() in terms:  # 上周 fully_async 里有哪些是修 bug 的: a label and a question in it
+        label = inside["l"].lower()
+        terms = [t for t in terms if t != label]
     lang = detect_language(text, [label] if label else [])
     single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
@@ -462,8 +604,8 @@ def _decide(r: _Reading) -> Intent:
                                     text=text)
         else:
             intent = LabelIntent(label, repo=r.repo, language=lang, window=window, said=said)
-    elif change and terms and (about_prs or _OPENER.search(rest) or (
-            r.window is not None and _QUESTION_END.search(text))):
+    elif change and terms and (about_prs or _OPENER.search(rest) or _QUESTION_END.search(text) or (
+            concept and r.window is not None)):
         # "哪些 PR 改了 rollout 的配置", "which PRs touched fully_async last week", "W16 有没有改 megatron 的 PR"
         intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
     elif terms and about_prs and not _DIGEST.search(rest):
@@ -480,6 +622,11 @@ def _decide(r: _Reading) -> Intent:
                               for m in _AREA.finditer(rest)):
         # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样", "how's fsdp doing lately"
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
+    elif terms and _BY_LABEL.search(text) and single_label:  # vllm 相关的 上上周 按标签看下
+        intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
+    elif terms and r.window is not None and _QUESTION_END.search(text) and not _DIGEST.search(rest) \
+            and not statement and any(re.search(r"[0-9_./]", t) for t in terms):  # fp8 stuff in wk16?
+        intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
     elif not terms and not _DIGEST.search(rest) and (
             _MERGED.search(rest) or (about_prs and _LISTING.search(rest) and not _KEY.search(rest))):
         # "本月合并了哪些 PR", "what merged this month", "list PRs since Monday"

@@ -35,8 +35,15 @@ from bot.understand.intents import (
 
 __all__ = ["github_handle", "personal_digest_action", "read_request", "subscription_command", "subscription_intent"]
 
-_LIST_SUBS = re.compile(r"我的订阅|订阅列表|查看订阅|(?:my|list|show)\s+subscriptions?|^\s*subscriptions?\s*$",
-                        re.IGNORECASE)
+_LIST_SUBS = re.compile(r"我的订阅|订阅列表|查看订阅|(?:我|我们)?(?:现在|目前|当前)的订阅|看(?:下|一下|"
+                        r"看)?(?:我|我们)的?订阅|"
+                        r"(?:my|list|show)\s+subscriptions?|^\s*subscriptions?\s*$", re.IGNORECASE)
+_EXTEND = re.compile(r"把\s?(?P<add>[^。！？!?,，]{1,60}?)\s?也?(?:加到|加进|加入|放到|并到)(?:我们?)?(?:的|"
+                     r"那个|这个)?\s?"
+                     r"(?P<to>[^。！？!?,，]{1,60}?)\s?(?:的|那个|这个)?\s?订阅(?:里|中|里面)?|"
+                     r"\badd\s+(?P<add2>[^.!?,]{1,60}?)\s+to\s+my\s+(?P<to2>[^.!?,]{1,60}?)\s+(?:subscription|alert)s?\b",
+                     re.IGNORECASE)
+"""``把 rollout 也加到我那个 npu 的订阅里`` / ``add rollout to my npu subscription``: one subscription widened."""
 _HANDLE = r"@?(?P<handle>[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})(?![A-Za-z0-9_.-])"
 """A GitHub login: letters, digits and single hyphens inside, at most 39 characters."""
 _GITHUB = r"(?:github|gh|git\s?hub)"
@@ -55,9 +62,11 @@ _LINK = (
     re.compile(rf"\b(?:link|set|connect)\s+(?:my\s+)?{_GITHUB}\s*(?:handle|account|user\s?name|login)?\s*"
                rf"(?:to|as|=|:)?\s*{_HANDLE}", re.IGNORECASE),
 )
-_MINE = re.compile(r"(?:我的|个人|自己的|我自己的)\s?(?:专属)?(?:周报|週報|每周摘要|每周汇总)|"
+_MINE = re.compile(r"(?:我的|个人|自己的|我自己的)\s?(?:专属)?(?:周报|週報|每周摘要|每周汇总)|(?:个人|"
+                   r"自己)的?\s?(?:报告|總結|总结)|"
                    r"\bmy\s+(?:own\s+|personal\s+)?(?:weekly\s+)?(?:digest|summary|report)\b|"
-                   r"\bpersonal\s+(?:weekly\s+)?(?:digest|summary)\b", re.IGNORECASE)
+                   r"\bpersonal\s+(?:weekly\s+)?(?:digest|summary|report|thing|one)\b|\bpersonal\s+weekly\b",
+                   re.IGNORECASE)
 _OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|退订|"
                   r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause)\b",
                   re.IGNORECASE)
@@ -102,6 +111,9 @@ def subscription_intent(text: str, language: Language | None) -> Intent | None:
         return PersonalDigestIntent(action, language=language)
     if (handle := github_handle(text)) is not None:
         return LinkGitHubIntent(handle, language=language)
+    if (extend := _EXTEND.search(text)) is not None:
+        add, to = extend["add"] or extend["add2"], extend["to"] or extend["to2"]
+        return SubscribeIntent(repo=_repo(text), language=language, text=f"订阅 {to} {add}")
     verb = subscription_action(text)
     if _LIST_SUBS.search(text) and verb not in ("unsubscribe", "unsubscribe_all"):  # 把我的订阅全部取消: not a listing
         return ListSubscriptionsIntent(language=language)

@@ -287,6 +287,12 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\sfortnight{_Z}"), _fixed("days-14")),
     (_p(rf"{_A}(?:a|one)\sfortnight\sago{_Z}"), _fixed("week-2")),
     (_p(r"(?:最近|近|过去|過去)\s?的?\s?半\s?(?:个|個)?\s?月"), _fixed("days-15")),
+    # "lately": the last four weeks with data (the answer lays it out against the data)
+    (_p(r"最近(?:一段时间|一段時間|这段时间|这阵子|這陣子)?|近期|近来|近來|这阵子|這陣子|这段时间|這段時間|前阵子|前段时间|"
+        r"近段时间|这几周|這幾週|这几个星期"), _fixed("recent")),
+    (_p(rf"{_A}(?:lately|recently|of\slate|these\sdays|in\srecent\sweeks|(?:in\s)?the\spast\sfew\sweeks|"
+        rf"(?:in\s)?the\slast\sfew\sweeks|recent(?=\s(?:prs?|pull|changes|merges|work|activity|stuff|weeks)))"
+        rf"{_Z}"), _fixed("recent")),
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past|recent)\s(?P<n>{_E})\sdays?{_Z}"), _offset("days")),
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past)\s(?P<n>{_E})\smonths?{_Z}"), _offset("days", 30)),
     # months and years
@@ -382,6 +388,10 @@ def _join(text: str, parts: list[_Part]) -> list[_Part]:
             connector = _CONNECTOR.match(text, part.end)
             if connector and connector.end() <= gap_end:
                 nxt = parts[i + 1] if i + 1 < len(parts) and parts[i + 1].start == connector.end() else None
+                if nxt is not None and part.kind == "day" and nxt.spec == "day-0":  # 3月16号到今天: since that day
+                    out.append(_Part("other", f"{part.spec}..", part.start, nxt.end))
+                    i += 2
+                    continue
                 if nxt is not None and nxt.kind == part.kind == "day" and nxt.problem is None:
                     out.append(_range(part, nxt, text))
                     i += 2

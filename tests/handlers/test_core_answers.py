@@ -146,12 +146,16 @@ async def test_a_window_that_cannot_be_read_is_asked_back(late: Services) -> Non
 
 
 async def test_the_label_view_defaults_to_the_latest_week_with_prs_and_takes_a_window(late: Services) -> None:
-    recent = await _ask(late, "npu 标签最近有什么")
+    recent = await _ask(late, "npu 标签最近有什么")  # issue 26: 最近 is the four weeks through the latest with PRs
     assert isinstance(recent, LabelReply)
-    assert recent.digest.window.name == "2026-W34"
+    assert recent.digest.window.name == "2026-07-27..2026-08-23"
     assert recent.prs
     assert all("npu" in pr.labels for pr in recent.prs)
-    assert "最近一个有合并 PR 的周 2026-W34" in recent.notes[0]
+    assert "“最近”按有数据的最近四周算：2026-07-27 – 08-23" in recent.notes[0]
+    latest = await _ask(late, "npu 标签")
+    assert isinstance(latest, LabelReply)
+    assert latest.digest.window.name == "2026-W34"
+    assert "最近一个有合并 PR 的周 2026-W34" in latest.notes[0]
     w16 = await _ask(late, "npu 标签 W16")
     assert isinstance(w16, LabelReply)
     assert (w16.digest.window.name, len(w16.prs)) == ("2026-W16", 13)

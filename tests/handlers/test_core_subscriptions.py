@@ -91,10 +91,15 @@ async def test_the_slash_command_reads_the_same_grammar(services: Services) -> N
 
 
 async def test_an_unknown_label_or_key_is_refused_naming_what_is_known(services: Services) -> None:
-    reply = await _say(services, "订阅 rolout")
+    near = await _say(services, "订阅 rolout")  # issue 26: a near miss is corrected, and said
+    assert near.change == "subscribed"
+    assert near.subscription is not None
+    assert near.subscription.filter.labels == ("rollout",)
+    assert "按 rollout 理解了 rolout" in near.message
+    reply = await _say(services, "订阅 zzqqx")
     assert reply.change == "refused"
-    assert "不认识的标签 rolout" in reply.message
-    assert "rollout" in reply.message  # the nearest known one
+    assert "不认识的标签 zzqqx" in reply.message
+    assert "rollout" in reply.message  # the known ones are listed
     bare = await _say(services, "subscribe flavour:npu")  # no sentence: the channel's language (zh)
     assert bare.change == "refused"
     assert "不认识的条件 flavour:" in bare.message
@@ -105,8 +110,10 @@ async def test_an_unknown_label_or_key_is_refused_naming_what_is_known(services:
     assert "known keys: label" in english.message
     empty = await _say(services, "订阅")
     assert (empty.change, empty.message) == ("refused", "订阅什么？例如：订阅 npu rollout -ci，或 订阅 owner/name")
+    assert [s.filter.text() for s in await services.subscriptions.of(CHANNEL.subscriber)] == ["label:rollout"]
+    await _say(services, "退订 rollout")
     assert await services.subscriptions.of(CHANNEL.subscriber) == ()
-    assert await services.subscriptions.changes() == []
+    assert [c.action for c in await services.subscriptions.changes()] == ["subscribe", "unsubscribe"]  # nothing else
 
 
 async def test_unsubscribe_an_equal_filter_or_everything(verl_settings: Settings) -> None:
@@ -204,7 +211,8 @@ async def test_path_me_needs_a_github_handle_and_codeowners(verl_settings: Setti
     await core.answer(parse_intent("my GitHub is nobody"), Conversation("slack", "D2", "U2"))
     nobody = await _say(services, "subscribe path:@me", Conversation("slack", "D2", "U2"))
     assert nobody.change == "subscribed"
-    assert "还没有分给 @nobody 的路径" in nobody.message  # a bare command: the channel's language
+    # a bare command: the person's language (issue 26: they wrote English before), else the channel's
+    assert "gives @nobody no paths yet" in nobody.message
 
 
 async def test_a_snapshot_has_no_codeowners_and_the_person_is_told(services: Services) -> None:

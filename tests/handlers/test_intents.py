@@ -18,6 +18,7 @@ from bot.handlers.intents import (
     LabelIntent,
     ListSubscriptionsIntent,
     PRIntent,
+    SmallTalkIntent,
     SubscribeIntent,
     UnsubscribeIntent,
     parse_command,
@@ -73,7 +74,7 @@ TABLE: list[tuple[str, Intent]] = [
     ("帮助", HelpIntent(language="zh")),
     ("weekly digest for last week", DigestIntent(week="last", language="en")),
     ("PR 6046", PRIntent(number=6046)),
-    ("你好", HelpIntent(language="zh")),
+    ("你好", SmallTalkIntent("greeting", language="zh")),  # issue 26: small talk, not the help
     ("", HelpIntent()),
     ("what can you do", HelpIntent(language="en")),
 ]

@@ -29,6 +29,7 @@ from bot.understand import (
     PersonalDigestIntent,
     PRIntent,
     QuestionIntent,
+    SmallTalkIntent,
     SubscribeIntent,
     UnsubscribeIntent,
     understand,
@@ -40,6 +41,8 @@ W17, W16, W15, W14 = "2026-W17", "2026-W16", "2026-W15", "2026-W14"
 APRIL = "2026-04-01..2026-04-30"
 MARCH = "2026-03-01..2026-03-31"
 W16_DAYS = "2026-04-13..2026-04-19"
+RECENT = "2026-03-30..2026-04-26"
+"""最近 / lately (issue 26): four weeks, here through W17 (a chat answer takes the four weeks with data)."""
 
 Row = tuple[str, type, str | None, dict[str, Any]]
 
@@ -192,7 +195,7 @@ TABLE: list[Row] = [
     r("标签 fully_async", L, None, label="fully_async"),
     r("标签：npu", L, None, label="npu"),
     r("NPU 标签", L, None, label="npu"),
-    r("npu 标签最近有什么", L, None, label="npu"),
+    r("npu 标签最近有什么", L, RECENT, label="npu"),
     r("npu 标签 W16", L, W16, label="npu"),
     r("W16 的 npu 标签", L, W16, label="npu"),
     r("上周 npu 标签的 PR", L, W16, label="npu"),
@@ -299,7 +302,7 @@ TABLE: list[Row] = [
     r("你能做什么", H),
     r("what can you do", H, language="en"),
     r("", H, language=None),
-    r("你好", H, language="zh"),
+    r("你好", SmallTalkIntent, language="zh"),  # issue 26: small talk gets a friendly line
     # -- more of how people write it -----------------------------------------------------------------
     r("@prhub 本周周报", D, W17),
     r("上周周报呢？", D, W16),
@@ -349,7 +352,7 @@ TABLE: list[Row] = [
     r("W16 有 PR 修了 OOM 吗", Q, W16, terms=("oom",)),
     r("哪个 PR 引入了 distillation", Q, None, terms=("distillation",)),
     r("哪些 PR 删除了 requirements.txt", Q, None, terms=("requirements.txt",)),
-    r("最近有没有关于 checkpoint 的改动", Q, None, terms=("checkpoint",)),
+    r("最近有没有关于 checkpoint 的改动", Q, RECENT, terms=("checkpoint",)),
     r("订阅 npu 谢谢", S, text="订阅 npu 谢谢"),
     r("帮我订阅 npu", S, text="帮我订阅 npu"),
     r("取消订阅 rollout", U, text="取消订阅 rollout"),
@@ -389,7 +392,7 @@ TABLE: list[Row] = [
     r("compare PRs 6046, 6029", C, numbers=(6046, 6029)),
     r("npu 这周有什么", L, W17, label="npu"),
     r("npu 上周的 PR", L, W16, label="npu"),
-    r("megatron 标签最近", L, None, label="megatron"),
+    r("megatron 标签最近", L, RECENT, label="megatron"),
     r("show megatron label for last week", L, W16, label="megatron"),
     r("trainer 模块上周的 PR", L, W16, label="trainer"),
     r("上周 rollout 方面的进展", L, W16, label="rollout"),
@@ -411,7 +414,7 @@ TABLE: list[Row] = [
     r("上周pr", D, W16),
     r("上周的pr有哪些", M, W16),
     r("上周合了啥", M, W16),
-    r("最近合并的 PR", M, None),
+    r("最近合并的 PR", M, RECENT),
     r("最新的周报", D, None),
     r("last weeks digest", D, W16),
     r("Digest?", D, None),
@@ -503,7 +506,7 @@ TABLE: list[Row] = [
     r("turn off all my alerts", U),
     r("sglang 那个订阅退了吧", U),
     r("so what do u actually do", H, asked=True),
-    r("how's fsdp doing lately", L, label="fsdp"),
+    r("how's fsdp doing lately", L, RECENT, label="fsdp"),
     r("how is the megatron work going this week", L, W17, label="megatron"),
     # -- who merged the most, and more questions about the week (phase 2) --------------------------
     r("谁贡献最多", M, None, focus="authors", language="zh"),
@@ -527,10 +530,10 @@ TABLE: list[Row] = [
     r("ｐｒ ６０４６", P, number=6046, language=None),
     r("help", H, language=None),  # one word: the channel's language
     r("what should I read from last week?", D, W16),
-    r("最近有什么大的改动", D),
+    r("最近有什么大的改动", D, RECENT),
     r("给我讲讲上周", D, W16),
     r("上周发生了什么", D, W16),
-    r("rollout 最近怎么样", L, label="rollout"),
+    r("rollout 最近怎么样", L, RECENT, label="rollout"),
     r("npu 这周怎么样", L, W17, label="npu"),
     r("讲讲 6046", P, number=6046, question="what"),
 ]
@@ -567,13 +570,13 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("which one do you prefer", (H,)),
     ("I changed my mind", (H,)),
     ("改天再说", (H,)),
-    ("谢谢！", (H,)),
-    ("ok", (H,)),
-    ("👍", (H,)),
-    ("哈哈", (H,)),
-    ("最近怎么样", (H,)),
+    ("谢谢！", (SmallTalkIntent,)),
+    ("ok", (SmallTalkIntent,)),
+    ("👍", (SmallTalkIntent,)),
+    ("哈哈", (SmallTalkIntent,)),
+    ("最近怎么样", (SmallTalkIntent,)),
     ("有什么新东西", (H,)),
-    ("what's up", (H,)),
+    ("what's up", (SmallTalkIntent,)),
     ("subscribe", (S,)),  # routed: the answer asks what to subscribe to
     ("本周值得关注的 PR 有哪些", (Q, D, H)),  # 关注 inside a sentence is no subscription
     ("what should I watch out for this week", (H, D, Q)),
@@ -630,8 +633,8 @@ NEAR_MISSES: list[tuple[str, tuple[type, ...]]] = [
     ("who is on call this week?", (H,)),  # "on call" is no area
     ("我昨天提了 3 个 PR，都还没合", (H,)),
     ("我订阅了极客时间的专栏，挺好看的", (H,)),  # what one subscribed to elsewhere
-    ("how's it going", (H,)),  # small talk, no area
-    ("how are you doing", (H,)),
+    ("how's it going", (SmallTalkIntent,)),  # small talk, no area
+    ("how are you doing", (SmallTalkIntent,)),
     ("can someone review my PR later", (H,)),
     ("could anyone take a look at the rollout PR", (H,)),
     ("I'll fix the rollout bug this week", (H,)),

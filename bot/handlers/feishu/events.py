@@ -93,6 +93,7 @@ class IncomingMessage:
         chat_type: ``group`` or ``p2p``.
         sender_open_id: ``ou_…`` of the person (subscriptions belong to them).
         text: the words, mentions resolved and the bot's own mention removed.
+        thread_id: ``root_id`` of the thread it replies in, else its own ``message_id``.
     """
 
     event_id: str
@@ -101,6 +102,8 @@ class IncomingMessage:
     chat_type: str
     sender_open_id: str
     text: str
+    thread_id: str = ""
+    """The thread the message is in: its ``root_id``, or its own id when it starts one."""
 
 
 def read_message(payload: MessageReceived, *, bot_open_id: str) -> IncomingMessage | None:
@@ -134,6 +137,7 @@ def read_message(payload: MessageReceived, *, bot_open_id: str) -> IncomingMessa
         chat_type=chat_type,
         sender_open_id=sender.get("sender_id", {}).get("open_id", ""),
         text=resolve_mentions(raw, mentions, bot_open_id=bot_open_id),
+        thread_id=message.get("root_id") or message.get("message_id", ""),
     )
 
 

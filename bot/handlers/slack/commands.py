@@ -33,7 +33,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def ack_command(ack: AsyncAck, command: dict[str, Any]) -> None:
         intent = read(command)
         if is_slow(intent):
-            await ack(text=chat_phrases(deps.core.language(intent, _conversation(command))).working)
+            await ack(text=chat_phrases(await deps.core.reply_language(intent, _conversation(command))).working)
         else:
             await ack()
 
@@ -44,7 +44,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
         async def tell() -> None:
             await deps.deliverer.note(command["response_url"],
-                                      chat_phrases(deps.core.language(intent, conversation)).failed)
+                                      chat_phrases(await deps.core.reply_language(intent, conversation)).failed)
 
         try:
             await asyncio.wait_for(answer(command, intent, conversation), settings.answer_deadline_s)
@@ -59,7 +59,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         messages = deps.deliverer.reply_messages(reply, extras)
         root = await deps.deliverer.respond(
             command["response_url"], messages, channel=conversation.channel, public=is_public(reply),
-            language=deps.core.language(intent, conversation),
+            language=await deps.core.reply_language(intent, conversation),
         )
         if isinstance(reply, DigestReply) and len(messages) > 1:
             await mark_full_report(deps.claims, "slack", conversation.channel, root, reply.digest.window.name)
