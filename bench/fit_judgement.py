@@ -61,6 +61,8 @@ FEATURE_SET = (
     # what moves a kind up or down
     "type_revert", "mechanical", "guard", "instrumentation", "breaking", "project_rename", "dependency_range",
     "dependency_pin", "version_bump", "explained", "code_size", "files", "code_new", "new_module",
+    # what the diff means (bot/digest/diff.py findings)
+    "deprecation", "deprecated_removal", "behavior_change", "numerics_change", "object_cache", "core",
 )
 """The features the models weigh (a subset of bot.digest.judgement.FEATURES; each kept by the pooled
 out-of-repository figures of ``--loo``)."""

@@ -700,7 +700,8 @@ def features(facts: _Facts, risk_kinds: set[str]) -> dict[str, float]:
         "project_rename": float(sweep and len(facts.pr.files) >= MECHANICAL_MIN_FILES
                                 and bool(facts.files(FileKind.DEPENDENCY))),
     }
-    for kind in ("dependency_upgrade", "dependency_range", "dependency_pin", "ci_action_bump", "version_bump"):
+    for kind in ("dependency_upgrade", "dependency_range", "dependency_pin", "ci_action_bump", "version_bump",
+                 "dev_version_bump", *MEANING_KINDS):
         values[kind] = float(kind in risk_kinds)
     title = subject(facts.pr.title)
     source = facts.files(FileKind.SOURCE)

@@ -96,6 +96,13 @@ FEATURES: tuple[Feature, ...] = (
     Feature("title_docs", "标题说的是文档、注释、类型标注", "title speaks of docs, comments, type hints"),
     Feature("deleted_share", "已有代码中删除行的占比", "share of deleted lines in existing code"),
     Feature("config_schema", "改了配置定义", "changes a config schema"),
+    Feature("dev_version_bump", "开发版本号变化", "a development version bump"),
+    Feature("deprecation", "弃用了名字", "deprecates a name"),
+    Feature("deprecated_removal", "移除已弃用的代码", "removes deprecated code"),
+    Feature("behavior_change", "原先回退之处改为报错", "raises where it used to fall back"),
+    Feature("numerics_change", "改动计算数值（缩放、归一化、dtype、随机种子…）",
+            "changes numerics (scaling, normalisation, dtype, seeds…)"),
+    Feature("object_cache", "以活对象为键的缓存", "a cache keyed on live objects"),
     Feature("fix_core", "核心路径上的实际修复", "a real fix in a core path"),
     Feature("feature_core", "核心部分的新能力", "a new capability in a central part"),
     Feature("feature_secondary", "次要部分的新功能", "a feature in a secondary part"),
@@ -241,8 +248,16 @@ def judge(values: Mapping[str, float], *, model: Model | None = None, offset: fl
     score = sum(p.verdict for p in parts) + offset * _verdict_per_point(m)
     low, high = m.verdict_cuts
     verdict: Verdict = "skip" if score < low else "close_read" if score >= high else "skim"
-    return Judgement(importance=max(1, min(10, math.floor(raw + 0.5))), importance_score=raw, verdict=verdict,
+    importance = max(1, min(10, math.floor(raw + 0.5)))
+    if values.get("project_rename"):
+        # the one hand rule left: a sweep that renames the project or its package changes every user's imports,
+        # links and install commands — key for everyone, though a skim, whatever a diff of renames weighs
+        importance, verdict = max(importance, PROJECT_RENAME_IMPORTANCE), "skim"
+    return Judgement(importance=importance, importance_score=raw, verdict=verdict,
                      verdict_score=score, offset=offset, contributions=parts)
+
+
+PROJECT_RENAME_IMPORTANCE = 6
 
 
 def _verdict_per_point(m: Model) -> float:
