@@ -17,8 +17,9 @@ history, see :mod:`bot.digest.judgement`). Then, on those rows:
 
 - importance: a ridge regression (scikit-learn ``Ridge``, ``alpha`` = :data:`IMPORTANCE_ALPHA`), each repository
   weighted so that it counts as much as any other (a 66-PR week must not outvote a whole repository);
-- verdict: a cumulative-logit ordinal regression (skip < skim < close_read) with an L2 penalty
-  (:data:`VERDICT_PENALTY`), fitted with SciPy's L-BFGS, same weights;
+- the fitted scores are moved away from their mean by the factor of :data:`STRETCHES` that serves the judged
+  importance best (within one point, key PRs found): a regression pulls everything toward the mean;
+- verdict: the two whole-number cuts on the fitted importance that agree most often with the judged verdicts;
 - calibration: the share of the repository offset taken out, chosen from :data:`CALIBRATIONS` by the pooled
   leave-one-repository-out figures (the only thing chosen by looking at held-out repositories, and it is one
   number).
@@ -50,8 +51,6 @@ import numpy as np  # noqa: E402
 from eval_judgement import DATA, _settings  # noqa: E402
 
 IMPORTANCE_ALPHA = 1.0
-VERDICT_PENALTY = 2.0
-VERDICT_FROM_IMPORTANCE = os.environ.get("FIT_VERDICT", "importance") == "importance"
 CALIBRATIONS = (0.0, 0.25, 0.5, 0.75, 1.0)
 STRETCHES = (1.0, 1.1, 1.2, 1.3, 1.4, 1.5)
 FEATURE_SET = (
@@ -138,28 +137,6 @@ def _repo_weights(repos: Sequence[str]) -> np.ndarray:
     return w * len(repos) / w.sum()
 
 
-def _fit_ordinal(x: np.ndarray, y: np.ndarray, w: np.ndarray, penalty: float) -> tuple[np.ndarray, float, float]:
-    """A cumulative-logit model P(y <= k) = sigmoid(cut_k - x·b), k = skip, skim; L2 ``penalty`` on ``b``."""
-    from scipy.optimize import minimize
-    from scipy.special import expit
-
-    d = x.shape[1]
-
-    def unpack(p: np.ndarray) -> tuple[np.ndarray, float, float]:
-        return p[:d], float(p[d]), float(p[d] + np.exp(p[d + 1]))
-
-    def loss(p: np.ndarray) -> float:
-        b, c1, c2 = unpack(p)
-        s = x @ b
-        low, high = expit(c1 - s), expit(c2 - s)
-        prob = np.where(y == 0, low, np.where(y == 1, high - low, 1 - high))
-        return float(-(w * np.log(np.clip(prob, 1e-12, 1))).sum() + penalty * (b @ b))
-
-    start = np.zeros(d + 2)
-    result = minimize(loss, start, method="L-BFGS-B")
-    return unpack(result.x)
-
-
 def _stretch(score: np.ndarray, judged: np.ndarray, sample: np.ndarray) -> float:
     """The factor in :data:`STRETCHES` by which the importance scores move away from their mean that serves the
     judged importance best: within one point, and key PRs (>= 6) found with precision and recall (F1)."""
@@ -209,16 +186,26 @@ def fit(weeks: Sequence[WeekData], *, calibration: float, names: Sequence[str] |
         reference = centre + stretch * (reference - centre)
         offsets = offsets * stretch
     verdicts = np.array([VERDICT_INDEX[r.verdict] for r in rows])
-    if VERDICT_FROM_IMPORTANCE:
-        # the verdict follows the importance score: two cuts on it, fitted the same way on that one number
-        score = x @ coef + offsets
-        slope, low, high = _fit_ordinal(score.reshape(-1, 1), verdicts, sample, 0.0)
-        weights = coef * float(slope[0])
-    else:
-        weights, low, high = _fit_ordinal(x, verdicts, sample, VERDICT_PENALTY)
+    importance = np.clip(np.floor(intercept + x @ coef + offsets + 0.5), 1, 10)
+    cuts = _verdict_cuts(importance, verdicts, sample)
     return Model(names=tuple(names), importance_intercept=intercept,
-                 importance_weights=tuple(float(v) for v in coef), verdict_weights=tuple(float(v) for v in weights),
-                 verdict_cuts=(low, high), calibration=calibration, reference=reference)
+                 importance_weights=tuple(float(v) for v in coef), verdict_cuts=cuts, calibration=calibration,
+                 reference=reference)
+
+
+def _verdict_cuts(importance: np.ndarray, verdicts: np.ndarray, sample: np.ndarray) -> tuple[int, int]:
+    """The two whole numbers (lowest ``skim``, lowest ``close_read``) that turn the fitted importance into the
+    judged verdicts most often (weighted); the pair nearest the rubric's (4, 6) on a tie."""
+    best: tuple[float, int, tuple[int, int]] | None = None
+    for low in range(2, 8):
+        for high in range(low + 1, 10):
+            got = np.where(importance < low, 0, np.where(importance >= high, 2, 1))
+            agree = float((sample * (got == verdicts)).sum())
+            key = (agree, -(abs(low - 4) + abs(high - 6)), (low, high))
+            if best is None or key[:2] > best[:2]:
+                best = key
+    assert best is not None
+    return best[2]
 
 
 def predict(model: Any, weeks: Sequence[WeekData]) -> list[tuple[Row, int, str]]:

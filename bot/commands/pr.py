@@ -197,7 +197,7 @@ async def _answer(settings: Settings, spec: str, wanted: str | None, number: int
 
 def _with_explanation(text: str, fmt: PRFormat, judgement: Judgement, language: Language) -> str:
     """``text`` (the answer in ``fmt``) with the judgement's explanation: a Markdown section, or the JSON
-    answer's ``explanation`` (intercept, contributions, offset, totals, cuts)."""
+    answer's ``explanation`` (intercept, contributions, offset, totals, verdict cuts)."""
     from bot.digest.judgement import explain, shipped_model
 
     if fmt is PRFormat.json:
@@ -205,12 +205,12 @@ def _with_explanation(text: str, fmt: PRFormat, judgement: Judgement, language: 
         data = json.loads(text)
         data["explanation"] = {
             "intercept": model.importance_intercept,
-            "contributions": [{"feature": c.name, "value": c.value, "importance": round(c.importance, 4),
-                               "verdict": round(c.verdict, 4)} for c in judgement.contributions],
+            "contributions": [{"feature": c.name, "value": c.value, "importance": round(c.importance, 4)}
+                              for c in judgement.contributions],
             "repository_offset": round(judgement.offset, 4),
             "importance_score": round(judgement.importance_score, 4), "importance": judgement.importance,
-            "verdict_score": round(judgement.verdict_score, 4), "verdict": judgement.verdict,
-            "verdict_cuts": list(model.verdict_cuts),
+            "verdict": judgement.verdict,
+            "skim_from": model.verdict_cuts[0], "close_read_from": model.verdict_cuts[1],
         }
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     head = "## 判断依据（启发式）" if language == "zh" else "## Why this judgement (heuristic)"

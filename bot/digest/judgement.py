@@ -3,13 +3,14 @@
 The heuristic analyzer (:mod:`bot.digest.heuristic`) reads facts from a PR — its change type, how much code
 it changes once moves and renames are taken out, whether it lands in a core file, which public names it removes,
 which dependencies it moves, what its title says it fixes … — and turns them into *features*: named numbers,
-most of them 0 or 1, a few sizes on a log scale (:data:`FEATURES` lists them with their meaning). Two linear
-models read the same features:
+most of them 0 or 1, a few sizes on a log scale (:data:`FEATURES` lists them with their meaning). One linear
+model reads them:
 
-- **importance** = ``intercept + Σ weight × value`` (a ridge regression fitted to the judged importance),
-  rounded and held to 1–10;
-- **verdict** from a second score ``Σ weight × value`` (a cumulative-logit ordinal model fitted to the judged
-  verdicts): ``skip`` below the first cut, ``close_read`` at or above the second, ``skim`` between.
+- **importance** = ``intercept + Σ weight × value`` (a ridge regression fitted to the judged importance, each
+  repository weighing the same), rounded and held to 1–10;
+- **verdict** from that importance, as the judges' own tables give it: ``skip`` below the first cut,
+  ``close_read`` from the second, ``skim`` between (two whole numbers, fitted to the judged verdicts), so a PR's
+  importance and its verdict never disagree.
 
 Both are fitted by ``bench/fit_judgement.py`` from the hand-judged weeks of ``tests/data/judged/`` (seven
 repositories) and shipped as package data (``bot/digest/weights.json``); that script reproduces the file
@@ -127,8 +128,7 @@ class Model:
         names: the feature names, in the order of the weights (a subset of :data:`FEATURE_NAMES` or all).
         importance_intercept: the importance of a PR whose every feature is 0.
         importance_weights: points of importance per unit of each feature.
-        verdict_weights: verdict score per unit of each feature.
-        verdict_cuts: the two cut points of the verdict score (skip | skim, skim | close_read).
+        verdict_cuts: the lowest importance of a ``skim`` and of a ``close_read``.
         calibration: how much of the repository's offset from the reference is taken out (0 = none, 1 = all).
         reference: the mean path-level importance of the fitted repositories' histories.
     """
@@ -136,8 +136,7 @@ class Model:
     names: tuple[str, ...]
     importance_intercept: float
     importance_weights: tuple[float, ...]
-    verdict_weights: tuple[float, ...]
-    verdict_cuts: tuple[float, float]
+    verdict_cuts: tuple[int, int]
     calibration: float = 0.0
     reference: float = 0.0
 
@@ -147,8 +146,7 @@ class Model:
         return {
             "importance": {"intercept": r(self.importance_intercept),
                            "weights": {n: r(w) for n, w in zip(self.names, self.importance_weights, strict=True)}},
-            "verdict": {"cuts": [r(c) for c in self.verdict_cuts],
-                        "weights": {n: r(w) for n, w in zip(self.names, self.verdict_weights, strict=True)}},
+            "verdict": {"skim_from": self.verdict_cuts[0], "close_read_from": self.verdict_cuts[1]},
             "calibration": {"strength": r(self.calibration), "reference": r(self.reference)},
         }
 
@@ -165,13 +163,11 @@ class Model:
                 raise TypeError("importance, verdict and calibration must be objects")
             names = tuple(imp["weights"])
             unknown = [n for n in names if n not in FEATURE_NAMES]
-            if unknown or tuple(ver["weights"]) != names:
-                raise ValueError(f"weights name unknown or mismatched features: {unknown or list(ver['weights'])}")
-            low, high = ver["cuts"]
+            if unknown:
+                raise ValueError(f"weights name features this version does not know: {unknown}")
             return cls(names=names, importance_intercept=float(imp["intercept"]),
                        importance_weights=tuple(float(imp["weights"][n]) for n in names),
-                       verdict_weights=tuple(float(ver["weights"][n]) for n in names),
-                       verdict_cuts=(float(low), float(high)),
+                       verdict_cuts=(int(ver["skim_from"]), int(ver["close_read_from"])),
                        calibration=float(cal.get("strength", 0.0)), reference=float(cal.get("reference", 0.0)))
         except (KeyError, TypeError) as exc:
             raise ValueError(f"weights file is missing a part: {exc!r}") from exc
@@ -190,23 +186,22 @@ def shipped_model() -> Model:
 
 @dataclass(frozen=True, slots=True)
 class Contribution:
-    """How one feature moved one PR's judgement: its value, and the points of importance and of verdict score."""
+    """How one feature moved one PR's importance: its value, and the points of importance it added."""
 
     name: str
     value: float
     importance: float
-    verdict: float
 
 
 @dataclass(frozen=True, slots=True)
 class Judgement:
-    """The models' answer for one PR.
+    """The model's answer for one PR.
 
     Attributes:
-        importance: 1–10, the rounded and clamped ``importance_score``.
+        importance: 1–10, the rounded and clamped ``importance_score`` (at least
+            :data:`PROJECT_RENAME_IMPORTANCE` for a project rename).
         importance_score: intercept + contributions + the repository offset, before rounding.
-        verdict: ``skip`` / ``skim`` / ``close_read``.
-        verdict_score: the verdict model's score (compare with the model's cuts).
+        verdict: ``skip`` / ``skim`` / ``close_read``, from ``importance`` and the model's cuts.
         offset: the repository calibration's points of importance (0 without history).
         contributions: one per feature with a non-zero value, in the model's order.
     """
@@ -214,7 +209,6 @@ class Judgement:
     importance: int
     importance_score: float
     verdict: Verdict
-    verdict_score: float
     offset: float
     contributions: tuple[Contribution, ...]
 
@@ -231,40 +225,33 @@ def repository_offset(model: Model, profile: Mapping[str, float] | None) -> floa
     return model.calibration * (model.reference - mean) if math.isfinite(mean) else 0.0
 
 
+def verdict_of(importance: int, cuts: tuple[int, int]) -> Verdict:
+    """``skip`` below ``cuts[0]``, ``close_read`` from ``cuts[1]``, else ``skim``."""
+    return "skip" if importance < cuts[0] else "close_read" if importance >= cuts[1] else "skim"
+
+
 def judge(values: Mapping[str, float], *, model: Model | None = None, offset: float = 0.0) -> Judgement:
     """Importance and verdict of one PR from its feature ``values`` (missing features are 0).
 
     Args:
         values: feature name → value (see :data:`FEATURES`).
         model: the weights; default :func:`shipped_model`.
-        offset: the repository calibration (:func:`repository_offset`), added to the importance score and,
-            in proportion to the two models' scales, to the verdict score.
+        offset: the repository calibration (:func:`repository_offset`), added to the importance score.
     """
     m = model or shipped_model()
-    parts = tuple(Contribution(n, values.get(n, 0.0), wi * values.get(n, 0.0), wv * values.get(n, 0.0))
-                  for n, wi, wv in zip(m.names, m.importance_weights, m.verdict_weights, strict=True)
-                  if values.get(n, 0.0))
+    parts = tuple(Contribution(n, values.get(n, 0.0), w * values.get(n, 0.0))
+                  for n, w in zip(m.names, m.importance_weights, strict=True) if values.get(n, 0.0))
     raw = m.importance_intercept + sum(p.importance for p in parts) + offset
-    score = sum(p.verdict for p in parts) + offset * _verdict_per_point(m)
-    low, high = m.verdict_cuts
-    verdict: Verdict = "skip" if score < low else "close_read" if score >= high else "skim"
     importance = max(1, min(10, math.floor(raw + 0.5)))
+    verdict = verdict_of(importance, m.verdict_cuts)
     if values.get("project_rename"):
         # the one hand rule left: a sweep that renames the project or its package changes every user's imports,
         # links and install commands — key for everyone, though a skim, whatever a diff of renames weighs
         importance, verdict = max(importance, PROJECT_RENAME_IMPORTANCE), "skim"
-    return Judgement(importance=importance, importance_score=raw, verdict=verdict,
-                     verdict_score=score, offset=offset, contributions=parts)
+    return Judgement(importance=importance, importance_score=raw, verdict=verdict, offset=offset, contributions=parts)
 
 
 PROJECT_RENAME_IMPORTANCE = 6
-
-
-def _verdict_per_point(m: Model) -> float:
-    """How much verdict score one point of importance is worth: the ratio of the two weight vectors' lengths."""
-    imp = math.sqrt(sum(w * w for w in m.importance_weights))
-    ver = math.sqrt(sum(w * w for w in m.verdict_weights))
-    return ver / imp if imp else 0.0
 
 
 _VERDICT_WORDS = {"zh": {"skip": "可跳过", "skim": "建议浏览", "close_read": "值得精读"},
@@ -279,26 +266,25 @@ def _pad(text: str, cells: int) -> str:
 
 
 def explain(judgement: Judgement, language: Literal["zh", "en"] = "en", *, model: Model | None = None) -> list[str]:
-    """Lines a person reads: the intercept, each feature's value and what it moved (importance points, verdict
-    score), the repository offset, and the result against the cuts. Largest moves first."""
+    """Lines a person reads: the intercept, each feature's value and the points of importance it moved, the
+    repository offset, the total, and the verdict the importance falls in. Largest moves first."""
     m = model or shipped_model()
     label = {f.name: (f.zh if language == "zh" else f.en) for f in FEATURES}
     words = _VERDICT_WORDS[language]
-    head = ("事实", "取值", "重要性", "结论分") if language == "zh" else ("fact", "value", "importance", "verdict")
-    rows = [f"{_pad(head[0], _NAME_CELLS)}{_pad(head[1], 8)}{_pad(head[2], 10)}{head[3]}"]
+    head = ("事实", "取值", "重要性") if language == "zh" else ("fact", "value", "importance")
+    rows = [f"{_pad(head[0], _NAME_CELLS)}{_pad(head[1], 8)}{head[2]}"]
     rows.append(f"{_pad('截距' if language == 'zh' else 'intercept', _NAME_CELLS)}{'':8}{m.importance_intercept:+.2f}")
-    for p in sorted(judgement.contributions, key=lambda p: -abs(p.importance) - abs(p.verdict)):
-        rows.append(f"{_pad(label.get(p.name, p.name), _NAME_CELLS)}{p.value:<8.2f}{p.importance:<+10.2f}{p.verdict:+.2f}")
+    for p in sorted(judgement.contributions, key=lambda p: -abs(p.importance)):
+        rows.append(f"{_pad(label.get(p.name, p.name), _NAME_CELLS)}{p.value:<8.2f}{p.importance:+.2f}")
     if judgement.offset:
         name = "仓库校准（与该仓库近期 PR 相比）" if language == "zh" else "repository calibration (vs its recent PRs)"
-        rows.append(f"{_pad(name, _NAME_CELLS)}{'':8}{judgement.offset:<+10.2f}"
-                    f"{judgement.offset * _verdict_per_point(m):+.2f}")
-    low, high = m.verdict_cuts
+        rows.append(f"{_pad(name, _NAME_CELLS)}{'':8}{judgement.offset:+.2f}")
     total = "合计" if language == "zh" else "total"
-    rows.append(f"{_pad(total, _NAME_CELLS)}{'':8}{judgement.importance_score:<10.2f}{judgement.verdict_score:.2f}")
-    rows.append(("重要性 {i}/10；结论：{v}（{skip} < {lo:.2f} ≤ {skim} < {hi:.2f} ≤ {close}）" if language == "zh"
-                 else "importance {i}/10; verdict: {v} ({skip} < {lo:.2f} <= {skim} < {hi:.2f} <= {close})").format(
-        i=judgement.importance, v=words[judgement.verdict], lo=low, hi=high, skip=words["skip"], skim=words["skim"],
+    rows.append(f"{_pad(total, _NAME_CELLS)}{'':8}{judgement.importance_score:.2f}")
+    low, high = m.verdict_cuts
+    rows.append(("重要性 {i}/10；结论：{v}（{lo} 起{skim}，{hi} 起{close}）" if language == "zh"
+                 else "importance {i}/10; verdict: {v} ({skim} from {lo}, {close} from {hi})").format(
+        i=judgement.importance, v=words[judgement.verdict], lo=low, hi=high, skim=words["skim"],
         close=words["close_read"]))
     return rows
 

@@ -14,8 +14,7 @@ from bot.digest.judgement import FEATURE_NAMES, Model, explain, judge, repositor
 from bot.models import FileChange, PullRequest
 
 MODEL = Model(names=("fix_core", "explained", "trivial"), importance_intercept=2.0,
-              importance_weights=(3.0, 0.5, -1.0), verdict_weights=(2.0, 1.0, -1.0), verdict_cuts=(0.5, 3.0),
-              calibration=0.5, reference=4.0)
+              importance_weights=(3.0, 0.5, -1.0), verdict_cuts=(4, 6), calibration=0.5, reference=4.0)
 
 
 def test_importance_is_the_rounded_score_held_to_one_to_ten() -> None:
@@ -23,12 +22,12 @@ def test_importance_is_the_rounded_score_held_to_one_to_ten() -> None:
     assert j.importance_score == pytest.approx(6.0)
     assert j.importance == 6
     assert [c.name for c in j.contributions] == ["fix_core", "explained"]
-    assert j.verdict_score == pytest.approx(4.0)
-    assert j.verdict == "close_read"
+    assert j.verdict == "close_read"  # importance 6: from the second cut
     assert judge({"trivial": 5.0}, model=MODEL).importance == 1
-    assert judge({"explained": 2.0}, model=MODEL).verdict == "skim"  # 2.0 lies between the cuts
-    assert judge({}, model=MODEL).verdict == "skip"
-    assert judge({"trivial": 1.0}, model=MODEL).verdict == "skip"
+    assert judge({"explained": 4.0}, model=MODEL).verdict == "skim"  # importance 4
+    assert judge({}, model=MODEL).verdict == "skip"  # importance 2
+    renamed = judge({"project_rename": 1.0}, model=MODEL)
+    assert (renamed.importance, renamed.verdict) == (6, "skim")
 
 
 def test_the_repository_offset_moves_importance_and_verdict_together() -> None:
@@ -40,7 +39,7 @@ def test_the_repository_offset_moves_importance_and_verdict_together() -> None:
     assert repository_offset(MODEL, None) == 0.0
     plain, calibrated = judge({"fix_core": 1.0}, model=MODEL), judge({"fix_core": 1.0}, model=MODEL, offset=offset)
     assert calibrated.importance_score == pytest.approx(plain.importance_score - 1.0)
-    assert calibrated.verdict_score < plain.verdict_score
+    assert calibrated.importance == plain.importance - 1
 
 
 def test_the_weights_file_round_trips_and_names_only_known_features() -> None:
@@ -48,7 +47,7 @@ def test_the_weights_file_round_trips_and_names_only_known_features() -> None:
     assert again == MODEL
     shipped = shipped_model()
     assert set(shipped.names) <= set(FEATURE_NAMES)
-    assert shipped.verdict_cuts[0] < shipped.verdict_cuts[1]
+    assert 1 < shipped.verdict_cuts[0] < shipped.verdict_cuts[1] <= 10
     bad = MODEL.to_json()
     bad["importance"]["weights"]["no_such_fact"] = 1.0  # type: ignore[index]
     with pytest.raises(ValueError, match="no_such_fact"):
@@ -68,6 +67,7 @@ def test_the_explanation_names_each_fact_and_the_result(language: str, words: tu
     assert "+3.00" in text  # fix_core's points of importance
     assert "-0.50" in text  # the repository offset
     assert lines[-1].startswith("重要性 6/10" if language == "zh" else "importance 6/10")
+    assert lines[-1].count("6") >= 2  # the close-read cut is said
 
 
 def _pr(number: int, title: str, *files: tuple[str, int, int]) -> PullRequest:
