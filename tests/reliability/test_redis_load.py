@@ -101,7 +101,8 @@ def test_a_burst_at_start_up_asks_slack_who_the_bot_is_once(
             async with httpx.AsyncClient(timeout=60) as http:
                 async def one(n: int) -> int:
                     body = _body(f"EvStart{n}", "C0ST", f"1713700200.{n:06d}", "帮助")
-                    return (await http.post(f"{bot.url}/slack/events", content=body, headers=_headers(body))).status_code
+                    answer = await http.post(f"{bot.url}/slack/events", content=body, headers=_headers(body))
+                    return answer.status_code
 
                 return list(await asyncio.gather(*(one(n) for n in range(40))))
 
