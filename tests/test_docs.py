@@ -44,6 +44,8 @@ ELSEWHERE = {
     "docker compose logs bot": DOCKER,
     "docker compose restart bot": DOCKER,
     "docker compose run --rm bot config check": DOCKER + "; its prhub config check runs here on the shipped file",
+    ".venv/bin/python bench/bench_understand.py": "test_the_understanding_bench_runs below",
+    ".venv/bin/python bench/bench_understand.py --corpus held_out": "test_the_understanding_bench_runs below",
 }
 """Documented commands this module does not run, and who does."""
 
@@ -315,3 +317,16 @@ def test_every_documented_command_runs(deployment: Deployment) -> None:
             deployment.run(command)
     assert [c for c in deployment.slack.of("chat.postMessage") if c.args.get("channel") == "C0123456789"]
     assert deployment.feishu.webhook_posts  # prhub push --channel feishu-webhook:team
+
+
+@pytest.mark.parametrize("corpus", ["tuning", "held_out"])
+def test_the_understanding_bench_runs(corpus: str) -> None:
+    """docs/understanding.md's two bench commands (one round each) score a corpus and exit 0."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_understand.py"), "--repeat", "1",
+                           "--corpus", corpus], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "hostile" in done.stdout
