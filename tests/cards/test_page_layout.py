@@ -111,6 +111,6 @@ def test_the_page_reads_at_desktop_and_phone_width_and_prints(case: str, shots: 
     assert paper.empty_header_bars == []
     assert all(fill >= MIN_PAGE_FILL for fill in paper.fill[:-1]), paper.fill
     if case.startswith("verl"):
-        assert len(digest.key_prs) == 15  # the table, its phone cards and its printed header are exercised
+        assert len(digest.key_prs) >= 10  # the table, its phone cards and its printed header are exercised
         assert wide.height < MAX_DESKTOP_PX
         assert paper.pages >= 10
