@@ -76,6 +76,7 @@ _SMALL_TALK: dict[Language, dict[SmallTalkKind, str]] = {
         "ack": "好的。",
         "how_are_you": "挺好的，随时可以帮你看 PR。",
         "bye": "回头见！",
+        "complaint": "抱歉！整周的分析要读很多 PR，可能要几秒；说具体点（比如“#6046 有啥风险”）会更快更准。",
     },
     "en": {
         "thanks": "You're welcome — mention me any time.",
@@ -84,6 +85,8 @@ _SMALL_TALK: dict[Language, dict[SmallTalkKind, str]] = {
         "ack": "OK.",
         "how_are_you": "All good — ready to look at PRs with you.",
         "bye": "See you!",
+        "complaint": "Sorry! A whole week's analysis reads many PRs and can take a few seconds; a precise ask "
+                     "(“risks of #6046”) is faster and sharper.",
     },
 }
 

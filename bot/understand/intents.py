@@ -191,7 +191,7 @@ class ClarifyIntent:
     language: Language | None = None
 
 
-SmallTalkKind = Literal["thanks", "greeting", "praise", "ack", "how_are_you", "bye"]
+SmallTalkKind = Literal["thanks", "greeting", "praise", "ack", "how_are_you", "bye", "complaint"]
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from dataclasses import replace
 
 from bot.filters import opens_with_request, subscription_action
 from bot.models import Language
+from bot.understand.canon import canonical
 from bot.understand.decide import (
     _decide,
     _follow_up,
@@ -74,6 +75,7 @@ from bot.understand.lexicon import (
 from bot.understand.parts import (
     _Reading,
 )
+from bot.understand.shape import asks_capability, feedback, remark, without_courtesy
 from bot.understand.smalltalk import small_talk
 from bot.understand.subscriptions import read_request, subscription_command, subscription_intent
 
@@ -90,20 +92,26 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
         One intent (:data:`bot.understand.intents.Intent`); :class:`HelpIntent` with the
         text when nothing matches. Never raises.
     """
-    clean = normalize(text, bot_mentions)
-    if not clean:
+    said = canonical(normalize(text, bot_mentions))
+    if not said:
         return HelpIntent()
-    if _HELP.match(clean.strip(_PUNCT_EDGE + " ")) or _HELP.match(clean):
-        return HelpIntent(language=detect_language(clean), said=clean, asked=True)
+    if _HELP.match(said.strip(_PUNCT_EDGE + " ")) or _HELP.match(said) or asks_capability(said):
+        return HelpIntent(language=detect_language(said), said=said, asked=True)
+    if (kind := small_talk(said)) is not None:
+        return SmallTalkIntent(kind, language=_small_talk_language(said))
+    clean = without_courtesy(said)
+    lang = detect_language(said)
     if _LIST_SUBS_MORE.search(clean) and subscription_action(clean) not in ("unsubscribe", "unsubscribe_all"):
-        return ListSubscriptionsIntent(language=detect_language(clean))
+        return ListSubscriptionsIntent(language=lang)
     if _HOW_TO.search(clean):
-        return HelpIntent(language=detect_language(clean), said=clean, asked=True)
-    if (kind := small_talk(clean)) is not None:
-        return SmallTalkIntent(kind, language=_small_talk_language(clean))
+        return HelpIntent(language=lang, said=clean, asked=True)
     if (not _is_question_shaped(clean) or opens_with_request(clean)) and (
             found := subscription_intent(clean, None)) is not None:
         return _with_language(found, detect_language(clean, _request_words(found)))
+    if remark(clean):
+        return HelpIntent(language=lang, said=said)  # said to colleagues, or about oneself: a hint at most
+    if (kind := feedback(clean)) is not None:
+        return SmallTalkIntent(kind, language=_small_talk_language(said))
     reading = _Reading(clean)
     if (follow := _follow_up(reading)) is not None:
         return follow
