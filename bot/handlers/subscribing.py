@@ -18,10 +18,10 @@ from bot.codeowners import cached_codeowners
 from bot.config import Settings
 from bot.digest.window import date_window, parse_week, zone
 from bot.errors import AccessError, CodeownersError, FilterError, PrhubError, StoreUnavailableError
-from bot.filters import Filter, SubscriptionCommand, check_labels, parse_subscription
+from bot.filters import Filter, SubscriptionCommand, Term, check_labels, parse_subscription
 from bot.handlers.answers import Answers
 from bot.handlers.intents import LinkGitHubIntent, PersonalDigestIntent, SubscribeIntent, UnsubscribeIntent
-from bot.handlers.subedit import fit_labels, part_edits, part_note, widened
+from bot.handlers.subedit import fit_labels, held_terms, part_edits, part_note, widened
 from bot.models import Language
 from bot.people import People, Person
 from bot.personal import PersonalDigests
@@ -91,7 +91,7 @@ class SubscriptionDesk:
         known labels); a channel's subscriptions change only by its admins when the config names any."""
         who = conversation.subscriber
         try:
-            command = self._read_request(intent)
+            command = self._read_parts(intent) or self._read_request(intent)
             repo = self._repo_of(command, intent, conversation)
             if (refusal := await self._refusal(conversation, lang)) is not None:
                 return SubscriptionReply("refused", None, lang, message=refusal)
@@ -104,7 +104,11 @@ class SubscriptionDesk:
                 note = self._config_note(kept, lang) if kept else ""
                 return SubscriptionReply("unsubscribed_all" if removed else "nothing_to_unsubscribe", None, lang,
                                          removed=removed, message=note)
+            if isinstance(intent, UnsubscribeIntent) and intent.parts:
+                return await self._remove_parts(who, repo, intent, conversation, lang)
             flt = self._filter(intent, command, repo, known=None)
+            if isinstance(intent, SubscribeIntent) and intent.add:
+                flt = await self._added(who, repo, flt)
             if command.action == "unsubscribe":
                 sub = Subscription(repo=repo, filter=flt)
                 if await self._subscriptions.remove(who, repo, flt, by=conversation.user, now=self._clock()):
@@ -151,13 +155,56 @@ class SubscriptionDesk:
         except PrhubError:
             return None
 
+    async def _added(self, who: Subscriber, repo: str, flt: Filter) -> Filter:
+        """``flt`` joined to the one subscription of ``repo`` whose values are of the same kind ("再加个 trtllm" with
+        ``vllm sglang`` held: ``vllm sglang trtllm``); ``flt`` alone when there is none, or several."""
+        keys = {t.key for t in flt.include}
+        held = [s for s in await self._subscriptions.of(who, stored_only=True) if s.repo.lower() == repo.lower()
+                and s.filter.include and not s.filter.exclude and {t.key for t in s.filter.include} <= keys | {"label"}]
+        if len(held) != 1:
+            return flt
+        old = held[0].filter.include
+        return Filter(include=tuple(dict.fromkeys((*old, *flt.include))))
+
+    def _read_parts(self, intent: SubscribeIntent | UnsubscribeIntent) -> SubscriptionCommand | None:
+        """An unsubscription by parts as a command (its words need not read as a filter), else ``None``."""
+        if not isinstance(intent, UnsubscribeIntent) or not intent.parts:
+            return None
+        try:
+            return self._read_request(intent)
+        except FilterError:
+            return SubscriptionCommand("unsubscribe", intent.repo, Filter(), intent.language)
+
+    async def _remove_parts(self, who: Subscriber, repo: str, intent: UnsubscribeIntent, conversation: Asker,
+                            lang: Language) -> SubscriptionReply:
+        """Take the values ``intent.parts`` names out of the subscriptions held (see
+        :attr:`~bot.understand.UnsubscribeIntent.parts`): a whole subscription the request's words name exactly
+        goes; else the reply shows each filter before and after, or says which values no subscription holds."""
+        parts = intent.parts
+        try:
+            whole = self._filter(intent, self._read_request(intent), repo, known=None)
+        except FilterError:
+            whole = None
+        if whole is not None and whole.include and await self._subscriptions.remove(
+                who, repo, whole, by=conversation.user, now=self._clock()):
+            return SubscriptionReply("unsubscribed", Subscription(repo=repo, filter=whole), lang)
+        subs = [s for s in await self._subscriptions.of(who, stored_only=True) if s.repo.lower() == repo.lower()]
+        terms = held_terms(subs, parts)
+        if not terms:
+            flt = Filter(include=tuple(Term(key="label", value=p.lower()) for p in parts if ":" not in p))
+            return SubscriptionReply("not_subscribed", Subscription(repo=repo, filter=flt), lang)
+        removal = Filter(include=tuple(terms))
+        edited = await self._remove_part(who, repo, removal, conversation, lang, any_of=True)
+        assert edited is not None  # the terms were found among the subscriptions held
+        return edited
+
     async def _remove_part(self, who: Subscriber, repo: str, flt: Filter, conversation: Asker,
-                           lang: Language) -> SubscriptionReply | None:
+                           lang: Language, *, any_of: bool = False) -> SubscriptionReply | None:
         """Remove the terms of ``flt`` from the subscriptions that hold them among others ("unsubscribe me
         from rollout" with ``npu rollout``); the reply shows each filter before and after. ``None``: no
         subscription holds them."""
         subs = [s for s in await self._subscriptions.of(who, stored_only=True) if s.repo.lower() == repo.lower()]
-        edits = part_edits(subs, flt)
+        edits = part_edits(subs, flt, any_of=any_of)
         if not edits:
             return None
         notes = []

@@ -122,9 +122,13 @@ def _english(text: str) -> str:
     return _EN_WORD.sub(fix, text)
 
 
+_COLLOQUIAL = re.compile(r"(?<!预)订(?:上|一下|下)(?![阅])|(?<!预)给我订(?![阅])")
+"""Spoken forms of 订阅 (``帮我订上``, ``订一下``)."""
+
+
 def canonical(text: str) -> str:
     """``text`` with traditional characters simplified, homophone typos of the bot's Chinese words and near
     misses of its English words corrected (same length for the Chinese steps; never raises)."""
     if _CJK.search(text):
-        text = _homophones(_simplified(text))
+        text = _COLLOQUIAL.sub("订阅", _homophones(_simplified(text)))
     return _english(text)

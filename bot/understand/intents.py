@@ -134,17 +134,23 @@ class SubscribeIntent:
     repo: str | None = None
     language: Language | None = None
     text: str = ""
+    add: bool = False
+    """Add the filter's values to the subscription held (``再加个 trtllm``, ``also throw in sglang``)."""
 
 
 @dataclass(frozen=True)
 class UnsubscribeIntent:
     """Stop alerts: the subscription with the filter ``text`` says (``退订 npu``), or every one
-    (``退订全部``, ``unsubscribe all``, of ``repo`` when named); ``label`` as in :class:`SubscribeIntent`."""
+    (``退订全部``, ``unsubscribe all``, of ``repo`` when named); ``label`` as in :class:`SubscribeIntent`.
+    ``parts``: values to take out of the subscriptions held (``rollout 和 megatron 先都停掉 只看 npu``), a
+    login's number (``048``) or near miss included; ``kind:author`` / ``kind:path`` / ``kind:label`` is every
+    value of that kind (``drop the author part``)."""
 
     label: str = ""
     repo: str | None = None
     language: Language | None = None
     text: str = ""
+    parts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

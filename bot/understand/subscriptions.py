@@ -32,10 +32,12 @@ from bot.understand.intents import (
     SubscribeIntent,
     UnsubscribeIntent,
 )
+from bot.understand.subparts import part_request
 
 __all__ = ["github_handle", "personal_digest_action", "read_request", "subscription_command", "subscription_intent"]
 
-_LIST_SUBS = re.compile(r"我的订阅|订阅列表|查看订阅|(?:我|我们)?(?:现在|目前|当前)的订阅|看(?:下|一下|"
+_LIST_SUBS = re.compile(r"(?<![A-Za-z])(?:which|what)\s+subscriptions?(?![A-Za-z])|订阅(?:了)?(?:有)?(?:哪些|什么|啥)|"
+                        r"(?<![A-Za-z])subscriptions?\s+(?:do\s+)?(?:i|we)\s+have(?![A-Za-z])|我的订阅|订阅列表|查看订阅|(?:我|我们)?(?:现在|目前|当前)的订阅|看(?:下|一下|"
                         r"看)?(?:我|我们)的?订阅|"
                         r"(?:my|list|show)\s+subscriptions?|^\s*subscriptions?\s*$", re.IGNORECASE)
 _EXTEND = re.compile(r"把\s?(?P<add>[^。！？!?,，]{1,60}?)\s?也?(?:加到|加进|加入|放到|并到)(?:我们?)?(?:的|"
@@ -74,6 +76,12 @@ _ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|订阅|�
                  r"\b(?:every\s+week|each\s+week|weekly|subscribe|turn\s+on|enable|start|opt\s+in|"
                  r"every\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
                  re.IGNORECASE)
+_ALL_MINE = re.compile(r"(?<![A-Za-z])(?:remove|delete|clear|drop|cancel|stop)\s+all\s+(?:of\s+)?(?:my|our|the)\s+"
+                       r"(?:subscriptions?|subs?|alerts?|notifications?)(?![A-Za-z])", re.IGNORECASE)
+_WANT_ALERTS = re.compile(r"(?<![A-Za-z])(?:i|we)\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?"
+                          r"(?:receive|get|have)\s+"
+                          r"(?:the\s+)?(?:alerts?|notifications?|pings?)\s+(?:for|on|about|of)?\s*(?:prs?\s+)?"
+                          r"(?:from|by|of|on|about|under|in)?", re.IGNORECASE)
 _SEND = re.compile(r"发|推送|送|\b(?:send|deliver|email|post|dm)\b", re.IGNORECASE)
 _WEEKLY = re.compile(r"每周|weekly", re.IGNORECASE)
 
@@ -117,6 +125,19 @@ def subscription_intent(text: str, language: Language | None) -> Intent | None:
     verb = subscription_action(text)
     if _LIST_SUBS.search(text) and verb not in ("unsubscribe", "unsubscribe_all"):  # 把我的订阅全部取消: not a listing
         return ListSubscriptionsIntent(language=language)
+    if _ALL_MINE.search(text):  # "remove all my subscription"
+        return UnsubscribeIntent(repo=_repo(text), language=language, text="unsubscribe all")
+    if verb is None and (wants := _WANT_ALERTS.search(text)) is not None:
+        values = [v for v in re.findall(r"[A-Za-z0-9][A-Za-z0-9_./*-]{1,63}", text[wants.end():])
+                  if v.lower() not in ("prs", "pr", "me", "the", "any", "new", "please", "pls")]
+        if values:
+            return SubscribeIntent(repo=_repo(text), language=language, text="subscribe " + " ".join(values))
+    part = part_request(text) if verb != "unsubscribe_all" else None
+    if part is not None and part.action == "add" and verb != "unsubscribe":
+        return SubscribeIntent(repo=_repo(text), language=language, text="subscribe " + " ".join(part.values),
+                               add=True)
+    if part is not None and part.action == "remove" and verb in (None, "unsubscribe"):
+        return UnsubscribeIntent(repo=_repo(text), language=language, text=text, parts=part.values)
     if verb is None:
         return None
     kind = SubscribeIntent if verb == "subscribe" else UnsubscribeIntent
