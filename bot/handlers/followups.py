@@ -28,6 +28,7 @@ from bot.models import Language
 from bot.understand import ClarifyIntent, FollowUpIntent, Intent, PRIntent, SmallTalkIntent
 from bot.understand.followup import remembered
 from bot.understand.followup import resolve as resolve_follow_up
+from bot.understand.inherit import inherit
 from bot.understand.intents import SmallTalkKind
 
 
@@ -121,6 +122,8 @@ class Conversations:
             else:
                 resolved = resolve_follow_up(follow, previous, tz=self.core.settings.timezone, now=self.core.now())
             log.info("follow-up %r read as %s", intent.text[:60], type(resolved).__name__)
+        else:
+            resolved = inherit(intent, await self.memory.recall(c.platform, c.channel, c.thread, c.user))
         record = remembered(resolved)
         if record is not None:
             await self.memory.remember(c.platform, c.channel, c.thread, c.user, record)

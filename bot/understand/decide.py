@@ -183,7 +183,7 @@ def _decide(r: _Reading) -> Intent:
     if numbers:
         question: PRQuestion = "start" if fu.START.search(text) else "risks" if fu.RISKS.search(text) else \
             "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
-        return PRIntent(numbers[0], repo=r.repo, language=detect_language(text), question=question)
+        return PRIntent(numbers[0], repo=r.repo, language=detect_language(text), question=question, text=text)
     window, said = (r.window.spec, r.window.said) if r.window else (None, None)
     labelled = _label(r.rest)
     rest = _blank(r.rest, [labelled[1]]) if labelled else r.rest

@@ -56,6 +56,8 @@ class PRIntent:
     repo: str | None = None
     language: Language | None = None
     question: PRQuestion = "worth"
+    text: str = field(default="", compare=False)
+    """The message as asked (a thread's PR may be compared with it: ``what's the difference with #5997``)."""
 
 
 @dataclass(frozen=True)
