@@ -201,7 +201,18 @@ def _decide(r: _Reading) -> Intent:
     single_label = len(terms) == 1 and _LABEL_LIKE.fullmatch(terms[0]) is not None
     intent: Intent | None = None
     asked = bool(_DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest))
+    scoped = _SCOPE.search(rest)
+    if label is None and scoped is not None and (scoped["l"] or scoped["l2"]).lower() in terms \
+            and _concepts().find(scoped["l"] or scoped["l2"]) is None:  # a concept is searched, not a label
+        # "npu 这块", "fully_async 方向的进展", "其中 rollout 相关的", "the sglang stuff", "the rollout bit"
+        label = (scoped["l"] or scoped["l2"]).lower()
+        terms = [t for t in terms if t != label]
+        single_label = False
+        if not terms or not change:
+            return _clarified(r, LabelIntent(label, repo=r.repo, language=lang, window=window, said=said))
     who = _WHO.search(rest)
+    if _authors_asked(rest, terms):
+        return _clarified(r, MergedIntent(window, repo=r.repo, language=lang, said=said, focus="authors"))
     if who is not None and not _terms(_blank(rest, [who.span()]), label):
         # "谁贡献最多", "本月谁合并的 PR 最多", "top contributors last month"
         intent = MergedIntent(window, repo=r.repo, language=lang, said=said, focus="authors")
@@ -247,8 +258,47 @@ def _decide(r: _Reading) -> Intent:
     if intent is None or (isinstance(intent, DigestIntent) and _OWN_REPORT.search(text)) or (
             statement and not isinstance(intent, DigestIntent)):
         return HelpIntent(language=lang, said=text)
+    return _clarified(r, intent)
+
+
+def _clarified(r: _Reading, intent: Intent) -> Intent:
+    """``intent``, or the question back when its window could not be read."""
     if r.window is not None and r.window.problem is not None:
         wanted = {DigestIntent: "digest", LabelIntent: "label", MergedIntent: "merged",
-                  QuestionIntent: "question"}[type(intent)]
-        return ClarifyIntent(r.window.said, r.window.problem, wanted, language=lang)  # type: ignore[arg-type]
+                  QuestionIntent: "question"}.get(type(intent), "digest")
+        return ClarifyIntent(r.window.said, r.window.problem, wanted,  # type: ignore[arg-type]
+                             language=getattr(intent, "language", None))
     return intent
+
+
+_SCOPE = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s?(?:的)?\s?"
+                    r"(?:这块|那块|这边|那边|这部分|那部分|部分|方向|板块|模块|领域|相关|方面)|"
+                    r"(?<![A-Za-z])(?:the\s+)?(?P<l2>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s+"
+                    r"(?:stuff|bits?|side|area|things|part|corner)(?![A-Za-z])", re.IGNORECASE)
+"""A label named as the scope of a topic: ``npu 这块``, ``fully_async 方向``, ``rollout 相关的``, ``the sglang
+stuff``."""
+_WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?<![A-Za-z])who(?![A-Za-z])", re.IGNORECASE)
+_MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merge|"
+                   r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind)(?![A-Za-z])",
+                   re.IGNORECASE)
+_PEOPLE = re.compile(r"贡献者|作者们|提交者|(?<![A-Za-z])(?:contributors?|authors|committers)(?![A-Za-z])|"
+                     r"按作者|(?<![A-Za-z])by\s+(?:author|who\s+wrote)", re.IGNORECASE)
+
+
+def _authors_asked(rest: str, terms: list[str]) -> bool:
+    """Whether ``rest`` asks who merged a window's PRs, most first, scored from cue classes: a who word with a
+    word of most or of authorship (``那个上周的那个贡献最多的那些人是谁啊``, ``Who are making most PRs``,
+    ``主要是谁在推进的``), or the authors named (``top authors march``, ``几位贡献者``, ``按作者排一下``) — and no
+    search word of its own beyond labels."""
+    who = _WHO_ASKED.search(rest) is not None
+    most = _MOST.search(rest) is not None
+    people = _PEOPLE.search(rest) is not None
+    if not ((who and most) or people):
+        return False
+    own = [t for t in terms if not _LABEL_LIKE.fullmatch(t) and t.lower() not in _AUTHOR_WORDS]
+    return not own
+
+
+_AUTHORS_WORDS_ZH = ("贡献者", "贡献", "作者", "提交者", "邀请", "分享", "技术", "统计")
+_AUTHOR_WORDS = frozenset({"authors", "author", "contributors", "contributor", "top", "most", "making", "committers",
+                           "people", *_AUTHORS_WORDS_ZH})

@@ -40,8 +40,10 @@ __all__ = ["inherit"]
 _ABOUT_IT = re.compile(r"它|这个改动|这个修改|这个改|这个pr|这改动|该改动|这次改动|这个变更|这个提交|"
                        r"(?<![A-Za-z])(?:it|this\s+(?:one|pr|change|fix)|that\s+(?:one|pr|change))(?![A-Za-z])",
                        re.IGNORECASE)
-_IMPACT = re.compile(r"影响|兼容|冲突|踩坑|(?<![A-Za-z])(?:impact|affect|break|conflict)s?(?![A-Za-z])", re.IGNORECASE)
-_DIFFERENCE = re.compile(r"区别|差别|差异|不同|有何不同|比(?:一下|较)?|(?<![A-Za-z])(?:difference|differ|diff|compare[ds]?|"
+_IMPACT = re.compile(r"影响|兼容|冲突|踩坑|(?<![A-Za-z])(?:impact|affect|break|conflict)s?(?![A-Za-z])",
+                     re.IGNORECASE)
+_DIFFERENCE = re.compile(r"区别|差别|差异|不同|有何不同|比(?:一下|较)?|"
+                         r"(?<![A-Za-z])(?:difference|differ|diff|compare[ds]?|"
                          r"versus|vs)(?![A-Za-z])", re.IGNORECASE)
 
 
@@ -57,7 +59,7 @@ def _question(text: str) -> PRQuestion | None:
 
 def _about_pr(intent: Intent, previous: Remembered) -> Intent | None:
     """``intent`` read as a question about the thread's PR, when it is one (see the module docstring)."""
-    text = intent.said if isinstance(intent, HelpIntent) else intent.text if isinstance(intent, QuestionIntent) else ""
+    text = intent.said if isinstance(intent, HelpIntent) else intent.text
     if not text or previous.number is None:
         return None
     if isinstance(intent, QuestionIntent) and (intent.window is not None or intent.label is not None):

@@ -11,7 +11,9 @@ import re
 import tomllib
 import unicodedata
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from importlib import resources
+from itertools import islice
 from typing import Any
 
 from bot.models import Language
@@ -149,6 +151,9 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
     for m in _QUOTED.finditer(rest):
         found.append(m["t"].strip())
     rest = _blank(rest, [(m.start(), m.end()) for m in _QUOTED.finditer(rest)])
+    phrases = list(islice(_concept_phrases().finditer(rest), MAX_TERMS))  # "speed up", "out of memory": one word
+    found.extend(m.group(0).lower() for m in phrases)
+    rest = _blank(rest, [m.span() for m in phrases])
     for token in re.findall(r"(?<![A-Za-z0-9_])\.?[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest):
         word = token.strip(_PUNCT_EDGE).removesuffix("'s").lower()
         if len(word) < 2 or word in _EN_STOP or word.isdigit() or (label and word == label):
@@ -174,7 +179,8 @@ def _chinese_terms(rest: str) -> list[str]:
 
     out: list[str] = []
     for run in runs:
-        out.extend(w for w in chinese_words(run) if w not in _ZH_STOP and not _ZH_STOP_RE.fullmatch(w))
+        out.extend(w for w in chinese_words(run, keep=_concept_words()) if w not in _ZH_STOP
+                   and not _ZH_STOP_RE.fullmatch(w))
     return out
 
 
@@ -187,6 +193,19 @@ _HOW_TO = re.compile(r"(?:怎么|怎样|如何|咋)\s?(?:才能)?\s?(?:订阅|�
                      r"(?<![A-Za-z])how\s+(?:do|can|should)\s+(?:i|we)\s+(?:un)?subscribe|(?<![A-Za-z])how\s+to\s+(?:un)?subscribe",
                      re.IGNORECASE)
 """A question about how to subscribe (``怎么订阅某个目录啊``): the help, not a subscription."""
+
+
+@lru_cache(maxsize=1)
+def _concept_phrases() -> re.Pattern[str]:
+    """The concept words of several English words, as whole words (longest first)."""
+    phrases = sorted((w for w in _concepts().words() if " " in w and w.isascii()), key=len, reverse=True)
+    spaced = "|".join(r"\s+".join(re.escape(part) for part in p.split()) for p in phrases)
+    return re.compile(rf"{_A}(?:{spaced}){_Z}", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _concept_words() -> frozenset[str]:
+    return frozenset(_concepts().words())
 
 
 def _concepts() -> Concepts:

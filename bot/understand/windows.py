@@ -491,9 +491,16 @@ def read_windows(text: str) -> tuple[WindowReading | None, list[tuple[int, int]]
     return _reading(text, parts), [(p.start, p.end) for p in parts]
 
 
+_RESTATED = re.compile(r"就是|也就是|即|我是说|我说的是|不对|"
+                       r"(?<![A-Za-z])(?:i\.e\.|i\s+mean|that\s+is|or\s+rather)(?![A-Za-z])", re.IGNORECASE)
+"""Words that restate what came before (``这个月的就是四月份的``): of two windows, the later one is meant."""
+
+
 def _reading(text: str, parts: list[_Part]) -> WindowReading | None:
     if not parts:
         return None
+    parts = [p for p, nxt in zip(parts, [*parts[1:], None], strict=True)
+             if nxt is None or not _RESTATED.search(text[p.end:nxt.start])]
     if len(parts) > 1 and len({p.spec for p in parts}) > 1:
         first, last = parts[0], parts[-1]
         return WindowReading(None, text[first.start:last.end], first.start, last.end, "several_windows")
