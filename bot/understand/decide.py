@@ -113,7 +113,7 @@ def _follow_up(r: _Reading) -> FollowUpIntent | None:
             numbers = [int(bare[0]["n"])]
             outside = _blank(outside, [bare[0].span()])
     question = fu.question_of(outside)
-    shift = -1 if fu.BEFORE.search(outside) else 1 if fu.AFTER.search(outside) else None
+    shift = -1 if fu.BEFORE.search(r.text) else 1 if fu.AFTER.search(r.text) else None
     nth = fu.nth_of(outside)
     pr_ref = _PR_REF.search(outside) is not None
     rest = outside
@@ -133,7 +133,7 @@ def _follow_up(r: _Reading) -> FollowUpIntent | None:
                                           and strong else None)
     if label is not None and not labelled:
         terms = []
-    window = r.window.spec if r.window is not None and r.window.problem is None else None
+    window = r.window.spec if r.window is not None and r.window.problem is None and shift is None else None
     said = r.window.said if r.window is not None else None
     lang = detect_language(text, [label] if label else terms)
     base = FollowUpIntent(language=lang, said=said, text=text)
@@ -152,7 +152,7 @@ def _follow_up(r: _Reading) -> FollowUpIntent | None:
         return None
     if shift is not None and window is None:
         return replace(base, shift=-1 if shift < 0 else 1, label=label)
-    if compare and len(text) <= 30:
+    if compare and len(text) <= 30 and window is None:
         return replace(base, compare=True)
     if pr_ref and window is None and label is None:
         return replace(base, question="worth")  # 帮我看看这个 PR
@@ -250,6 +250,7 @@ def _decide(r: _Reading) -> Intent:
         # "本月合并了哪些 PR", "what merged this month", "list PRs since Monday"
         intent = MergedIntent(window, repo=r.repo, language=lang, said=said)
     elif _DIGEST.search(rest) or (r.window is not None and not _leftover(rest)) or (
+            r.window is not None and not terms and not about_prs and _ASKS_FOR.search(rest)) or (
             _KEY.search(rest) and about_prs and (r.window is not None or _LISTING.search(rest))):
         monthly = _MONTHLY.search(rest) if window is None else None
         # a monthly report without a month: the last whole month, as a weekly one is the last whole week
@@ -271,6 +272,11 @@ def _clarified(r: _Reading, intent: Intent) -> Intent:
     return intent
 
 
+_ASKS_FOR = re.compile(r"发我|发给我|发一下|给我|我要|我想要|想看|看看|看下|看一下|整理|汇总|"
+                       r"(?<![A-Za-z])(?:send\s+me|give\s+me|show\s+me|pull\s+up|i\s+(?:want|need))(?![A-Za-z])",
+                       re.IGNORECASE)
+"""A window asked for with a verb of sending or showing and nothing else (``能否把上上周的也一并发我一下``): its
+digest."""
 _SCOPE = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s?(?:的)?\s?"
                     r"(?:这块|那块|这边|那边|这部分|那部分|部分|方向|板块|模块|领域|相关|方面)|"
                     r"(?<![A-Za-z])(?:the\s+)?(?P<l2>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s+"

@@ -235,9 +235,14 @@ def _leftover(rest: str, *, stop: bool = True) -> int:
 
 def _label(text: str) -> tuple[str, tuple[int, int]] | None:
     for pattern in (_LABEL_ZH, _LABEL_EN):
-        for m in pattern.finditer(text):
+        at = 0
+        for _ in range(MAX_TERMS * 4):  # "the label rollout": "the label" is no label, "label rollout" is
+            m = pattern.search(text, at)
+            if m is None:
+                break
             word = (m["a"] or m["b"]).lower()
             if word in _EN_STOP or word.isdigit():
+                at = m.end("a") if m["a"] else m.end("b")
                 continue
             return word, m.span()
     return None

@@ -77,7 +77,9 @@ _CAPABILITY = re.compile(
     re.IGNORECASE)
 
 _CLAUSE = re.compile(r"[，,。.!！~～;；]\s*|\s+")
-_CORRECTION = re.compile(r"^(?:不对不对|不对|不是不是|不是这个|错了|no\s+wait|wait|sorry|抱歉|不好意思|另外|然后|对了|"
+_CORRECTION = re.compile(r"^(?:(?:明白|了解|懂|收到|好|行|嗯|可以)了?(?:啊|呀|哈)?|不对不对|不对|不是不是|不是这个|"
+                         r"错了|"
+                         r"no\s+wait|wait|sorry|抱歉|不好意思|另外|然后|对了|"
                          r"alright|all\s+right|ok\s+so|okay\s+so|so)$", re.IGNORECASE)
 
 
@@ -110,10 +112,14 @@ def asks_capability(text: str) -> bool:
     return len(text) <= 120 and _CAPABILITY.search(text) is not None
 
 
+_CORRECTION_LEAD = re.compile(r"^(?:不对|不是|错了)+\s?[，,。]?\s?(?:我说的不是这个|不是这个|我不是说这个)?"
+                              r"\s?[，,。]?\s?")
+
+
 def without_courtesy(text: str) -> str:
     """``text`` without a leading clause of courtesy, acknowledgement or correction (``明白了。``, ``好的，``,
     ``辛苦了，另外``, ``不对不对``, ``alright,``), when something is left to read; else ``text``."""
-    rest = text
+    rest = _CORRECTION_LEAD.sub("", text) or text
     for _ in range(4):
         m = _CLAUSE.search(rest)
         if m is None or m.start() == 0:

@@ -64,13 +64,17 @@ _LINK = (
     re.compile(rf"\b(?:link|set|connect)\s+(?:my\s+)?{_GITHUB}\s*(?:handle|account|user\s?name|login)?\s*"
                rf"(?:to|as|=|:)?\s*{_HANDLE}", re.IGNORECASE),
 )
-_MINE = re.compile(r"(?:我的|个人|自己的|我自己的)\s?(?:专属)?(?:周报|週報|每周摘要|每周汇总)|(?:个人|"
+_MINE = re.compile(r"(?:我的|个人|自己的|我自己的|(?:只)?(?:和|跟|与)我(?:自己)?(?:相关|有关)的)\s?"
+                   r"(?:那个|那份|这份|一份)?\s?"
+                   r"(?:专属)?(?:周报|週報|每周摘要|每周汇总)|(?:个人|"
                    r"自己)的?\s?(?:报告|總結|总结)|"
                    r"\bmy\s+(?:own\s+|personal\s+)?(?:weekly\s+)?(?:digest|summary|report)\b|"
                    r"\bpersonal\s+(?:weekly\s+)?(?:digest|summary|report|thing|one)\b|\bpersonal\s+weekly\b",
                    re.IGNORECASE)
-_OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|退订|"
-                  r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause)\b",
+_OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|退订|停一下|停一停|暂停|先停|"
+                  r"暂时不用|"
+                  r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause|"
+                  r"hold\s+off|skip|suspend)\b",
                   re.IGNORECASE)
 _ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|订阅|以后|"
                  r"\b(?:every\s+week|each\s+week|weekly|subscribe|turn\s+on|enable|start|opt\s+in|"

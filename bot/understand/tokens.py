@@ -117,12 +117,16 @@ def _tags() -> dict[str, str]:
 
 
 def is_content(word: str) -> bool:
-    """Whether ``word`` can be a search word by its part of speech: a noun-like word of jieba's dictionary, or a
-    word the dictionary does not know (a new word the segmenter joined, one the bot or the data added)."""
+    """Whether ``word`` can be a search word by its part of speech: a noun-like word of jieba's dictionary, a word
+    the bot or the data added, or a word the dictionary does not know that has a character of content."""
     if word in _user:
         return True
-    tag = _tags().get(word)
-    return tag is None or tag in CONTENT_TAGS
+    tags = _tags()
+    tag = tags.get(word)
+    if tag is not None:
+        return tag in CONTENT_TAGS
+    # a word the segmenter joined: content unless every character is a function word of its own (做个, 一并)
+    return not all(tags.get(ch, "n") not in CONTENT_TAGS for ch in word)
 
 
 def chinese_words(run: str, *, keep: Iterable[str] = ()) -> list[str]:
