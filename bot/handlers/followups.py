@@ -122,7 +122,7 @@ class Conversations:
             else:
                 resolved = resolve_follow_up(follow, previous, tz=self.core.settings.timezone, now=self.core.now())
             log.info("follow-up %r read as %s", intent.text[:60], type(resolved).__name__)
-        else:
+        elif c.thread is not None:  # in a thread: what the message leaves unsaid comes from the thread
             resolved = inherit(intent, await self.memory.recall(c.platform, c.channel, c.thread, c.user))
         record = remembered(resolved)
         if record is not None:

@@ -104,6 +104,13 @@ def _homophones(text: str) -> str:
     return "".join(chars)
 
 
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
 def _english(text: str) -> str:
     from rapidfuzz.distance import OSA
 
@@ -113,8 +120,8 @@ def _english(text: str) -> str:
         if lower in _OWN_EN:
             return word
         for own in _OWN_EN:
-            if own.startswith(lower) or lower.startswith(own):
-                continue  # another form of the word (label, labels), no typo
+            if own.startswith(lower) or lower.startswith(own) or _stem(own) == _stem(lower):
+                continue  # another form of the word (label, labels, changed), no typo
             if abs(len(own) - len(lower)) <= 1 and lower[0] == own[0] and OSA.distance(lower, own) == 1:
                 return own
         return word

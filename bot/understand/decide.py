@@ -204,7 +204,7 @@ def _decide(r: _Reading) -> Intent:
     scoped = _SCOPE.search(rest)
     if label is None and scoped is not None and (scoped["l"] or scoped["l2"]).lower() in terms \
             and _concepts().find(scoped["l"] or scoped["l2"]) is None:  # a concept is searched, not a label
-        # "npu 这块", "fully_async 方向的进展", "其中 rollout 相关的", "the sglang stuff", "the rollout bit"
+        # "npu 这块", "fully_async 方向的进展", "the sglang stuff", "the rollout bit"
         label = (scoped["l"] or scoped["l2"]).lower()
         terms = [t for t in terms if t != label]
         single_label = False
@@ -278,11 +278,11 @@ _ASKS_FOR = re.compile(r"发我|发给我|发一下|给我|我要|我想要|想�
 """A window asked for with a verb of sending or showing and nothing else (``能否把上上周的也一并发我一下``): its
 digest."""
 _SCOPE = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s?(?:的)?\s?"
-                    r"(?:这块|那块|这边|那边|这部分|那部分|部分|方向|板块|模块|领域|相关|方面)|"
+                    r"(?:这块|那块|这边|那边|这部分|那部分|部分|方向|板块|模块|领域|方面)|"
                     r"(?<![A-Za-z])(?:the\s+)?(?P<l2>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s+"
                     r"(?:stuff|bits?|side|area|things|part|corner)(?![A-Za-z])", re.IGNORECASE)
-"""A label named as the scope of a topic: ``npu 这块``, ``fully_async 方向``, ``rollout 相关的``, ``the sglang
-stuff``."""
+"""A label named as the scope of a topic: ``npu 这块``, ``fully_async 方向``, ``the sglang stuff`` (``rollout
+相关的`` is a search for the word)."""
 _WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?<![A-Za-z])who(?![A-Za-z])", re.IGNORECASE)
 _MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merge|"
                    r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind)(?![A-Za-z])",

@@ -3,8 +3,8 @@ thanks to the bot, a question about what the bot can do, or a request behind a c
 
 The rules read cue words of classes, in both languages, never whole phrasings:
 
-- **addressed to others** — a mention of someone else (``@王哥``, ``<@U0B2>``), ``各位`` / ``大家`` / ``fyi`` /
-  ``交接``, a second person after a mention (``@小李 你盯 npu``);
+- **addressed to others** — ``各位`` / ``大家`` / ``fyi`` / ``交接`` (the channel), or a mention of someone else
+  (``@王哥``, ``<@U0B2>``) with a statement of the speaker's (a mention alone asks nothing of anyone);
 - **first-person statements** — the speaker's own past, plans and opinions (``我已经``, ``我先``, ``我来``,
   ``我回头``, ``我昨天``, ``I think``, ``I'll``), as opposed to what the speaker wants from the bot (``我想``,
   ``帮我``, ``给我``);
@@ -30,11 +30,12 @@ __all__ = ["asks_capability", "feedback", "remark", "without_courtesy"]
 
 _A = r"(?<![A-Za-z])"
 _Z = r"(?![A-Za-z])"
-_OTHERS = re.compile(r"<@[A-Z0-9]{2,20}>|(?:^|\s)@(?!_user_)[^\s@，,。:：]{1,20}|"
-                     r"^(?:各位|大家|同学们|兄弟们)|大家(?!好)|"
-                     rf"{_A}(?:fyi|heads[\s-]up|ptal|cc|team|folks|guys|everyone){_Z}|交接|^@",
-                     re.IGNORECASE)
-"""Someone other than the bot is spoken to (the bot's own mention is removed before this is read)."""
+_GROUP = re.compile(r"^(?:各位|大家|同学们|兄弟们)|大家(?!好)|交接|"
+                    rf"{_A}(?:fyi|heads[\s-]up|ptal|folks|guys|everyone|team){_Z}", re.IGNORECASE)
+"""The channel is spoken to (``各位``, ``大家``, ``fyi``, ``交接``)."""
+_MENTION = re.compile(r"<@[A-Z0-9]{2,20}>|(?:^|\s)@(?!_user_)[^\s@，,。:：]{1,20}")
+"""Someone is mentioned (the bot's own mention is removed before this is read; a mention alone asks nothing of
+anyone: ``<@U0ALICE> PR #6046 值得读吗`` is still a question to the bot)."""
 _STATEMENT = re.compile(
     r"我(?:们|这边)?(?:已经|刚刚?|先|来|回头|昨天|今天|明天|前天|上午|下午|晚点|等下|待会|觉得|认为|猜|记得|说的|在写|在改|"
     r"在搞|还在|正在|马上|打算|准备去|去吃|会去)|"
@@ -62,7 +63,8 @@ _EVALUATION: tuple[tuple[SmallTalkKind, re.Pattern[str]], ...] = (
                           rf"{_A}(?:helpful|useful|great|awesome|nice|cool|handy|love\s+it|well\s+done|neat|"
                           rf"perfect){_Z}", re.IGNORECASE)),
 )
-_ASKS_BOT = re.compile(r"帮我|给我|发我|请问|请帮|能否|能不能|可以帮|看一下|看下|查|列|订阅|退订|"
+_ASKS_BOT = re.compile(r"帮我|给我|发我|发一下|发下|麻烦|请问|请帮|能否|能不能|可以帮|看一下|看下|查|列|订阅|退订|"
+                       r"上周|本周|这周|上个月|本月|这个月|最近|"
                        rf"{_A}(?:can\s+you|could\s+you|show|give|list|send|tell\s+me|subscribe|what|which|who|"
                        rf"where|how\s+(?:do|to|can))(?![A-Za-z])|[?？]", re.IGNORECASE)
 
@@ -85,14 +87,15 @@ _CORRECTION = re.compile(r"^(?:(?:明白|了解|懂|收到|好|行|嗯|可以)�
 
 def remark(text: str) -> bool:
     """Whether ``text`` (normalised, the bot's mention removed) is said to colleagues or about oneself rather
-    than asked of the bot: addressed to others, or a first-person statement, without a request to the bot (a
-    request after a mention of someone else is theirs)."""
-    others = _OTHERS.search(text) is not None
+    than asked of the bot: said to the channel; a first-person statement beside a mention of someone else (any
+    request in it is theirs); or a first-person statement without a request or question to the bot."""
+    if _GROUP.search(text):
+        return True  # "各位，… 大家有空可以看看", "fyi the W16 digest mentions #6053": said to the channel
     statement = _STATEMENT.search(text) is not None
-    if not (others or statement):
+    if not statement:
         return False
-    if others:
-        return True  # "@Lukas … can you try?", "各位，… 大家有空可以看看": the request is to them
+    if _MENTION.search(text):
+        return True  # "@Lukas I think #5961 is the fix … can you try?": the request is theirs
     return _REQUEST.search(text) is None and _QUESTION.search(text) is None
 
 

@@ -140,12 +140,21 @@ def subscription_intent(text: str, language: Language | None) -> Intent | None:
     if part is not None and part.action == "add" and verb != "unsubscribe":
         return SubscribeIntent(repo=_repo(text), language=language, text="subscribe " + " ".join(part.values),
                                add=True)
-    if part is not None and part.action == "remove" and verb in (None, "unsubscribe"):
+    if part is not None and part.action == "remove" and (verb is None or (verb == "unsubscribe" and not _reads_as(
+            text, part.values))):
         return UnsubscribeIntent(repo=_repo(text), language=language, text=text, parts=part.values)
     if verb is None:
         return None
     kind = SubscribeIntent if verb == "subscribe" else UnsubscribeIntent
     return kind(repo=_repo(text), language=language, text=text)
+
+
+def _reads_as(text: str, values: tuple[str, ...]) -> bool:
+    """Whether the grammar reads ``text`` as a filter of just ``values`` (then it is kept as said)."""
+    found = read_request(text)
+    if found is None or found.filter is None:
+        return False
+    return {t.value.lower() for t in found.filter.include} == {v.lower() for v in values}
 
 
 def subscription_command(command: str, rest: str, language: Language | None, repo: str | None = None) -> Intent:
