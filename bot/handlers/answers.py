@@ -226,6 +226,10 @@ class Answers:
         if label not in labels:  # a near miss of a label is corrected and said; an unknown one named
             vocab = await self._vocabulary(intent, conversation, digest, records)
             resolved = vocab.resolve_label(label)
+            if resolved.how == "unknown" and vocab.knows(label):  # "fp8 stuff in wk16": a word, not a label
+                return await self.question(QuestionIntent((intent.label,), window=intent.window, repo=intent.repo,
+                                                          language=intent.language, said=intent.said,
+                                                          text=intent.label), conversation, lang)
             label = resolved.value or label
             note = label_note(resolved, sorted(labels), lang)
             notes = (*notes, note) if note else notes

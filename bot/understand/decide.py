@@ -184,9 +184,16 @@ def _decide(r: _Reading) -> Intent:
         question: PRQuestion = "start" if fu.START.search(text) else "risks" if fu.RISKS.search(text) else \
             "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
         return PRIntent(numbers[0], repo=r.repo, language=detect_language(text), question=question, text=text)
+    if _COMPARED.search(text) and not statement:  # "把这周几个 sglang 的 PR 比一比": which ones?
+        return ClarifyIntent(text, "compare_which", "pr", language=detect_language(text))
+    if r.window is None and (event := _EVENT.search(text)) is not None:  # "上次 oncall 轮换那周": which week?
+        return ClarifyIntent(event.group(0), "unknown_ref", "merged" if _MERGED.search(text) or _PR_WORD.search(
+            text) else "digest", language=detect_language(text))
     window, said = (r.window.spec, r.window.said) if r.window else (None, None)
-    labelled = _label(r.rest)
-    rest = _blank(r.rest, [labelled[1]]) if labelled else r.rest
+    asks_for = _ASKS_FOR.search(r.rest)
+    bare = _blank(r.rest, [asks_for.span()]) if asks_for else r.rest  # "pull up", "发我": no search words
+    labelled = _label(bare)
+    rest = _blank(bare, [labelled[1]]) if labelled else bare
     label = labelled[0] if labelled else None
     terms = _terms(rest, label) + [p for p in r.path_like if p.lower() not in _EN_STOP]
     terms = terms[:MAX_TERMS]
@@ -233,8 +240,8 @@ def _decide(r: _Reading) -> Intent:
         else:
             intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
     elif terms and single_label and r.window is not None and not _DIGEST.search(rest) \
-            and _leftover(rest, stop=False) == 1:
-        # "上周 npu", "npu W16": a label and a window, nothing else
+            and (_leftover(rest, stop=False) == 1 or asks_for):
+        # "上周 npu", "npu W16", "pull up vllm for the week before last": a label and a window, nothing else
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
     elif single_label and any((m["a"] or m["b"] or m["c"]).lower() == terms[0] and (m["c"] or asked)
                               for m in _AREA.finditer(rest)):
@@ -250,7 +257,7 @@ def _decide(r: _Reading) -> Intent:
         # "本月合并了哪些 PR", "what merged this month", "list PRs since Monday"
         intent = MergedIntent(window, repo=r.repo, language=lang, said=said)
     elif _DIGEST.search(rest) or (r.window is not None and not _leftover(rest)) or (
-            r.window is not None and not terms and not about_prs and _ASKS_FOR.search(rest)) or (
+            r.window is not None and not terms and not about_prs and asks_for) or (
             _KEY.search(rest) and about_prs and (r.window is not None or _LISTING.search(rest))):
         monthly = _MONTHLY.search(rest) if window is None else None
         # a monthly report without a month: the last whole month, as a weekly one is the last whole week
@@ -272,6 +279,14 @@ def _clarified(r: _Reading, intent: Intent) -> Intent:
     return intent
 
 
+_COMPARED = re.compile(r"对比|比较|比一比|比比|(?<![A-Za-z])(?:compare|comparison|versus|vs\.?|side\s+by\s+side)"
+                       r"(?![A-Za-z])", re.IGNORECASE)
+"""A comparison asked for in so many words (a PR comparison without numbers is asked back)."""
+_EVENT = re.compile(r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"
+                    r"(?:那周|那一周|那天|那次|的时候|那阵子|说的那个|提到的那个|讲的那个)|(?<![A-Za-z])(?:the\s+week\s+(?:of|when|after|before)\s+(?:the|our|my|we)\s+"
+                    r"[A-Za-z]+|that\s+week|the\s+day\s+of\s+the\s+[A-Za-z]+)(?![A-Za-z])", re.IGNORECASE)
+"""A time or thing known only outside the chat (``上次 oncall 轮换那周``, ``上次开会说的那个``, ``the week of the
+hackathon``, ``that week``): asked back, or, in a thread, the thread's window."""
 _ASKS_FOR = re.compile(r"发我|发给我|发一下|给我|我要|我想要|想看|看看|看下|看一下|整理|汇总|"
                        r"(?<![A-Za-z])(?:send\s+me|give\s+me|show\s+me|pull\s+up|i\s+(?:want|need))(?![A-Za-z])",
                        re.IGNORECASE)

@@ -61,7 +61,8 @@ START = re.compile(r"从哪(?:里|儿)?(?:个|些)?(?:文件|模块|部分|块|�
 WORTH = re.compile(r"值得|值不值|要不要(?:看|读)|(?<![A-Za-z])(?:worth|should\s+i\s+read)(?![A-Za-z])", re.IGNORECASE)
 WHAT = re.compile(r"讲了?(?:什么|啥)|是干(?:嘛|啥|什么)|做了?(?:什么|啥)|(?<![A-Za-z])(?:what\s+does\s+it\s+do|tl;?dr|"
                   r"explain)(?![A-Za-z])", re.IGNORECASE)
-BEFORE = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+before(?:\s+that)?(?![A-Za-z])|再往前(?:一|1)?(?:周|週|"
+BEFORE = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+before(?:\s+that)?(?![A-Za-z])(?!\s+last)|"
+                    r"再往前(?:一|1)?(?:周|週|"
                     r"个星期)|"
                     r"前一(?:周|週)|(?<![A-Za-z])previous\s+one(?![A-Za-z])|再前一周", re.IGNORECASE)
 AFTER = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+after(?:\s+that)?(?![A-Za-z])|再往后(?:一|1)?(?:周|週)|"

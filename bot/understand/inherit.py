@@ -24,6 +24,7 @@ from dataclasses import replace
 from bot.understand import followup as fu
 from bot.understand.followup import Remembered
 from bot.understand.intents import (
+    ClarifyIntent,
     CompareIntent,
     DigestIntent,
     HelpIntent,
@@ -57,7 +58,7 @@ def _question(text: str) -> PRQuestion | None:
     return None
 
 
-def _about_pr(intent: Intent, previous: Remembered) -> Intent | None:
+def _about_pr(intent: HelpIntent | QuestionIntent, previous: Remembered) -> Intent | None:
     """``intent`` read as a question about the thread's PR, when it is one (see the module docstring)."""
     text = intent.said if isinstance(intent, HelpIntent) else intent.text
     if not text or previous.number is None:
@@ -87,6 +88,10 @@ def inherit(intent: Intent, previous: Remembered | None) -> Intent:
                              language=intent.language)
     if previous.window is None:
         return intent
+    if isinstance(intent, ClarifyIntent) and intent.problem == "unknown_ref":  # "that week": the thread's
+        if intent.wanted == "merged":
+            return MergedIntent(previous.window, repo=previous.repo, language=intent.language)
+        return DigestIntent(week=previous.window, repo=previous.repo, language=intent.language)
     if isinstance(intent, DigestIntent) and intent.week is None:
         return replace(intent, week=previous.window)
     if isinstance(intent, LabelIntent | MergedIntent | QuestionIntent) and intent.window is None:

@@ -190,11 +190,13 @@ class ClarifyIntent:
 
     ``said`` is the words as written, ``problem`` why they could not be read (a window's problem, or
     ``no_pr``: a PR question without a PR, ``no_context``: a follow-up with nothing before it,
-    ``which_pr``: words that fit several PRs), ``wanted`` what the person was asking for.
+    ``which_pr``: words that fit several PRs, ``unknown_ref``: a time or thing known only outside the chat
+    — ``上次 oncall 轮换那周``, ``the week of the hackathon``, ``that week`` outside a thread —, ``compare_which``: a
+    comparison of PRs named only by topic), ``wanted`` what the person was asking for.
     """
 
     said: str
-    problem: WindowProblem | Literal["no_pr", "no_context", "which_pr"]
+    problem: WindowProblem | Literal["no_pr", "no_context", "which_pr", "unknown_ref", "compare_which"]
     wanted: Literal["digest", "label", "merged", "question", "pr"]
     language: Language | None = None
 

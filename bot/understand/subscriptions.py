@@ -80,6 +80,11 @@ _ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|订阅|�
                  r"\b(?:every\s+week|each\s+week|weekly|subscribe|turn\s+on|enable|start|opt\s+in|"
                  r"every\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
                  re.IGNORECASE)
+_TELL_ME = re.compile(r"(?<![A-Za-z])(?:tell|ping|notify|alert|message|dm|nudge|poke)\s+(?:me|us)|"
+                      r"(?:give|send)\s+(?:me|us)\s+a\s+(?:shout|ping|heads[\s-]?up|nudge)|let\s+(?:me|us)\s+know|"
+                      r"@\s?me(?![A-Za-z])", re.IGNORECASE)
+_WHEN = re.compile(r"(?<![A-Za-z])(?:when|whenever|if|once|as\s+soon\s+as)\s+(?P<clause>[^,.;!?]{1,160})",
+                   re.IGNORECASE)
 _ALL_MINE = re.compile(r"(?<![A-Za-z])(?:remove|delete|clear|drop|cancel|stop)\s+all\s+(?:of\s+)?(?:my|our|the)\s+"
                        r"(?:subscriptions?|subs?|alerts?|notifications?)(?![A-Za-z])", re.IGNORECASE)
 _WANT_ALERTS = re.compile(r"(?<![A-Za-z])(?:i|we)\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?"
@@ -131,11 +136,12 @@ def subscription_intent(text: str, language: Language | None) -> Intent | None:
         return ListSubscriptionsIntent(language=language)
     if _ALL_MINE.search(text):  # "remove all my subscription"
         return UnsubscribeIntent(repo=_repo(text), language=language, text="unsubscribe all")
-    if verb is None and (wants := _WANT_ALERTS.search(text)) is not None:
-        values = [v for v in re.findall(r"[A-Za-z0-9][A-Za-z0-9_./*-]{1,63}", text[wants.end():])
-                  if v.lower() not in ("prs", "pr", "me", "the", "any", "new", "please", "pls")]
-        if values:
-            return SubscribeIntent(repo=_repo(text), language=language, text="subscribe " + " ".join(values))
+    wants = _WANT_ALERTS.search(text) if verb is None else None
+    when = _WHEN.search(text) if verb is None and _TELL_ME.search(text) else None
+    # "I want to receive alerts for PRs from contributor-195"; "give me a shout when anything lands under docker/"
+    values = _values(text[wants.end():]) if wants else _values(when.group("clause")) if when else []
+    if values:
+        return SubscribeIntent(repo=_repo(text), language=language, text="subscribe " + " ".join(values))
     part = part_request(text) if verb != "unsubscribe_all" else None
     if part is not None and part.action == "add" and verb != "unsubscribe":
         return SubscribeIntent(repo=_repo(text), language=language, text="subscribe " + " ".join(part.values),
@@ -147,6 +153,18 @@ def subscription_intent(text: str, language: Language | None) -> Intent | None:
         return None
     kind = SubscribeIntent if verb == "subscribe" else UnsubscribeIntent
     return kind(repo=_repo(text), language=language, text=text)
+
+
+_NOT_VALUES = frozenset({"prs", "pr", "me", "us", "the", "a", "an", "any", "anything", "something", "new", "please",
+                         "pls", "lands", "land", "landed", "merges", "merged", "merge", "gets", "get", "is", "are",
+                         "under", "in", "into", "to", "on", "touches", "touching", "changes", "changed", "change",
+                         "someone", "anyone", "somebody", "there", "by", "from", "of", "files", "file", "folder",
+                         "label", "labels", "with", "goes", "go", "ships", "shipped", "tell", "ping", "and", "or"})
+
+
+def _values(clause: str) -> list[str]:
+    """The filter values a clause names (labels, logins, paths), without the words around them."""
+    return [v for v in re.findall(r"[A-Za-z0-9][A-Za-z0-9_./*-]{1,63}", clause) if v.lower() not in _NOT_VALUES]
 
 
 def _reads_as(text: str, values: tuple[str, ...]) -> bool:
