@@ -129,8 +129,8 @@ class SubscriptionDesk:
                     check_labels(Filter(exclude=flt.exclude), known)
             sub = Subscription(repo=repo, filter=flt)
             held = await self._subscriptions.of(who)
-            if any(s.field == sub.field for s in held):
-                return SubscriptionReply("already_subscribed", sub, lang)
+            if any(s.field == sub.field for s in held):  # say what was left out ("no label trtllm")
+                return SubscriptionReply("already_subscribed", sub, lang, message="\n".join(fitted_notes))
             for old in widened(held, sub):  # npu, then npu + rollout: one subscription, widened
                 await self._subscriptions.remove(who, old.repo, old.filter, by=conversation.user, now=self._clock())
                 fitted_notes = (*fitted_notes, part_note(old.filter, flt, lang))

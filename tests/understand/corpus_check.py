@@ -180,13 +180,13 @@ class Reader:
             kinds = {"digest": DigestIntent, "label": LabelIntent, "question": QuestionIntent,
                      "merged": MergedIntent, "authors": MergedIntent}
             vocab = await self.vocabulary()
-            if expect in ("label", "question") and isinstance(got, LabelIntent | QuestionIntent):
-                # what the person sees: a search for the label word is the label view, a label view of a
-                # question's one label word is that search
-                if _same_view(got, case, vocab):
-                    if _window(got.window) != want_window:
-                        wrong(f"window {got.window!r}, not {case.get('window')!r}")
-                    return
+            # what the person sees: a search for the label word is the label view, a label view of a
+            # question's one label word is that search
+            if expect in ("label", "question") and isinstance(got, LabelIntent | QuestionIntent) \
+                    and _same_view(got, case, vocab):
+                if _window(got.window) != want_window:
+                    wrong(f"window {got.window!r}, not {case.get('window')!r}")
+                return
             if not isinstance(got, kinds[expect]):
                 wrong(f"read as {type(got).__name__}, not {expect}")
                 return
@@ -365,12 +365,23 @@ DOOR_CASES = (
     "what am i subscribed to",
 )
 """The cases also played through the real Slack and Feishu doors (tests/handlers/*/test_corpus_doors.py)."""
+DOOR_CASES_2 = (
+    "麻烦帮我整理一下上周合入的PR周报，我周一例会要用，谢谢", "好的，那同样的时间范围里 rollout 标签的情况也麻烦看一下",
+    "明白了。如果我们把这个改动合进内部分支，有没有什么潜在风险需要留意？", "感谢，整理得非常清楚，帮大忙了🙏",
+    "fsdp 那边我们暂时不太关注了，麻烦帮我把它去掉，megatron 的继续保留就好", "取消定阅 veomni", "我的訂閱有哪些",
+    "rollout 和 megatron 先都停掉 只看 npu", "npu 这块上周进展怎么样", "5989 从哪看", "sglang 的呢",
+    "bot 你这回复也太慢了吧", "Where I should begin to read the #6006?", "What are the difference with #5997?",
+    "就是那个上周的那个贡献最多的那些人是谁啊",
+)
+"""The cases of tuning2 (eight imagined people) also played through the doors: politeness around a request,
+thread memory, traditional characters, homophones, subscriptions by part, scopes, complaints."""
 
 
 def door_cases() -> list[dict[str, Any]]:
-    """The tuning cases of :data:`DOOR_CASES`."""
+    """The tuning cases of :data:`DOOR_CASES` and the tuning2 cases of :data:`DOOR_CASES_2`."""
     by_text = {c["text"]: c for c in load("tuning")}
-    return [by_text[t] for t in DOOR_CASES]
+    by_text_2 = {c["text"]: c for c in load("tuning2")}
+    return [by_text[t] for t in DOOR_CASES] + [by_text_2[t] for t in DOOR_CASES_2]
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -406,11 +417,11 @@ def door_problems(case: dict[str, Any], shown: str) -> list[str]:
     elif expect == "digest":
         marks = ("周报", "Weekly", "digest", "没有合并的 PR", "No PRs were merged")
     elif expect == "smalltalk":
-        marks = ("不客气", "welcome", "你好", "Hi!", "谢谢", "Thanks")
+        marks = ("不客气", "welcome", "你好", "Hi!", "谢谢", "Thanks", "抱歉", "Sorry")
     elif expect == "subscribe":
         marks = ("已订阅", "Subscribed")
     elif expect == "unsubscribe":
-        marks = ("之前", "Before", "已退订", "Unsubscribed")
+        marks = ("之前", "Before", "已退订", "已取消订阅", "Unsubscribed")
     elif expect == "list_subscriptions":
         marks = ("订阅", "subscri")
     if marks and not any(m in shown for m in marks):
