@@ -184,7 +184,7 @@ def _decide(r: _Reading) -> Intent:
         question: PRQuestion = "start" if fu.START.search(text) else "risks" if fu.RISKS.search(text) else \
             "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
         return PRIntent(numbers[0], repo=r.repo, language=detect_language(text), question=question, text=text)
-    if _COMPARED.search(text) and not statement:  # "把这周几个 sglang 的 PR 比一比": which ones?
+    if _COMPARED.search(text) and not statement and _PRS_NAMED.search(text):  # "几个 sglang 的 PR 比一比": which?
         return ClarifyIntent(text, "compare_which", "pr", language=detect_language(text))
     if r.window is None and (event := _EVENT.search(text)) is not None:  # "上次 oncall 轮换那周": which week?
         return ClarifyIntent(event.group(0), "unknown_ref", "merged" if _MERGED.search(text) or _PR_WORD.search(
@@ -282,6 +282,8 @@ def _clarified(r: _Reading, intent: Intent) -> Intent:
 _COMPARED = re.compile(r"对比|比较|比一比|比比|(?<![A-Za-z])(?:compare|comparison|versus|vs\.?|side\s+by\s+side)"
                        r"(?![A-Za-z])", re.IGNORECASE)
 """A comparison asked for in so many words (a PR comparison without numbers is asked back)."""
+_PRS_NAMED = re.compile(r"pr|合并请求|修复|的修|改动|(?<![A-Za-z])(?:fix(?:es)?|changes|patches)(?![A-Za-z])",
+                        re.IGNORECASE)
 _EVENT = re.compile(r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"
                     r"(?:那周|那一周|那天|那次|的时候|那阵子|说的那个|提到的那个|讲的那个)|(?<![A-Za-z])(?:the\s+week\s+(?:of|when|after|before)\s+(?:the|our|my|we)\s+"
                     r"[A-Za-z]+|that\s+week|the\s+day\s+of\s+the\s+[A-Za-z]+)(?![A-Za-z])", re.IGNORECASE)
