@@ -298,10 +298,12 @@ def _asked(question: str) -> str:
 def _label_words(got: Any, vocab: Any) -> set[str]:
     """The label and search words of a label view or question, as the answer reads them."""
     words = {vocab.resolve_label(got.label).value} if getattr(got, "label", None) else set()
+    concepts = vocab.concepts
     for term in getattr(got, "terms", ()):
         read = vocab.resolve(term)
         if read.how != "unknown":
-            words.add((read.value or term).lower())
+            concept = concepts.find(read.value or term) if concepts else None  # a concept is searched by its words
+            words.update(concept.search[:1] if concept and concept.search else [(read.value or term).lower()])
     return {w for w in words if w}
 
 
