@@ -122,8 +122,8 @@ class Conversations:
             else:
                 resolved = resolve_follow_up(follow, previous, tz=self.core.settings.timezone, now=self.core.now())
             log.info("follow-up %r read as %s", intent.text[:60], type(resolved).__name__)
-        elif c.thread is not None:  # in a thread: what the message leaves unsaid comes from the thread
-            resolved = inherit(intent, await self.memory.recall(c.platform, c.channel, c.thread, c.user))
+        else:  # in a thread: what the message leaves unsaid comes from the thread's own last request
+            resolved = inherit(intent, await self.memory.recall_thread(c.platform, c.channel, c.thread))
         record = remembered(resolved)
         if record is not None:
             await self.memory.remember(c.platform, c.channel, c.thread, c.user, record)
