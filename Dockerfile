@@ -20,11 +20,13 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
 # Chromium prints `prhub digest --format pdf`; the CJK font draws the Chinese of the charts;
-# git reads `--source git:PATH` clones (and keeps them fresh).
+# git reads `git:` sources (prhub serve fetches them on a schedule and before each push).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends chromium fonts-noto-cjk fontconfig git ca-certificates \
     && rm -rf /var/lib/apt/lists/*
-RUN useradd --create-home --uid 10001 --user-group prhub
+# /app/clones holds the clones of git:URL sources (a volume in docker-compose.yml), owned by the bot's user.
+RUN useradd --create-home --uid 10001 --user-group prhub \
+    && mkdir -p /app/clones && chown prhub:prhub /app/clones
 COPY --from=builder /opt/venv /opt/venv
 WORKDIR /app
 # The example snapshot and the team configuration the README's digest command reads
@@ -32,7 +34,8 @@ WORKDIR /app
 COPY examples ./examples
 COPY prhub.toml ./
 USER prhub
-# `prhub serve` answers GET /healthz on --port (200 with {"status": "ok" | "degraded", "redis": …}).
+# `prhub serve` answers GET /healthz on --port (200 while alive, with {"status": "ok" | "degraded", …});
+# GET /readyz is 503 while a platform refuses the bot's credentials, Redis is down or the scheduler stopped.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python3", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:3000/healthz', timeout=4).status == 200 else 1)"]
 ENTRYPOINT ["prhub"]

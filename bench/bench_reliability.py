@@ -10,7 +10,9 @@ Prints, each against a baseline taken in the same run:
 - ``/healthz`` and another mention's ack while a 40,000-digit mention is handled / idle;
 - a burst of mentions (a pool of 8 Redis connections): answered, each once, and its time;
 - Redis stopped, then hung (``CLIENT PAUSE``): a mention's answer time / a healthy one's;
-- five 20 MB bodies: the statuses and the RSS growth.
+- five 20 MB bodies: the statuses and the RSS growth;
+- then issue 30's figures (:mod:`bench_races`): duplicate pairs per platform, 500 mentions at 100
+  concurrent with /healthz p99, 120 mentions in one channel, a rate-limited neighbour.
 """
 
 from __future__ import annotations
@@ -134,3 +136,7 @@ def _run(bot: Bot, fake: FakeSlack, redis: PrivateRedis, burst: int, concurrency
 
 if __name__ == "__main__":
     main()
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_races import run_all
+
+    run_all()

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 
     from bot.delivery import Deliverers
     from bot.delivery.feishu import FeishuDeliverer
+    from bot.delivery.health import PlatformState
     from bot.delivery.media import CardMedia
     from bot.delivery.pacing import Pacer
     from bot.delivery.slack import SlackDeliverer
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
     from bot.digest.usage import UsageMeter
     from bot.handlers.core import Core
     from bot.handlers.github import GitHubWebhook
+    from bot.handlers.health import Health
     from bot.jobs.queue import JobQueue
     from bot.models import Digest
     from bot.personal import PersonalDigests
@@ -109,18 +111,20 @@ class Services:
         keep_digests: keep every digest built in :attr:`pages` (``False`` for a one-shot run on the
             memory store, where nothing could read them back).
         jobs: hand LLM analyses to ``prhub worker`` processes while one is alive (needs a Redis store).
+        fetch_git: ``git:`` sources fetch their remote before their first read (``prhub push``, ``prhub alerts``).
     """
 
     def __init__(self, settings: Settings, store: Store, *, open_source: SourceOpener | None = None,
                  analyzer: Analyzer | None = None, clock: Callable[[], datetime] | None = None,
                  pacer: Pacer | None = None, on_fallback: Callable[[str], None] | None = None,
-                 guard: SubscribeGuard | None = None, keep_digests: bool = True, jobs: bool = False) -> None:
+                 guard: SubscribeGuard | None = None, keep_digests: bool = True, jobs: bool = False,
+                 fetch_git: bool = False) -> None:
         self.settings = settings
         self.store = store
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.claims = Claims(store, seen_ttl_s=settings.dedup_ttl_s)
         self.people = People(store)
-        self.channels = Channels(settings, open_source=open_source or _source_opener(settings))
+        self.channels = Channels(settings, open_source=open_source or _source_opener(settings, fetch=fetch_git))
         self._guard = guard
         self._pacer = pacer
         self._analyzer = analyzer
@@ -129,6 +133,8 @@ class Services:
         self._use_jobs = jobs
         self._http: httpx.AsyncClient | None = None
         self.health_parts: dict[str, Callable[[], str]] = {}
+        self.platforms: dict[str, PlatformState] = {}
+        """Each chat platform's API as this process saw it (:mod:`bot.delivery.health`), by name."""
 
     @cached_property
     def subscriptions(self) -> Subscriptions:
@@ -254,21 +260,32 @@ class Services:
 
     def health_routes(self) -> list[BaseRoute]:
         """``GET /healthz/workers``: the analysis workers alive (their heartbeats), the jobs waiting and the
-        jobs' counts, as JSON (``{"alive": 0, …}`` without a queue)."""
+        jobs' counts, as JSON (``{"alive": 0, …}`` without a queue). Each worker's host name and process id
+        only with the pages' access (``Authorization: Bearer`` + ``PRHUB_PAGE_SECRET``); without it, the
+        workers' other fields (counts, concurrency, last beat)."""
+        import hmac
+
         from starlette.requests import Request
         from starlette.responses import JSONResponse, Response
         from starlette.routing import Route
 
         jobs = self.jobs
+        secret = self.settings.page_secret.get_secret_value() if self.settings.page_secret else ""
 
-        async def workers(_: Request) -> Response:
+        def shown(request: Request) -> bool:
+            given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+            return bool(secret) and hmac.compare_digest(given.encode(), secret.encode())
+
+        async def workers(request: Request) -> Response:
             if jobs is None:
                 return JSONResponse({"alive": 0, "workers": [], "queued": 0, "stats": {}, "queue": None})
             try:
                 beats, queued, stats = await asyncio.to_thread(lambda: (jobs.workers(), jobs.pending(), jobs.stats()))
             except redis_errors():
                 return JSONResponse({"error": "Redis does not answer"}, status_code=503)
-            return JSONResponse({"alive": len(beats), "workers": [b.as_json() for b in beats], "queued": queued,
+            private = () if shown(request) else ("host", "pid")
+            listed = [{k: v for k, v in b.as_json().items() if k not in private} for b in beats]
+            return JSONResponse({"alive": len(beats), "workers": listed, "queued": queued,
                                  "stats": stats, "queue": self.settings.jobs_queue})
 
         return [Route("/healthz/workers", workers, methods=["GET"])]
@@ -283,18 +300,25 @@ class Services:
 
     # -- platforms ------------------------------------------------------------------------------------
 
+    def platform_state(self, name: str) -> PlatformState:
+        """The state of platform ``name`` (made on first use, told of every call its client makes)."""
+        from bot.delivery.health import PlatformState
+
+        return self.platforms.setdefault(name, PlatformState(name, clock=self.clock))
+
     @cached_property
     def slack(self) -> SlackDeliverer | None:
         """The Slack deliverer on the process's one Web API client, or ``None`` without ``SLACK_BOT_TOKEN``."""
         if self.settings.slack_bot_token is None:
             return None
-        from slack_sdk.web.async_client import AsyncWebClient
         from slack_sdk.webhook.async_client import AsyncWebhookClient
 
+        from bot.delivery.health import ObservedWebClient
         from bot.delivery.slack import SlackDeliverer, rate_limited_retries, server_error_retries
 
-        client = AsyncWebClient(token=self.settings.slack_bot_token.get_secret_value(),
-                                base_url=self.settings.slack_api_url.rstrip("/") + "/")  # slack_sdk joins url+method
+        client = ObservedWebClient(token=self.settings.slack_bot_token.get_secret_value(),
+                                   base_url=self.settings.slack_api_url.rstrip("/") + "/",  # slack_sdk joins url+method
+                                   state=self.platform_state("slack"))
         client.retry_handlers.extend(rate_limited_retries())
         client.retry_handlers.extend(server_error_retries())
 
@@ -313,7 +337,8 @@ class Services:
 
         client = FeishuClient(app_id=self.settings.feishu_app_id,
                               app_secret=self.settings.feishu_app_secret.get_secret_value(),
-                              base_url=self.settings.feishu_api_url, pacer=self.pacer)
+                              base_url=self.settings.feishu_api_url, pacer=self.pacer,
+                              state=self.platform_state("feishu"))
         return FeishuDeliverer(client, media=self.media)
 
     @cached_property
@@ -366,29 +391,29 @@ class Services:
         return PersonalDigestJob(settings=self.settings, claims=self.claims, people=self.people,
                                  personal=self.personal, deliverers=self.deliverers, clock=self.clock)
 
+    @cached_property
+    def health_report(self) -> Health:
+        """``/healthz`` and ``/readyz`` (:mod:`bot.handlers.health`): the store, the platforms built so far (with
+        their credentials checks), the parts ``prhub serve`` adds (``scheduler``, ``slack``, ``feishu``), the
+        queue and the channels' bindings."""
+        from bot.handlers.health import Health, bindings
+
+        checks: dict[str, Any] = {}
+        if self.slack is not None:
+            checks["slack"] = (self.platform_state("slack"), self.slack.check_credentials)
+        if self.feishu is not None:
+            checks["feishu"] = (self.platform_state("feishu"), self.feishu.client.check_credentials)
+        return Health(settings=self.settings, store=self.store, platforms=checks, parts=self.health_parts,
+                      jobs=self.jobs, bound=bindings(self.settings, self.channels),
+                      meter=self.llm.meter if self.llm is not None else None, sources=self.channels.opened)
+
     async def health(self) -> dict[str, Any]:
-        """What ``/healthz`` reports: ``status`` (``ok``, or ``degraded`` while Redis is down), ``redis``
-        (``ok``, ``down`` or ``memory``) with the reason when down, ``workers`` (the analysis workers alive,
-        when this process hands analyses to them; ``/healthz/workers`` lists them) and the parts
-        ``prhub serve`` adds (``scheduler``, ``slack``, ``feishu``)."""
-        store = self.store
-        redis: str = "memory"
-        report: dict[str, Any] = {}
-        if isinstance(store, ResilientStore):
-            redis = await store.check()
-            if redis == "down":
-                report["redis_error"] = store.reason
-        elif isinstance(store, RedisStore):
-            redis = "ok" if store.available else "down"
-        jobs = self.__dict__.get("jobs")
-        if jobs is not None and redis != "down":  # the workers' heartbeats (prhub worker), when they matter
-            try:
-                report["workers"] = len(await asyncio.to_thread(jobs.workers))
-            except redis_errors():
-                report["workers"] = "unknown"
-        degraded = redis == "down" or any(part() == "stopped" for part in self.health_parts.values())
-        return {"status": "degraded" if degraded else "ok", "redis": redis, **report,
-                **{name: part() for name, part in self.health_parts.items()}}
+        """What ``/healthz`` reports (:meth:`bot.handlers.health.Health.live`)."""
+        return await self.health_report.live()
+
+    async def ready(self) -> tuple[bool, dict[str, Any]]:
+        """What ``/readyz`` reports (:meth:`bot.handlers.health.Health.ready`)."""
+        return await self.health_report.ready()
 
     async def aclose(self) -> None:
         """Stop background analyses, release the sources and the HTTP clients (not the store: its owner's)."""
@@ -490,6 +515,8 @@ def configure_logging(settings: Settings) -> None:
     import json as _json
     import sys
 
+    from bot.handlers.signatures import EscapingFormatter  # control characters escaped: one record, one line
+
     class JsonFormatter(logging.Formatter):
         def format(self, record: logging.LogRecord) -> str:
             entry = {"at": self.formatTime(record), "level": record.levelname, "logger": record.name,
@@ -500,7 +527,7 @@ def configure_logging(settings: Settings) -> None:
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if settings.log_format == "json" else
-                         logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+                         EscapingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level.upper())
@@ -512,7 +539,8 @@ def check_serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode) -> 
     """Refuse a ``prhub serve`` that cannot run, before anything starts.
 
     Raises:
-        ConfigError: no platform, Slack without its token, signing secret or (Socket Mode) app token,
+        ConfigError: no platform, Slack without its token, HTTP mode without its signing secret, Socket Mode
+            without its app token,
             Feishu without its app id or secret, Feishu HTTP mode without a verification token or encrypt key
             (unless ``feishu_allow_unverified``), ``PRHUB_PUBLIC_URL`` without ``PRHUB_PAGE_SECRET``
             (or one too short to sign with).
@@ -525,12 +553,22 @@ def check_serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode) -> 
 
         PageLinks.from_env(settings)  # refuses a secret too short to sign with
     if slack == "off" and feishu == "off":
-        raise ConfigError("no platform to serve: set SLACK_BOT_TOKEN and/or FEISHU_APP_ID "
-                          "(or choose --slack / --feishu)")
-    if slack != "off" and (settings.slack_bot_token is None or settings.slack_signing_secret is None):
-        raise ConfigError("the Slack bot needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (see README, Slack)")
+        raise ConfigError("nothing to serve: no chat platform is set up; set SLACK_BOT_TOKEN and SLACK_APP_TOKEN "
+                          "(Slack) or FEISHU_APP_ID and FEISHU_APP_SECRET (Feishu), e.g. in .env (see .env.example)",
+                          zh="没有可以服务的平台：没有配置任何聊天平台；请设置 SLACK_BOT_TOKEN 和 SLACK_APP_TOKEN"
+                             "（Slack），"
+                             "或 FEISHU_APP_ID 和 FEISHU_APP_SECRET（飞书），例如写在 .env 里（参照 .env.example）")
+    if slack != "off" and settings.slack_bot_token is None:
+        raise ConfigError("the Slack bot needs SLACK_BOT_TOKEN (xoxb-…)",
+                          zh="Slack 机器人需要 SLACK_BOT_TOKEN（xoxb-…）")
+    if slack == "http" and settings.slack_signing_secret is None:
+        raise ConfigError("Slack HTTP mode needs SLACK_SIGNING_SECRET to check the requests' signatures; or use "
+                          "Socket Mode (SLACK_APP_TOKEN)",
+                          zh="Slack HTTP 模式需要 SLACK_SIGNING_SECRET 来校验请求签名；"
+                             "或改用 Socket Mode（SLACK_APP_TOKEN）")
     if slack == "socket" and settings.slack_app_token is None:
-        raise ConfigError("Socket Mode needs SLACK_APP_TOKEN (xapp-…); or use --slack http")
+        raise ConfigError("Socket Mode needs SLACK_APP_TOKEN (xapp-…); or use --slack http",
+                          zh="Socket Mode 需要 SLACK_APP_TOKEN（xapp-…）；或使用 --slack http")
     if feishu != "off" and (not settings.feishu_app_id or settings.feishu_app_secret is None):
         raise ConfigError("Feishu needs FEISHU_APP_ID and FEISHU_APP_SECRET (or --feishu off)")
     if (feishu == "http" and settings.feishu_verification_token is None and settings.feishu_encrypt_key is None
@@ -544,9 +582,10 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     """``prhub serve``: the weekly pushes and label alerts, the Feishu bot and the Slack bot, until cancelled.
 
     HTTP modes share one Starlette server on ``host:port`` (``/slack/events``, ``/feishu/events``,
-    ``/healthz``, ``/healthz/workers``, with ``PRHUB_PAGE_SECRET`` ``/pages/{token}`` and with
-    ``GITHUB_WEBHOOK_SECRET`` ``/github/webhook``); Socket Mode and the Feishu long connection need no
-    public address, but with ``PRHUB_PUBLIC_URL`` (the pages) or a webhook secret the server runs too.
+    ``/healthz``, ``/readyz``, ``/metrics``, ``/healthz/workers``, with ``PRHUB_PAGE_SECRET`` ``/pages/{token}``
+    and with ``GITHUB_WEBHOOK_SECRET`` ``/github/webhook``); Socket Mode and the Feishu long connection need no
+    public address, and the server runs for health and metrics unless ``PRHUB_SERVE_HEALTH=false``. Each
+    platform's credentials are checked at start and every ``health_check_interval_s`` (``/readyz``).
     Pushes posted with pending analyses are filled in when they land (:mod:`bot.scheduler.refresh`).
 
     Redis that does not answer (at start or later) makes the bot degraded, not stopped: see
@@ -561,6 +600,8 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
     from bot.scheduler.jobs import scheduled
 
     async with AsyncExitStack() as stack:
+        # git sources are fetched by the scheduler's git-fetch job (at start, then every interval) in a worker
+        # thread, never on the event loop's first read
         services = await stack.enter_async_context(open_services(settings, store="redis", degraded_start=True,
                                                                  jobs=True))
         from bot.scheduler.refresh import PendingRefresher
@@ -568,29 +609,66 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
         refresher = PendingRefresher(services.digests)
         stack.push_async_callback(refresher.aclose)
         scheduler = await stack.enter_async_context(
-            scheduled(services.pusher(refresher=refresher), services.poller(), services.personal_job()))
+            scheduled(services.pusher(refresher=refresher), services.poller(), services.personal_job(),
+                      fetch=lambda: asyncio.to_thread(services.channels.refresh)))
         services.health_parts["scheduler"] = lambda: "running" if scheduler.running else "stopped"
         services.health_parts["slack"] = lambda: slack
         services.health_parts["feishu"] = lambda: feishu
+        for name, mode in (("slack", slack), ("feishu", feishu)):
+            if mode != "off":
+                services.platform_state(name).mode = mode
+        health = _observed(services)
         routes = await stack.enter_async_context(_feishu(services, feishu)) if feishu != "off" else []
         slack_app = _slack_app(services) if slack != "off" else None
         pages = services.page_routes()
         hooks = services.webhook_routes()
         if services.webhook is not None:
             stack.push_async_callback(services.webhook.aclose)
-        tasks: list[Coroutine[Any, Any, Any]] = []
+        tasks: list[Coroutine[Any, Any, Any]] = [health.watch()]
         if slack == "http" or feishu == "http" or (pages and settings.public_url) or settings.serve_health or hooks:
             tasks.append(_serve_http(slack_app if slack == "http" else None,
                                      [*routes, *pages, *hooks, *services.health_routes()], host, port,
-                                     health=services.health, max_body_bytes=settings.max_body_bytes))
+                                     health=services.health, ready=services.ready,
+                                     max_body_bytes=settings.max_body_bytes))
         if slack == "socket":
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
             assert settings.slack_app_token is not None
             assert slack_app is not None
             handler = AsyncSocketModeHandler(slack_app, settings.slack_app_token.get_secret_value())
+            health.platforms["slack"] = (services.platform_state("slack"), _socket_check(services, handler))
             tasks.append(handler.start_async())  # type: ignore[no-untyped-call]
         await _until_stopped(tasks)  # then the exit stack: the scheduler stops after the pushes in flight
+
+
+def _socket_check(services: Services, handler: Any) -> Callable[[], Coroutine[Any, Any, None]]:
+    """Slack's check in Socket Mode: the bot token accepted (``auth.test``) and the app token's connection up."""
+    from bot.errors import DeliveryError
+
+    slack = services.slack
+    assert slack is not None
+
+    async def check() -> None:
+        await slack.check_credentials()
+        if not await handler.client.is_connected():
+            raise DeliveryError("the Socket Mode connection is not up (SLACK_APP_TOKEN)", code="socket_not_connected")
+
+    return check
+
+
+def _observed(services: Services) -> Health:
+    """The bot's health (``/healthz``, ``/readyz``), its scrape-time metrics registered, and a line in the log
+    when no channel is bound to a repository (the first mention in such a channel tells how to bind one)."""
+    from bot import metrics
+
+    health = services.health_report
+    metrics.add_collector("health", health.collect)
+    unbound = health.bound.get("unbound")
+    if unbound:
+        log.warning("%s; /healthz says so under bindings", unbound)
+    else:
+        log.info("channels see %s", ", ".join(health.bound["repositories"]))
+    return health
 
 
 async def _until_stopped(tasks: list[Coroutine[Any, Any, Any]]) -> None:
@@ -641,20 +719,22 @@ def _slack_app(services: Services) -> AsyncApp:
     from bot.handlers.slack.deps import SlackDeps
 
     assert services.slack is not None
-    assert services.settings.slack_signing_secret is not None
     deps = SlackDeps(core=services.core, claims=services.claims, deliverer=services.slack)
-    return build_slack_app(deps, signing_secret=services.settings.slack_signing_secret.get_secret_value())
+    return build_slack_app(deps, signing_secret=_secret(services.settings.slack_signing_secret))
 
 
 async def _serve_http(slack_app: AsyncApp | None, routes: list[BaseRoute], host: str, port: int, *,
-                      health: Callable[[], Coroutine[Any, Any, dict[str, Any]]], max_body_bytes: int) -> None:
-    """One Starlette server for every HTTP platform and the pages: /slack/events, /feishu/events, /healthz,
-    /pages/{token}."""
+                      health: Callable[[], Coroutine[Any, Any, dict[str, Any]]],
+                      ready: Callable[[], Coroutine[Any, Any, tuple[bool, dict[str, Any]]]],
+                      max_body_bytes: int) -> None:
+    """One Starlette server for every HTTP platform, the pages, health and metrics: /slack/events,
+    /feishu/events, /healthz, /readyz, /metrics, /pages/{token}."""
     import uvicorn
 
     from bot.handlers.server import build_server
 
-    app = build_server(slack_app=slack_app, routes=routes, health=health, max_body_bytes=max_body_bytes)
+    app = build_server(slack_app=slack_app, routes=routes, health=health, ready=ready, metrics=True,
+                       max_body_bytes=max_body_bytes)
     config = uvicorn.Config(app, host=host, port=port, lifespan="off", log_config=None)
     await uvicorn.Server(config).serve()
 
@@ -663,8 +743,10 @@ def _secret(value: Any) -> str:
     return str(value.get_secret_value()) if value is not None else ""
 
 
-def _source_opener(settings: Settings) -> SourceOpener:
+def _source_opener(settings: Settings, *, fetch: bool = False) -> SourceOpener:
+    """Opens a spec with the settings; with ``fetch`` (and ``git_fetch_interval_s`` > 0), a git source fetches its
+    remote before its first read."""
     def opener(spec: str) -> Any:
-        return open_source(spec, settings=settings)
+        return open_source(spec, settings=settings, fetch=fetch and settings.git_fetch_interval_s > 0)
 
     return opener

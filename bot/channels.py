@@ -10,13 +10,16 @@ ETag cache and connection pool for the life of the process).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from bot.config import ChannelConfig, Settings
 from bot.errors import AccessError, SourceError
 from bot.sources.base import PRSource, canonical_repo, close_source
 
-__all__ = ["Channels", "SourceOpener"]
+__all__ = ["Channels", "SourceOpener", "refresh_source"]
+
+log = logging.getLogger(__name__)
 
 SourceOpener = Callable[[str], PRSource]
 """Opens a source spec (``github``, ``git:PATH``, ``jsonl:PATH``)."""
@@ -117,11 +120,52 @@ class Channels:
         """The channel keys with a weekly ``push`` time, sorted."""
         return sorted(key for key, cfg in self.settings.channels.items() if cfg.push is not None)
 
+    def opened(self) -> list[PRSource]:
+        """The sources opened so far (for the metrics of their requests)."""
+        return list(self._sources.values())
+
+    def refresh(self) -> int:
+        """Fetch every ``git:`` source the channels read (``default_source`` and the ``[channels]`` sections'; each
+        opened if it was not yet) and any other opened source that can, one after the other
+        (:meth:`~bot.sources.git.GitSource.refresh`); a failure is logged and the others go on. Blocking: run it
+        in a worker thread.
+
+        Returns:
+            How many sources got new history.
+        """
+        configured = [self.settings.default_source, *(c.source for c in self.settings.channels.values() if c.source)]
+        for spec in configured:
+            if spec.strip().lower().startswith("git:") and spec not in self._sources:
+                try:
+                    self.source(spec)
+                except SourceError as exc:
+                    log.warning("git source %s cannot be opened: %s", spec, exc)
+        moved = 0
+        for spec, source in list(self._sources.items()):
+            moved += refresh_source(source, spec)
+        return moved
+
     def close(self) -> None:
         """Release what the opened sources hold (connections); they are opened again on next use."""
         for source in self._sources.values():
             close_source(source)
         self._sources.clear()
+
+
+def refresh_source(source: PRSource, what: str = "") -> bool:
+    """Fetch ``source`` when it can (a git clone); a failure is logged, never raised. Blocking.
+
+    Returns:
+        Whether new history arrived.
+    """
+    refresh = getattr(source, "refresh", None)
+    if not callable(refresh):
+        return False
+    try:
+        return bool(refresh())
+    except SourceError as exc:
+        log.warning("fetching %s failed (%s); its history stays as it was", what or source, exc)
+        return False
 
 
 def _refusal(allowed: list[str]) -> AccessError:

@@ -28,7 +28,7 @@ While Redis is down (:class:`bot.store.ResilientStore`) the "seen" claims are ta
 (answering beats losing a message) and written back when Redis returns; "done" claims and locks
 raise :class:`~bot.errors.StoreUnavailableError` (better no push now than two).
 
-Keys (the README's "Redis keys" table): ``prhub:seen:{platform}:{kind}:{id}``,
+Keys (docs/operator-guide.md "Redis keys"): ``prhub:seen:{platform}:{kind}:{id}``,
 ``prhub:done:full-report:{platform}:{conversation}:{thread}:{window}``,
 ``prhub:done:pr-answer:{platform}:{conversation}:{thread}:{repo}#{number}``,
 ``prhub:push:{done|lock}:{platform}:{channel}:{repo}:{week}``,
@@ -43,13 +43,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from bot.store import Lease, Store, cache_key
 
-__all__ = ["ALERT_LOCK_TTL_S", "DONE_TTL_S", "HANDLING_TTL_S", "PUSH_LOCK_TTL_S", "SEEN_TTL_S", "Claims", "Held",
-           "alert_keys", "alert_queue_lock_key", "full_report_key", "personal_digest_keys", "pr_answer_key",
-           "push_keys", "seen_key"]
+__all__ = [
+    "ALERT_LOCK_TTL_S",
+    "DONE_TTL_S",
+    "HANDLING_TTL_S",
+    "PUSH_LOCK_TTL_S",
+    "SEEN_TTL_S",
+    "Claims",
+    "Held",
+    "alert_keys",
+    "alert_queue_lock_key",
+    "full_report_key",
+    "holder_key",
+    "personal_digest_keys",
+    "pr_answer_key",
+    "push_keys",
+    "seen_key",
+]
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +107,11 @@ def alert_keys(platform: str, subscriber: str, repo: str, number: int) -> tuple[
             cache_key("alert", "lock", platform, subscriber, repo, number))
 
 
+def holder_key(lease: str) -> str:
+    """Who holds the lease ``lease`` (``{lease}:holder``; :meth:`Claims.hold`)."""
+    return f"{lease}:holder"
+
+
 def alert_queue_lock_key(platform: str, subscriber: str) -> str:
     """The lock around one subscriber's alert queue (read, add or take, send, write back)."""
     return cache_key("alert", "queue-lock", platform, subscriber)
@@ -117,21 +136,19 @@ class Claims:
         self.store = store
         self.seen_ttl_s = seen_ttl_s
 
-    async def first_delivery(self, *keys: str) -> bool:
-        """Claim every "seen" key of one delivery (:func:`seen_key`) for :data:`HANDLING_TTL_S`; ``True``
-        only when none was taken, i.e. this delivery is the first of its event and of its message. The
-        caller then marks them :meth:`answered`, or :meth:`release` s them when the answer failed.
-        While Redis is down the claims are this process's (see the module docstring)."""
-        fresh = True
-        taken: list[str] = []
-        for key in keys:
-            mine = await self._store.claim(key, min(HANDLING_TTL_S, self.seen_ttl_s), local_ok=True)
-            if mine:
-                taken.append(key)
-            fresh = mine and fresh
-        if not fresh and taken:  # a redelivery under another key: give back what this one took
-            await self._store.delete(*taken)
-        return fresh
+    async def first_delivery(self, *keys: str, local_ok: bool = True) -> bool:
+        """Claim every "seen" key of one delivery (:func:`seen_key`) for :data:`HANDLING_TTL_S`, all in one
+        atomic step (:meth:`bot.store.Store.claim_all`); ``True`` only when none was taken, i.e. this
+        delivery is the first of its event and of its message. Of any number of simultaneous deliveries
+        sharing a key exactly one gets ``True``. The caller then marks them :meth:`answered`, or
+        :meth:`release` s them when the answer failed. While Redis is down the claims are this
+        process's (see the module docstring), unless not ``local_ok``: then it raises.
+
+        Raises:
+            StoreUnavailableError: Redis is down and not ``local_ok`` (the GitHub webhook: GitHub
+                redelivers what was refused, so refusing loses nothing and answers nothing twice).
+        """
+        return await self._store.claim_all(keys, min(HANDLING_TTL_S, self.seen_ttl_s), local_ok=local_ok)
 
     async def answered(self, *keys: str) -> None:
         """The answer of the delivery claimed by ``keys`` was delivered: remember it ``seen_ttl_s``."""
@@ -139,10 +156,11 @@ class Claims:
             await self._store.set_json(key, 1, self.seen_ttl_s)
 
     @contextlib.asynccontextmanager
-    async def hold(self, key: str, ttl_s: float) -> AsyncIterator[Held | None]:
+    async def hold(self, key: str, ttl_s: float, *, holder: str = "") -> AsyncIterator[Held | None]:
         """Take the lease ``key`` and renew it every ``ttl_s / 3`` seconds while the block runs; yields
         ``None`` when another holds it. Released on exit (whatever happened), so a failed run can be
-        tried again at once; a process killed meanwhile frees it within ``ttl_s``.
+        tried again at once; a process killed meanwhile frees it within ``ttl_s``. ``holder`` (who
+        holds it: host, process, since when) is kept beside the lease for :meth:`holder`.
 
         Raises:
             StoreUnavailableError: Redis is down.
@@ -151,7 +169,10 @@ class Claims:
         if lease is None:
             yield None
             return
-        held = Held(lease, ttl_s)
+        if holder:
+            await self._store.set_json(holder_key(key), holder, max(1, round(ttl_s)))
+        held = Held(lease, ttl_s, on_renew=(lambda: self._store.set_json(holder_key(key), holder,
+                                                                         max(1, round(ttl_s)))) if holder else None)
         renewing = asyncio.create_task(held.renew_forever(), name=f"renew {key}")
         try:
             yield held
@@ -160,6 +181,13 @@ class Claims:
             with contextlib.suppress(asyncio.CancelledError):
                 await renewing
             await asyncio.shield(lease.release())
+            if holder:
+                await asyncio.shield(self._store.delete(holder_key(key)))
+
+    async def holder(self, key: str) -> str | None:
+        """Who holds the lease ``key`` (as its :meth:`hold` said), or ``None`` when unknown or free."""
+        value = await self._store.get_json(holder_key(key))
+        return str(value) if value is not None else None
 
     async def take(self, key: str) -> bool:
         """Claim the once-only work ``key`` ("done"): ``True`` for the one caller that may do it."""
@@ -181,10 +209,12 @@ class Claims:
 class Held:
     """A lease being renewed (:meth:`Claims.hold`); ``lost`` once a renewal found it gone."""
 
-    def __init__(self, lease: Lease, ttl_s: float) -> None:
+    def __init__(self, lease: Lease, ttl_s: float,
+                 on_renew: Callable[[], Awaitable[None]] | None = None) -> None:
         self._lease = lease
         self.ttl_s = ttl_s
         self.lost = False
+        self._on_renew = on_renew
 
     async def renew_forever(self) -> None:
         """Extend the lease to ``ttl_s`` every third of it (a failed renewal is logged and tried again)."""
@@ -197,5 +227,7 @@ class Held:
                     self.lost = True
                     log.warning("a lease expired before it was renewed; another run may take over")
                     return
+                if self._on_renew is not None:
+                    await self._on_renew()
             except StoreUnavailableError as exc:
                 log.warning("could not renew a lease (%s); trying again", exc)

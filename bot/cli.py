@@ -16,7 +16,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from datetime import UTC, date, datetime
+from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -27,18 +27,25 @@ from rich.markup import escape
 
 from bot import __version__
 from bot.commands.common import (
-    Lang,
+    ConfigOption,
+    LangOption,
     OutOption,
+    PrhubGroup,
     RepoOption,
     SinceOption,
     SourceOption,
     TzOption,
     UntilOption,
     WeekOption,
+    check_source_spec,
+    cli_language,
+    fail,
+    note_empty_window,
     run,
     warner,
+    window_option,
 )
-from bot.errors import PrhubError, RenderError
+from bot.errors import PrhubError, RenderError, UsageError
 
 # Only typer, rich and the option types are imported at start, so `prhub --help` (and every command's
 # help) loads no pydantic, settings or digest code; each command imports what it uses when it runs
@@ -54,6 +61,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=PrhubGroup,
+    rich_markup_mode=None,  # plain help: option placeholders as written (SPEC, FILE), no boxes
 )
 _stderr = Console(stderr=True)
 # At exit the interpreter runs the cyclic garbage collector over every object left; with litellm loaded
@@ -142,16 +151,17 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
 
 
 async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Callable[[], Window],
-                  compare: bool) -> tuple[Digest, str]:
+                  compare: bool) -> tuple[Digest, str, tuple[datetime, datetime, int] | None]:
     """Read the PRs and build the digest with the process's services (:mod:`bot.app`): the LLM analyzer
     when ``PRHUB_LLM_MODEL`` is set, cached in Redis when it answers (otherwise one warning line and an
     in-process cache), and the heuristic said so on stderr when the model is unusable; with ``compare``,
     the windows before it are read from the same source for week over week (no LLM call). Returns the
-    digest and the source's request summary."""
+    digest, the source's request summary and, for an empty window, what the source holds of the repository
+    (first and last merge, count; ``None`` when it cannot tell cheaply)."""
     import asyncio
 
     from bot.app import open_services
-    from bot.sources.base import canonical_repo, request_summary
+    from bot.sources.base import canonical_repo, merge_span, request_summary
 
     async with open_services(settings, store="cache" if settings.llm_model else "memory", warn=warner(_stderr),
                              on_fallback=warner(_stderr)) as services:
@@ -171,12 +181,8 @@ async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Ca
             from bot.digest.usage import describe_usage
 
             _stderr.print(describe_usage(result.usage), highlight=False, soft_wrap=True)
-    return result, request_summary(pr_source)
-
-
-def _fail(exc: PrhubError) -> typer.Exit:
-    _stderr.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
-    return typer.Exit(code=1)
+        span = await asyncio.to_thread(merge_span, pr_source, name) if not prs else None
+    return result, request_summary(pr_source), span
 
 
 def _print_version(value: bool) -> None:
@@ -203,49 +209,47 @@ def digest(
     since: SinceOption = None,
     until: UntilOption = None,
     tz: TzOption = None,
-    lang: Annotated[Lang | None, typer.Option(help="Language of the digest: zh or en.")] = None,
+    lang: LangOption = None,
     fmt: Annotated[OutputFormat, typer.Option(
-        "--format", help="Output format: markdown, json, slack, feishu, html (one self-contained page) or pdf "
-                         "(that page printed by Chromium; needs --out or a pipe).")] = OutputFormat.markdown,
+        "--format", metavar="FORMAT",
+        help="markdown, json, slack, feishu, html (one self-contained page) or pdf (that page printed by "
+             "Chromium; needs --out or a pipe).")] = OutputFormat.markdown,
     out: OutOption = None,
     charts_dir: Annotated[Path | None, typer.Option(
-        "--charts", help="Also write the charts as PNG files into this folder (labels.png, weekly.png, "
-                         "verdicts.png).")] = None,
+        "--charts", metavar="DIR", help="Also write the charts as PNG files into this folder (labels.png, "
+                                        "weekly.png, verdicts.png).")] = None,
     compare: Annotated[bool, typer.Option(
         "--compare/--no-compare", help="Compare with the windows before (week over week), read from the same "
                                        "source without any LLM call.")] = True,
+    config: ConfigOption = None,
 ) -> None:
     """Build the digest of the PRs merged in one window.
 
     Example: prhub digest --source jsonl:examples/verl-2026-W12-W16.jsonl.gz --repo verl-project/verl --week 2026-W16
     """
     from bot.config import load_settings, settings_source
-    from bot.digest.window import resolve_window, zone
     from bot.sources.base import default_source_spec
 
+    language = cli_language(lang, config)
     try:
-        settings = load_settings(timezone=tz, language=lang)
-        zone(settings.timezone)
-        spec = default_source_spec(source, repo, settings)
+        settings = load_settings(config=config, timezone=tz, language=lang)
+        language = settings.language if lang is None else lang
+        spec = check_source_spec(default_source_spec(source, repo, settings))
+        window_of = window_option(week, since, until, settings.timezone)
         if fmt is OutputFormat.pdf and out is None and sys.stdout.isatty():
-            raise RenderError("--format pdf writes binary data: give --out FILE.pdf or redirect the output")
-
-        def window_of() -> Window:
-            return resolve_window(week=week, since=_date(since), until=_date(until), tz=settings.timezone,
-                                  now=datetime.now(UTC))
-
-        result, requests = run(_digest(settings, spec, repo, window_of, compare))
+            raise UsageError("--format pdf writes binary data: give --out FILE.pdf or redirect the output",
+                             zh="--format pdf 输出的是二进制数据：请加 --out FILE.pdf 或重定向输出")
+        result, requests, span = run(_digest(settings, spec, repo, window_of, compare))
         drawn = _charts(result) if charts_dir is not None else None
         text = _render(result, fmt, drawn)
         if charts_dir is not None and drawn is not None:
             written = _write_charts(drawn, charts_dir)
             _stderr.print("wrote " + ", ".join(str(p) for p in written), highlight=False, soft_wrap=True)
     except PrhubError as exc:
-        raise _fail(exc) from exc
-    config = settings_source()
+        raise fail(exc, language) from exc
     plural = "" if result.stats.pr_count == 1 else "s"
     summary = (f"{result.repo} {result.window.name}: {result.stats.pr_count} PR{plural}, "
-               f"{result.stats.key_pr_count} key{requests} · config {config}")
+               f"{result.stats.key_pr_count} key{requests} · config {settings_source(settings)}")
     if out is None:
         if isinstance(text, bytes):
             sys.stdout.flush()
@@ -261,13 +265,11 @@ def digest(
             else:
                 out.write_text(text, encoding="utf-8")
         except OSError as exc:
-            _stderr.print(f"[bold red]error:[/] cannot write {out}: {exc.strerror}", highlight=False)
-            raise typer.Exit(code=1) from exc
+            raise fail(PrhubError(f"cannot write {out}: {exc.strerror}", zh=f"无法写入 {out}：{exc.strerror}"),
+                       language) from exc
         _stderr.print(f"wrote {out} · {summary}", highlight=False, soft_wrap=True)
-
-
-def _date(value: datetime | None) -> date | None:
-    return value.date() if value is not None else None
+    if result.stats.pr_count == 0:
+        note_empty_window(result.repo, result.window, span, language)
 
 
 # Further commands live in their own modules and register themselves on `app` here
@@ -286,6 +288,7 @@ from bot.commands import serve as _serve  # noqa: E402
 _serve.register(app)
 
 from bot.commands import alerts as _alerts  # noqa: E402
+from bot.commands import config as _config  # noqa: E402
 from bot.commands import push as _push  # noqa: E402
 from bot.commands import subscriptions as _subscriptions  # noqa: E402
 from bot.commands import worker as _worker  # noqa: E402
@@ -294,3 +297,4 @@ _push.register(app)
 _alerts.register(app)
 _subscriptions.register(app)
 _worker.register(app)
+_config.register(app)

@@ -18,7 +18,6 @@ synchronous (git, HTTP).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from functools import cached_property
 from typing import Protocol, runtime_checkable
@@ -27,6 +26,7 @@ from codeowners import CodeOwners as _Parser
 from pydantic import BaseModel, ConfigDict
 
 from bot.errors import CodeownersError
+from bot.sources.reads import read_source
 from bot.store import Store, cache_key
 
 __all__ = ["CODEOWNERS_PATHS", "CodeOwners", "RepositoryFiles", "cached_codeowners", "read_codeowners"]
@@ -161,7 +161,7 @@ async def cached_codeowners(store: Store, source: object, repo: str, *, ttl_s: i
     if isinstance(cached, dict):
         return CodeOwners.model_validate(cached)
     try:
-        owners = await asyncio.to_thread(read_codeowners, source, repo)
+        owners = await read_source(source, read_codeowners, source, repo)
     except CodeownersError as exc:
         await store.set_json(key, {"missing": exc.messages}, ttl_s)
         raise

@@ -5,8 +5,10 @@ Sources, highest priority first:
 1. keyword arguments to :func:`load_settings` (the CLI's flags);
 2. environment variables ``PRHUB_*`` (``PRHUB_TIMEZONE``, ``PRHUB_LANGUAGE``,
    ``PRHUB_REDIS_URL``, …);
-3. the TOML file ``PRHUB_CONFIG``, else ``prhub.toml`` in the working directory
-   (a missing ``prhub.toml`` is fine, a missing ``PRHUB_CONFIG`` is an error);
+3. the TOML file given by ``--config FILE`` (:func:`load_settings`'s ``config``), else
+   ``PRHUB_CONFIG``, else ``prhub.toml`` in the working directory (a missing ``prhub.toml`` is
+   fine, a missing ``--config`` or ``PRHUB_CONFIG`` file is an error); an unknown key at any
+   level of the file is an error naming the key and its line (:mod:`bot.config_file`);
 4. defaults, including the label rules shipped in ``bot/defaults/labels.toml``.
 
 TOML layout (every key optional)::
@@ -38,7 +40,7 @@ language; a channel without a section uses ``default_repo`` / ``default_source``
     source = "jsonl:examples/verl-2026-W16.jsonl"
     language = "en"
     timezone = "Asia/Shanghai"                      # the channel's weeks and push time
-    push = "mon 10:00"                              # weekly digest (README "Scheduled push and alerts")
+    push = "mon 10:00"                              # weekly digest (docs/operator-guide.md "Pushes and alerts")
 
 Feishu custom group-bot webhooks (push-only, no app) are named sections::
 
@@ -46,8 +48,8 @@ Feishu custom group-bot webhooks (push-only, no app) are named sections::
     url = "https://open.feishu.cn/open-apis/bot/v2/hook/…"
     secret = "…"                                    # when the bot's signature check is on
 
-Subscriptions (README "订阅"): alerts the file keeps, in the chat grammar (:func:`bot.filters.parse_filter`),
-who may change a channel's subscriptions, bots left out, batching and quiet hours::
+Subscriptions (docs/user-guide.md "Subscriptions and alerts"): alerts the file keeps, in the chat grammar
+(:func:`bot.filters.parse_filter`), who may change a channel's subscriptions, bots left out, batching and quiet hours::
 
     bots = ["my-ci-bot"]                            # besides [bot] logins, dependabot, renovate …
     admins = ["slack:U0123ABCD"]                    # only they change channel subscriptions (every channel)
@@ -68,16 +70,18 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from contextvars import ContextVar
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
     AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     field_validator,
@@ -92,6 +96,9 @@ from pydantic_settings import (
 
 from bot.errors import ConfigError
 from bot.models import Language
+
+if TYPE_CHECKING:
+    from bot.config_file import ConfigProblem
 from bot.push_spec import PushSpec, cron_fields
 
 DEFAULT_PR_URL_TEMPLATE = "https://github.com/{repo}/pull/{number}"
@@ -270,11 +277,18 @@ def default_rules() -> _Defaults:
 class Settings(BaseSettings):
     """Everything configurable; see the module docstring for sources and layout."""
 
-    model_config = SettingsConfigDict(env_prefix="PRHUB_", extra="ignore", frozen=True)
+    # extra="forbid": a key of the file that no field knows is an error (environment variables are read
+    # by name, so an unrelated PRHUB_* variable is never one). An empty variable (SLACK_BOT_TOKEN= in a .env
+    # copied from .env.example) is no value.
+    model_config = SettingsConfigDict(env_prefix="PRHUB_", extra="forbid", frozen=True, env_ignore_empty=True)
+    _config_file: Path | None = PrivateAttr(default=None)
 
     timezone: str = "Asia/Shanghai"
+    """IANA zone of the digests' windows and the push times (a channel's ``timezone`` overrides it)."""
     language: Language = "zh"
+    """``zh`` or ``en``: digests, cards, the bot's own words and the command line's messages."""
     redis_url: str = "redis://127.0.0.1:6379/0"
+    """Redis of the bot (de-duplication, subscriptions, push markers, the job queue) and the analysis cache."""
     redis_key_prefix: str = ""
     """Put before every Redis key this process writes (deployments, or tests, sharing one Redis DB);
     ``PRHUB_REDIS_KEY_PREFIX``."""
@@ -293,13 +307,20 @@ class Settings(BaseSettings):
     max_message_chars: int = Field(default=4000, ge=100)
     """Characters of a chat message that are read (the rest is ignored before any parsing)."""
     answer_deadline_s: float = Field(default=60.0, gt=0)
-    """Seconds a chat answer may take; PR analyses not ready by then are shown as pending."""
+    """Seconds a chat answer's work may take; PR analyses not ready by then are shown as pending. The
+    wait for the platform's per-channel pacing is not counted (a busy channel's answers queue, then post)."""
+    answer_attempts: int = Field(default=3, ge=1, le=10)
+    """Tries of a chat answer that failed after its event was acknowledged (the platform will not retry
+    it): the bot tries again itself, after 1 s, 2 s, 4 s …, this many times in all."""
     push_lock_ttl_s: int = Field(default=60, ge=2)
     """Lifetime of the weekly push's lock, renewed every third of it while the push runs: a replica that
     dies mid-push frees it this soon, and another resumes the push where it stopped."""
-    serve_health: bool = False
-    """Serve ``GET /healthz`` on ``--port`` even when no platform uses HTTP (Socket Mode, the Feishu long
-    connection); ``PRHUB_SERVE_HEALTH=true`` (the compose file sets it for its healthcheck)."""
+    health_check_interval_s: int = Field(default=300, ge=1)
+    """Seconds between two checks of each platform's credentials by ``prhub serve`` (Slack ``auth.test``, the
+    Feishu bot info): ``/readyz`` turns not ready when a check fails (``PRHUB_HEALTH_CHECK_INTERVAL_S``)."""
+    serve_health: bool = True
+    """Serve ``GET /healthz``, ``/readyz`` and ``/metrics`` on ``--port`` even when no platform uses HTTP (Socket
+    Mode, the Feishu long connection); ``PRHUB_SERVE_HEALTH=false`` opens no port then."""
     shutdown_grace_s: float = Field(default=60.0, ge=0)
     """On SIGTERM, seconds a push in flight may take to finish before it is handed over (resumed elsewhere)."""
     allowed_repos: tuple[str, ...] = ()
@@ -312,7 +333,7 @@ class Settings(BaseSettings):
     """Subscriptions one conversation may hold (those of the config file not counted)."""
     max_subscribed_repos_per_channel: int = Field(default=5, ge=1)
     """Distinct repositories one conversation's subscriptions may name (each costs a poll per interval)."""
-    # GitHub source (README "数据源 / Sources"): the token is optional (anonymous REST: 60 requests/hour).
+    # GitHub source (docs/digest.md "Sources"): the token is optional (anonymous REST: 60 requests/hour).
     # The alias choices let the usual GITHUB_TOKEN work; the field still has a default.
     github_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
         default=None, validation_alias=AliasChoices("github_token", "GITHUB_TOKEN", "PRHUB_GITHUB_TOKEN")
@@ -324,7 +345,16 @@ class Settings(BaseSettings):
     """PRs of the 11 windows before a digest's window read from the GitHub API (GraphQL, 100 a query, file paths
     only) to work out the repository's core files; 0 reads none (core files then come from the window's own busy
     files); at most 1,000 (GitHub's search gives no more); ``PRHUB_GITHUB_HISTORY_PRS``."""
-    # LLM analysis (see README "LLM and Redis"); llm_model None = the heuristic analyzer only.
+    # git sources (git:PATH, git:URL): fetched by prhub serve on a schedule and before each push.
+    git_fetch_interval_s: int = Field(default=600, ge=0)
+    """Seconds between two ``git fetch`` of each ``git:`` source ``prhub serve`` reads (0: never fetch; it also
+    fetches at start and before each weekly push; ``prhub push`` and ``prhub alerts`` fetch before their first
+    read); ``PRHUB_GIT_FETCH_INTERVAL_S``."""
+    git_timeout_s: float = Field(default=300.0, gt=0)
+    """The longest one ``git fetch`` (or the first clone of a ``git:URL`` source) may take, seconds."""
+    git_clones_dir: str = "~/.cache/prhub/clones"
+    """Where ``git:URL`` sources are cloned (bare) on first use (the compose file: a volume at /app/clones)."""
+    # LLM analysis (see docs/digest.md "LLM"); llm_model None = the heuristic analyzer only.
     llm_model: str | None = None
     """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/qwen2.5``); ``PRHUB_LLM_MODEL``."""
     llm_api_base: str | None = None
@@ -341,7 +371,7 @@ class Settings(BaseSettings):
     """Context size in tokens for models litellm has no metadata for (local models)."""
     cache_ttl_s: int = Field(default=30 * 24 * 3600, ge=1)
     """How long analyses and narratives stay in the Redis cache, in seconds (default 30 days)."""
-    # Analysis jobs (README "扩展：分析任务与 Webhook / Scale out"): bot/jobs, the queue on the same Redis.
+    # Analysis jobs (docs/operator-guide.md "Scale out"): bot/jobs, the queue on the same Redis.
     worker_concurrency: int = Field(default=4, ge=1, le=64)
     """Analysis jobs one ``prhub worker`` runs at once (its threads); ``PRHUB_WORKER_CONCURRENCY``."""
     jobs_queue: str = Field(default="analysis", pattern=r"^[A-Za-z0-9_-]{1,64}$")
@@ -371,7 +401,7 @@ class Settings(BaseSettings):
     """The app's private key, PEM text or the path of the ``.pem`` file (``PRHUB_GITHUB_APP_PRIVATE_KEY``)."""
     github_app_installation_id: int | None = None
     """The installation to act as (``PRHUB_GITHUB_APP_INSTALLATION_ID``); unset: the app's only installation."""
-    # Chat bots (README "Slack"): the platforms' usual variable names, or PRHUB_* ones.
+    # Chat bots (docs/operator-guide.md "Slack app"): the platforms' usual variable names, or PRHUB_* ones.
     slack_bot_token: SecretStr | None = Field(  # type: ignore[pydantic-alias]
         default=None, validation_alias=AliasChoices("slack_bot_token", "SLACK_BOT_TOKEN", "PRHUB_SLACK_BOT_TOKEN")
     )
@@ -390,7 +420,7 @@ class Settings(BaseSettings):
     feishu_app_id: str | None = Field(  # type: ignore[pydantic-alias]
         default=None, validation_alias=AliasChoices("feishu_app_id", "FEISHU_APP_ID", "PRHUB_FEISHU_APP_ID")
     )
-    """Feishu app id ``cli_…`` from ``FEISHU_APP_ID`` (README "飞书 / Feishu")."""
+    """Feishu app id ``cli_…`` from ``FEISHU_APP_ID`` (docs/operator-guide.md "Feishu app")."""
     feishu_app_secret: SecretStr | None = Field(  # type: ignore[pydantic-alias]
         default=None,
         validation_alias=AliasChoices("feishu_app_secret", "FEISHU_APP_SECRET", "PRHUB_FEISHU_APP_SECRET"),
@@ -446,7 +476,7 @@ class Settings(BaseSettings):
     dedup_ttl_s: int = Field(default=12 * 3600, ge=8 * 3600)
     """How long a handled chat delivery is remembered (redeliveries, restarts), in seconds: at least
     8 hours, past Feishu's last retry (~6 hours after the first try); see :mod:`bot.claims`."""
-    # Digest pages and charts (README "网页、PDF 与图表"): bot/web serves the pages, bot/delivery links them.
+    # Digest pages and charts (docs/operator-guide.md "Pages and charts"): bot/web serves them, bot/delivery links them.
     page_secret: SecretStr | None = None
     """Key that signs page links (``PRHUB_PAGE_SECRET``, any long random string; rotating it revokes every
     link); without it ``prhub serve`` serves no page."""
@@ -513,6 +543,20 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=_config_path()))
 
+    def model_post_init(self, context: Any, /) -> None:
+        """Remember which file the settings were read from (:attr:`config_file`)."""
+        self._config_file = _config_path()
+
+    @property
+    def config_file(self) -> Path | None:
+        """The TOML file these settings were read from, or ``None`` (built-in defaults and the environment)."""
+        return self._config_file
+
+    @property
+    def config_name(self) -> str | None:
+        """The config file's name without its folder (``prhub.toml``), for reports; ``None`` without a file."""
+        return self._config_file.name if self._config_file is not None else None
+
     def repo(self, name: str) -> RepoConfig:
         """The effective configuration of repository ``owner/name``: the shipped default
         rules, then ``[defaults]`` of the file, then the repository's own section."""
@@ -567,10 +611,6 @@ class Settings(BaseSettings):
         return frozenset({*DEFAULT_BOTS, *self.bots, *self.repo(repo).bots})
 
 
-def _env_names() -> set[str]:
-    return {k[len("PRHUB_") :] for k in os.environ if k.startswith("PRHUB_")}
-
-
 def _merge_rules(*groups: tuple[LabelRule, ...]) -> tuple[LabelRule, ...]:
     seen: dict[LabelRule, None] = {}
     for group in groups:
@@ -579,41 +619,97 @@ def _merge_rules(*groups: tuple[LabelRule, ...]) -> tuple[LabelRule, ...]:
     return tuple(seen)
 
 
+_EXPLICIT: ContextVar[Path | None] = ContextVar("prhub_config_file", default=None)
+"""The file of ``--config`` while :func:`load_settings` builds the settings."""
+
+
 def _config_path() -> Path | None:
-    explicit = os.environ.get("PRHUB_CONFIG")
-    if explicit:
-        return Path(explicit)
+    explicit = _EXPLICIT.get()
+    if explicit is not None:
+        return explicit
+    named = os.environ.get("PRHUB_CONFIG")
+    if named:
+        return Path(named)
     local = Path("prhub.toml")
     return local if local.is_file() else None
 
 
-def settings_source() -> str:
+def settings_source(settings: Settings | None = None) -> str:
     """Where the settings come from, for people: the config file's path, or that there is none."""
-    path = _config_path()
+    path = settings.config_file if settings is not None else _config_path()
     return str(path) if path is not None else "none (built-in defaults; no ./prhub.toml, PRHUB_CONFIG unset)"
 
 
-def load_settings(**overrides: Any) -> Settings:
+def load_settings(*, config: Path | str | None = None, **overrides: Any) -> Settings:
     """Build the settings once, at start-up.
 
     Args:
+        config: the TOML file to read (``--config``); default ``PRHUB_CONFIG``, else ``./prhub.toml``.
         **overrides: values that win over the environment and the file (CLI flags);
             ``None`` values are ignored.
 
     Raises:
-        ConfigError: ``PRHUB_CONFIG`` names a missing file, the TOML does not parse,
-            or a value is invalid (the message names the field).
+        ConfigError: the config file is missing (when named), does not parse, has a key no setting
+            knows, or a value is invalid — one line naming the file, the line and the key
+            (``prhub.toml:3: unknown key 'timezon' (did you mean 'timezone'?)``).
     """
-    path = _config_path()
-    if path is not None and not path.is_file():
-        raise ConfigError(f"config file not found: {path} (from PRHUB_CONFIG)")
+    token = _EXPLICIT.set(Path(config).expanduser() if config is not None and str(config) else None)
     try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+        path = _config_path()
+        if path is not None and not path.is_file():
+            origin = "--config" if _EXPLICIT.get() is not None else "PRHUB_CONFIG"
+            raise ConfigError(f"config file not found: {path} (from {origin})",
+                              zh=f"找不到配置文件：{path}（来自 {origin}）")
+        try:
+            return Settings(**{k: v for k, v in overrides.items() if v is not None})
+        except tomllib.TOMLDecodeError as exc:
+            from bot.config_file import toml_error_line
+
+            line, message = toml_error_line(exc)
+            place = f"{path}{f':{line}' if line else ''}"
+            raise ConfigError(f"{place}: not valid TOML: {message}", zh=f"{place}：不是有效的 TOML：{message}") from exc
+        except ValidationError as exc:
+            english, chinese = _first_problem(exc, path)
+            raise ConfigError(english, zh=chinese) from exc
+    finally:
+        _EXPLICIT.reset(token)
+
+
+def _first_problem(exc: ValidationError, path: Path | None) -> tuple[str, str]:
+    """One line about the first error of ``exc`` (English, Chinese): the file's line and key when the value came
+    from the file, else the environment variable (or the flag) it came from."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    env_name = f"PRHUB_{str(first['loc'][0]).upper()}" if first["loc"] else ""
+    if env_name and env_name in os.environ and len(first["loc"]) == 1:
+        return (f"invalid setting {where} (from {env_name}): {first['msg']}",
+                f"设置 {where} 无效（来自 {env_name}）：{first['msg']}")
+    if path is not None:
+        found = check_config(path)
+        if found:
+            return found[0].render(path), found[0].render(path, "zh")
+    return f"invalid setting {where}: {first['msg']}", f"设置 {where} 无效：{first['msg']}"
+
+
+def check_config(path: Path) -> list[ConfigProblem]:
+    """Every problem of the config file ``path`` (with the environment as it is), in the order of its lines;
+    empty when it loads (``prhub config check``). :meth:`~bot.config_file.ConfigProblem.render` writes each.
+
+    Raises:
+        ConfigError: the file is missing.
+    """
+    from bot.config_file import ConfigProblem, problems, toml_error_line
+
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}", zh=f"找不到配置文件：{path}")
+    token = _EXPLICIT.set(path)
+    try:
+        Settings()
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+        line, message = toml_error_line(exc)
+        return [ConfigProblem(line, "", f"not valid TOML: {message}", f"不是有效的 TOML：{message}")]
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        origin = f"PRHUB_{where.upper()}" if where.upper().replace(".", "_") in _env_names() else None
-        sources = " or ".join(x for x in (origin, str(path) if path else None) if x) or "settings"
-        raise ConfigError(f"invalid setting {where} (from {sources}): {first['msg']}") from exc
+        return problems(exc, path.read_text(encoding="utf-8"), Settings)
+    finally:
+        _EXPLICIT.reset(token)
+    return []

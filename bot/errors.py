@@ -15,6 +15,8 @@
     │   └── CodeownersError         no CODEOWNERS to read: the source has no file contents, or the
     │                               repository has no CODEOWNERS file (zh + en messages)
     ├── RenderError                 a report could not be rendered (no Chromium to print a PDF with)
+    ├── UsageError                  a command line that cannot be run as written: a bad option value, a
+    │                               missing or conflicting option (the CLI exits 2; other errors exit 1)
     ├── StoreUnavailableError       Redis is down: state could not be read or saved (zh + en messages)
     ├── AccessError                 a channel asked for a repository or host it may not see (zh + en)
     ├── DeliveryError               a chat platform refused or could not take a message (has ``code``, ``status``)
@@ -27,14 +29,29 @@
             └── LLMQuotaError       the account's quota is spent (429 ``insufficient_quota``)
 
 Code raises the most specific class and chains the cause (``raise … from exc``);
-nothing catches ``Exception`` to log and carry on.
+nothing catches ``Exception`` to log and carry on. An error a person may read in the command line
+carries its Chinese text too (``zh=``): :meth:`PrhubError.message` gives the one of the reader's
+language, falling back to the English ``str(exc)``.
 """
 
 from __future__ import annotations
 
 
 class PrhubError(Exception):
-    """Base of every error prhub raises on purpose."""
+    """Base of every error prhub raises on purpose.
+
+    Args:
+        message: the English text, one line (``str(exc)``).
+        zh: the same in Chinese, when the error reaches people (the command line's errors).
+    """
+
+    def __init__(self, message: str = "", *args: object, zh: str | None = None) -> None:
+        super().__init__(message, *args)
+        self.zh = zh
+
+    def message(self, language: str) -> str:
+        """The text in ``language`` (``zh`` or ``en``); English when no Chinese text was given."""
+        return self.zh if language == "zh" and self.zh else str(self)
 
 
 class ConfigError(PrhubError):
@@ -54,7 +71,7 @@ class _Bilingual(PrhubError):
     :meth:`message` gives the one of ``language`` (``zh`` or ``en``)."""
 
     def __init__(self, en: str, *, zh: str) -> None:
-        super().__init__(en)
+        super().__init__(en, zh=zh)
         self.messages = {"en": en, "zh": zh}
 
     def message(self, language: str) -> str:
@@ -99,8 +116,8 @@ class SnapshotFormatError(SourceError):
         line: 1-based line number of the bad record.
     """
 
-    def __init__(self, path: str, line: int, reason: str) -> None:
-        super().__init__(f"{path}:{line}: {reason}")
+    def __init__(self, path: str, line: int, reason: str, *, zh: str | None = None) -> None:
+        super().__init__(f"{path}:{line}: {reason}", zh=f"{path}:{line}：{zh or reason}")
         self.path = path
         self.line = line
         self.reason = reason
@@ -121,8 +138,8 @@ class GitHubError(SourceError):
         status: the HTTP status of the last answer (0 when none came: network failure).
     """
 
-    def __init__(self, message: str, *, status: int = 0) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, status: int = 0, zh: str | None = None) -> None:
+        super().__init__(message, zh=zh)
         self.status = status
 
 
@@ -133,13 +150,19 @@ class RateLimitError(GitHubError):
         wait_s: seconds GitHub asked to wait before the next request.
     """
 
-    def __init__(self, message: str, *, status: int, wait_s: float) -> None:
-        super().__init__(message, status=status)
+    def __init__(self, message: str, *, status: int, wait_s: float, zh: str | None = None) -> None:
+        super().__init__(message, status=status, zh=zh)
         self.wait_s = wait_s
 
 
 class RenderError(PrhubError):
     """A report could not be rendered (e.g. ``--format pdf`` without a Chromium to print with)."""
+
+
+class UsageError(PrhubError):
+    """The command line cannot be run as written: an option's value cannot be read (``--since 2026-13-01``,
+    ``--week next``, ``--tz Mars/Base``), a required option is missing or two exclude each other. The CLI
+    exits with status 2 for it (1 for every other error)."""
 
 
 class DeliveryError(PrhubError):

@@ -394,6 +394,9 @@ class Digest(_Value):
     usage: LLMUsage = Field(default_factory=LLMUsage)
     week_over_week: WeekOverWeek | None = None
     """This window against earlier ones; ``None`` when the digest was built without a look back."""
+    config_file: str | None = None
+    """The name of the config file the digest was built with (``prhub.toml``, no folder); ``None``: no file
+    (built-in defaults), said in the metadata line as "no config"."""
 
     def pr(self, number: int) -> DigestPR:
         """The digest's entry for PR ``number``.

@@ -15,7 +15,6 @@ yet, no CODEOWNERS) is left out of that week's digest and named in :attr:`Built.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,6 +28,7 @@ from bot.errors import CodeownersError, PrhubError
 from bot.filters import Filter
 from bot.models import Digest, Language, PullRequest, Window
 from bot.people import People, Person
+from bot.sources.reads import read_source
 from bot.store import Store
 from bot.subscriptions import Subscriber, Subscription, Subscriptions
 
@@ -130,7 +130,7 @@ class PersonalDigests:
         if key not in cache.weeks:
             source = self._channels.source_for_repo(repo)
             try:
-                prs = await asyncio.to_thread(source.merged_prs, repo, window)
+                prs = await read_source(source, source.merged_prs, repo, window)
             except PrhubError:
                 log.warning("personal digest: %s %s could not be read", repo, window.name)
                 raise

@@ -199,6 +199,15 @@ class NoteReply:
 
 
 @dataclass(frozen=True, slots=True)
+class NoticeReply:
+    """Something the channel should know before it can ask anything (``text``: in ``language``, unescaped),
+    e.g. that it is bound to no repository yet and how an admin binds one."""
+
+    text: str
+    language: Language
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorReply:
     """A request that could not be answered; ``message`` is one line for people."""
 
@@ -208,11 +217,11 @@ class ErrorReply:
 
 Reply = (DigestReply | PRReply | LabelReply | CompareReply | AnswerReply | MergedReply | EmptyWindowReply
          | ClarifyReply | SubscriptionReply | SubscriptionsReply | GitHubLinkReply | PersonalDigestReply
-         | MyDigestReply | HelpReply | NoteReply | ErrorReply)
+         | MyDigestReply | HelpReply | NoteReply | NoticeReply | ErrorReply)
 
 
 def is_public(reply: Reply) -> bool:
     """Whether ``reply`` is meant for the channel (digests, PR answers, label views) rather than only for
     the asker (subscriptions, help, questions back, errors) where the platform can tell the two apart."""
     return isinstance(reply, DigestReply | PRReply | LabelReply | CompareReply | AnswerReply | MergedReply
-                      | EmptyWindowReply)
+                      | EmptyWindowReply | NoticeReply)

@@ -45,13 +45,14 @@ its SHA-256 prefix, so keys stay short and unambiguous.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -59,7 +60,8 @@ if TYPE_CHECKING:
 
 from bot.errors import StoreUnavailableError
 
-__all__ = ["FALLBACK_TTL_S", "KEY_PREFIX", "MAX_PART", "RETRY_AFTER_S", "Lease", "MemoryStore", "RedisStore",
+__all__ = ["BUSY_TRIES", "CONNECTION_RETRIES", "FALLBACK_TTL_S", "HEALTH_CHECK_INTERVAL_S", "KEY_PREFIX",
+           "MAX_PART", "RETRY_AFTER_S", "Lease", "MemoryStore", "RedisStore",
            "ResilientStore", "Store", "StoreHealth", "cache_key", "digest_of", "open_store"]
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,16 @@ if redis.call('HLEN', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[2]) en
 return gone
 """
 
+# KEYS the claims of one delivery; ARGV[1] their time to live in milliseconds. All are set, or none when one is
+# already there: returns 1 when this caller took them all.
+_CLAIM_ALL = """
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then return 0 end
+end
+for _, key in ipairs(KEYS) do redis.call('SET', key, '1', 'PX', ARGV[1]) end
+return 1
+"""
+
 KEY_PREFIX = "prhub"
 MAX_PART = 80
 _CONNECT_TIMEOUT_S = 2.0
@@ -87,6 +99,12 @@ FALLBACK_TTL_S = 3600
 """The longest a value or claim lives in the in-process fallback while Redis is down (seconds)."""
 RETRY_AFTER_S = 5.0
 """After a Redis failure, seconds during which the :class:`ResilientStore` does not try Redis again."""
+HEALTH_CHECK_INTERVAL_S = 10
+"""A pooled connection idle this long (seconds) is checked with a ``PING`` before it is used."""
+CONNECTION_RETRIES = 2
+"""Times a command that met a closed connection is sent again on a new one."""
+BUSY_TRIES = 5
+"""Tries of a call whose pool was busy while Redis answered the probe (a burst, not an outage)."""
 
 StoreHealth = Literal["ok", "down", "memory"]
 """``ok``: Redis answers; ``down``: it does not (the bot is degraded); ``memory``: no Redis configured."""
@@ -131,6 +149,15 @@ class Store(Protocol):
         """
         ...
 
+    async def claim_all(self, keys: Sequence[str], ttl_s: int, *, local_ok: bool = False) -> bool:
+        """Claim every one of ``keys`` for ``ttl_s`` seconds in one atomic step, or none of them.
+
+        Returns ``True`` for the one caller that took them all, ``False`` when any was already taken
+        (then nothing was taken): of any number of simultaneous callers with overlapping keys, exactly
+        one wins. ``local_ok`` as in :meth:`claim`.
+        """
+        ...
+
     async def lease(self, key: str, ttl_s: float) -> Lease | None:
         """Take the lock ``key`` for ``ttl_s`` seconds: the :class:`Lease`, or ``None`` when it is held."""
         ...
@@ -156,6 +183,10 @@ class Store(Protocol):
 
     async def records(self, key: str) -> dict[str, Any]:
         """Every field of the hash ``key`` with its decoded JSON value (empty when there is none)."""
+        ...
+
+    async def records_many(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """:meth:`records` of each of ``keys``, in order, read in one round trip (a Redis pipeline)."""
         ...
 
     async def index_members(self, index: str) -> list[str]:
@@ -231,6 +262,15 @@ class MemoryStore:
         self._data[key] = ("1", self._clock() + ttl_s)
         return True
 
+    async def claim_all(self, keys: Sequence[str], ttl_s: int, *, local_ok: bool = False) -> bool:
+        """See :meth:`Store.claim_all` (no await inside: atomic on this loop)."""
+        now = self._clock()
+        if any((item := self._data.get(key)) is not None and (item[1] is None or now < item[1]) for key in keys):
+            return False
+        for key in keys:
+            self._data[key] = ("1", now + ttl_s)
+        return True
+
     def remaining(self, key: str) -> float | None:
         """Seconds ``key`` still lives (``None``: absent, or no expiry)."""
         item = self._data.get(key)
@@ -270,6 +310,10 @@ class MemoryStore:
     async def records(self, key: str) -> dict[str, Any]:
         """See :meth:`Store.records`."""
         return {name: json.loads(text) for name, text in self._hashes.get(key, {}).items()}
+
+    async def records_many(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """See :meth:`Store.records_many`."""
+        return [await self.records(key) for key in keys]
 
     async def index_members(self, index: str) -> list[str]:
         """See :meth:`Store.index_members`."""
@@ -361,11 +405,13 @@ class RedisStore:
             off as described above; ``False`` (the bot's state: subscriptions, markers,
             checkpoints) — every failure is raised, so nothing is silently lost and the
             next call tries Redis again.
+        probe: a client with a connection of its own for :meth:`probe` (``None``: the pool's).
     """
 
     def __init__(self, client: aioredis.Redis, *, on_unavailable: Callable[[str], None] | None = None,
-                 key_prefix: str = "", degrade: bool = True) -> None:
+                 key_prefix: str = "", degrade: bool = True, probe: aioredis.Redis | None = None) -> None:
         self._client = client
+        self._probe = probe
         self.key_prefix = key_prefix
         self._on_unavailable = on_unavailable
         self._degrade = degrade
@@ -378,15 +424,33 @@ class RedisStore:
         """A store on ``url`` (``redis://host:port/db``) with short connect and socket timeouts
         (``socket_timeout_s``, 2 s) and a ``BlockingConnectionPool`` of ``max_connections``: a caller
         finding every connection busy waits up to ``pool_timeout_s`` for one (then a ``RedisError``);
-        ``degrade`` and ``key_prefix`` as in the class."""
+        ``degrade`` and ``key_prefix`` as in the class.
+
+        A pooled connection idle for :data:`HEALTH_CHECK_INTERVAL_S` is checked with a ``PING`` before
+        use, and a command that meets a closed connection (a Redis restarted since) reconnects and is
+        sent again, up to :data:`CONNECTION_RETRIES` times (redis-py's ``health_check_interval`` and
+        ``Retry`` on ``ConnectionError``; a timeout is not retried, so a hung Redis costs one timeout).
+        :meth:`probe` pings on a connection of its own, outside the pool."""
         import redis.asyncio as aioredis  # imported here: a run on the memory store never loads redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import ExponentialBackoff
+        from redis.exceptions import ConnectionError as RedisConnectionError
+
+        connect_s = min(socket_timeout_s, _CONNECT_TIMEOUT_S)
+        def retry() -> Retry:
+            return Retry(ExponentialBackoff(cap=0.5, base=0.05), CONNECTION_RETRIES,
+                         supported_errors=(RedisConnectionError,))
 
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=pool_timeout_s,
-            socket_connect_timeout=min(socket_timeout_s, _CONNECT_TIMEOUT_S), socket_timeout=socket_timeout_s,
+            url, max_connections=max_connections, timeout=pool_timeout_s, health_check_interval=HEALTH_CHECK_INTERVAL_S,
+            retry=retry(), retry_on_error=[RedisConnectionError], socket_connect_timeout=connect_s,
+            socket_timeout=socket_timeout_s,
         )
         client = aioredis.Redis.from_pool(pool)  # the client owns the pool: aclose() closes it
-        return cls(client, on_unavailable=on_unavailable, degrade=degrade, key_prefix=key_prefix)
+        probe = aioredis.Redis.from_url(url, single_connection_client=True, socket_connect_timeout=connect_s,
+                                        socket_timeout=socket_timeout_s, retry=retry(),
+                                        retry_on_error=[RedisConnectionError])
+        return cls(client, on_unavailable=on_unavailable, degrade=degrade, key_prefix=key_prefix, probe=probe)
 
     async def ping(self) -> None:
         """Check that Redis answers.
@@ -395,6 +459,15 @@ class RedisStore:
             redis.exceptions.RedisError: it does not (connection refused, timeout, auth).
         """
         await self._client.ping()
+
+    async def probe(self) -> None:
+        """``PING`` on the probe's own connection, which a busy pool does not delay: whether Redis itself
+        answers, as opposed to every pooled connection being in use.
+
+        Raises:
+            redis.exceptions.RedisError: Redis does not answer.
+        """
+        await (self._probe or self._client).ping()
 
     def _lost(self, exc: Exception) -> None:
         if not self._degrade:
@@ -443,6 +516,17 @@ class RedisStore:
         """
         return bool(await self._client.set(self.key_prefix + key, "1", nx=True, ex=ttl_s))
 
+    async def claim_all(self, keys: Sequence[str], ttl_s: int, *, local_ok: bool = False) -> bool:
+        """See :meth:`Store.claim_all` (one Lua script: ``EXISTS`` on each key, then ``SET … PX`` on each).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        if not keys:
+            return True
+        names = [self.key_prefix + key for key in keys]
+        return bool(await self._client.eval(_CLAIM_ALL, len(names), *names, str(ttl_s * 1000)))
+
     async def claim_for(self, key: str, ttl_ms: int) -> bool:
         """A claim of ``ttl_ms`` milliseconds (``SET NX PX``; the fallback's claims written back)."""
         return bool(await self._client.set(self.key_prefix + key, "1", nx=True, px=max(1, ttl_ms)))
@@ -485,6 +569,20 @@ class RedisStore:
         raw = await self._client.hgetall(self.key_prefix + key)
         return {_text(name): json.loads(value) for name, value in raw.items()}
 
+    async def records_many(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """See :meth:`Store.records_many` (``HGETALL`` of each in one pipeline, no transaction).
+
+        Raises:
+            redis.exceptions.RedisError: Redis did not answer.
+        """
+        if not keys:
+            return []
+        async with self._client.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.hgetall(self.key_prefix + key)
+            answers = await pipe.execute()
+        return [{_text(name): json.loads(value) for name, value in raw.items()} for raw in answers]
+
     async def index_members(self, index: str) -> list[str]:
         """See :meth:`Store.index_members` (``SMEMBERS``).
 
@@ -516,7 +614,9 @@ class RedisStore:
         return [json.loads(item) for item in raw]
 
     async def close(self) -> None:
-        """Close the client's connection pool."""
+        """Close the client's connection pool (and the probe's connection)."""
+        if self._probe is not None:
+            await self._probe.aclose()
         await self._client.aclose()
 
 
@@ -542,23 +642,57 @@ class ResilientStore:
         self._claimed: list[str] = []  # claims taken in memory during an outage, written back after it
         self._down_since: float | None = None
         self._next_try = 0.0
+        self._probing: asyncio.Future[bool] | None = None
+        self._checking: asyncio.Task[StoreHealth] | None = None
         self.reason = ""
+        self.outages = 0
+        """Outages declared since the start: calls that failed while Redis did not answer its probe either."""
+        self.busy = 0
+        """Calls that failed while Redis answered the probe (every pooled connection in use: load, not an outage)."""
 
     @property
     def health(self) -> StoreHealth:
         """``ok`` or ``down`` (as of the last call; :meth:`check` asks Redis)."""
         return "ok" if self._down_since is None else "down"
 
+    @property
+    def down_for_s(self) -> float | None:
+        """Seconds since the current outage was declared, ``None`` while Redis answers (for ``/readyz``)."""
+        return None if self._down_since is None else self._clock() - self._down_since
+
     async def check(self) -> StoreHealth:
         """Ask Redis (a ``PING``, bounded by the socket timeout) when it was down and is due a try; the health."""
         if self._down_since is not None and self._clock() >= self._next_try:
             try:
-                await self.redis.ping()
+                await self.redis.probe()
             except redis_errors() as exc:
                 self._failed(exc)
             else:
                 await self._recovered()
         return self.health
+
+    def check_soon(self) -> StoreHealth:
+        """The health now, without waiting on Redis: when it is down and due a try, :meth:`check` runs in
+        the background (one at a time) and a later call sees its result. ``/healthz`` uses this, so it
+        answers at once whether Redis answers, hangs or is gone."""
+        if self._down_since is not None and self._clock() >= self._next_try and (
+                self._checking is None or self._checking.done()):
+            self._checking = asyncio.get_running_loop().create_task(self.check(), name="redis health check")
+        return self.health
+
+    async def _answers_probe(self) -> bool:
+        """Whether Redis answers a ``PING`` on the probe's own connection; simultaneous callers share one."""
+        if self._probing is None or self._probing.done():
+            failures: tuple[type[Exception], ...] = (TimeoutError, *redis_errors())
+
+            async def ping() -> bool:
+                try:
+                    await self.redis.probe()
+                except failures:
+                    return False
+                return True
+            self._probing = asyncio.ensure_future(ping())
+        return await asyncio.shield(self._probing)
 
     def _failed(self, exc: BaseException) -> None:
         now = self._clock()
@@ -566,6 +700,7 @@ class ResilientStore:
         self.reason = str(exc) or type(exc).__name__
         if self._down_since is None:
             self._down_since = now
+            self.outages += 1
             log.warning("Redis does not answer (%s): degraded, answering with an in-process fallback; "
                         "subscriptions cannot be saved until it is back", self.reason)
 
@@ -574,21 +709,33 @@ class ResilientStore:
             return
         outage = self._clock() - self._down_since
         self._down_since = None
+        written = await self._write_back()
+        if self._down_since is None:
+            log.warning("Redis answers again after %.0f s: %d claims of the outage written back", outage, written)
+
+    async def _write_back(self) -> int:
+        """Write the claims taken in memory to Redis (``SET NX``, their remaining time); how many were."""
+        keys, self._claimed = self._claimed, []
         written = 0
-        for key in self._claimed:
+        for index, key in enumerate(keys):
             left = self._memory.remaining(key)
-            if left is not None:
-                try:
-                    await self.redis.claim_for(key, int(left * 1000))
-                except redis_errors() as exc:
-                    self._failed(exc)
-                    return
-                written += 1
-        self._claimed.clear()
-        log.warning("Redis answers again after %.0f s: %d claims of the outage written back", outage, written)
+            if left is None:
+                continue
+            try:
+                await self.redis.claim_for(key, int(left * 1000))
+            except redis_errors() as exc:
+                self._claimed.extend(keys[index:])
+                self._failed(exc)
+                return written
+            written += 1
+        return written
 
     async def _call(self, op: Callable[[], Awaitable[_T]]) -> tuple[bool, _T | None]:
-        """``(True, result)`` when Redis answered, ``(False, None)`` when it is down (now or still)."""
+        """``(True, result)`` when Redis answered, ``(False, None)`` when it is down (now or still).
+
+        A failure is an outage only when Redis does not answer the probe either (:meth:`RedisStore.probe`,
+        on a connection outside the pool); while it does, the pool was busy (a burst) and the call is tried
+        again, :data:`BUSY_TRIES` times in all, before this one call gives up without declaring an outage."""
         if self._down_since is not None:
             if self._clock() < self._next_try:
                 return False, None
@@ -596,13 +743,24 @@ class ResilientStore:
         else:
             was_down = False
         failures: tuple[type[Exception], ...] = (TimeoutError, *redis_errors())
-        try:
-            result = await op()
-        except failures as exc:
-            self._failed(exc)
-            return False, None
+        for attempt in range(1, BUSY_TRIES + 1):
+            try:
+                result = await op()
+            except failures as exc:
+                if was_down or not await self._answers_probe():
+                    self._failed(exc)
+                    return False, None
+                self.busy += 1
+                if attempt == BUSY_TRIES:
+                    self.reason = f"Redis is busy ({exc})"
+                    log.warning("Redis answers but its connections stayed busy (%s); this call gives up", exc)
+                    return False, None
+                continue
+            break
         if was_down:
             await self._recovered()
+        elif self._claimed:
+            await self._write_back()
         return True, result
 
     async def _state(self, op: Callable[[], Awaitable[_T]]) -> _T:
@@ -650,6 +808,26 @@ class ResilientStore:
             self._claimed.append(key)
         return fresh
 
+    async def claim_all(self, keys: Sequence[str], ttl_s: int, *, local_ok: bool = False) -> bool:
+        """See :meth:`Store.claim_all`; while Redis is down and ``local_ok``, all or none in the fallback.
+
+        Raises:
+            StoreUnavailableError: Redis is down and the claim is not ``local_ok``.
+        """
+        if local_ok:
+            for key in keys:
+                if await self._memory.get_json(key) is not None:
+                    return False  # claimed here during the outage (or since, before it was written back)
+        answered, taken = await self._call(lambda: self.redis.claim_all(keys, ttl_s))
+        if answered:
+            return bool(taken)
+        if not local_ok:
+            raise StoreUnavailableError(f"Redis does not answer ({self.reason})")
+        fresh = await self._memory.claim_all(keys, self._short(ttl_s))
+        if fresh:
+            self._claimed.extend(keys)
+        return fresh
+
     async def lease(self, key: str, ttl_s: float) -> Lease | None:
         """See :meth:`Store.lease`.
 
@@ -683,6 +861,14 @@ class ResilientStore:
             StoreUnavailableError: Redis is down.
         """
         return await self._state(lambda: self.redis.records(key))
+
+    async def records_many(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """See :meth:`Store.records_many`.
+
+        Raises:
+            StoreUnavailableError: Redis is down.
+        """
+        return await self._state(lambda: self.redis.records_many(keys))
 
     async def index_members(self, index: str) -> list[str]:
         """See :meth:`Store.index_members`.

@@ -7,7 +7,7 @@ repository, the :class:`~bot.filters.Filter` (canonical: two filters that mean t
 so the same subscription is never stored twice), when and by whom it was made. Fields this version
 does not know are ignored on read.
 
-Layout in the store (the README's "Redis keys" table)::
+Layout in the store (docs/operator-guide.md "Redis keys")::
 
     prhub:subscriptions:{platform}:{id}   hash: field "{repo, lower case}|{filter text}" -> the record as JSON
     prhub:subscribers                     set: "{platform}:{id}" of every subscriber with a subscription
@@ -31,8 +31,10 @@ rest for the next start, and running it again, or on several replicas at once, a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
@@ -41,11 +43,13 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 
 from bot.config import Settings
 from bot.digest.labels import Labeler
+from bot.errors import StoreUnavailableError
 from bot.filters import Filter, Term, parse_filter
 from bot.models import PullRequest
 from bot.store import Store, cache_key
 
-__all__ = ["CHANGE_LOG_ENTRIES", "CHANGE_LOG_KEY", "INDEX_KEY", "KNOWN_LABEL_WEEKS", "LEGACY_INDEX_KEY", "Change",
+__all__ = ["CHANGE_LOG_ENTRIES", "CHANGE_LOG_KEY", "INDEX_KEY", "KNOWN_LABEL_WEEKS", "LEGACY_INDEX_KEY",
+           "WRITE_LOCK_KEY", "Change",
            "SubscribeGuard", "Subscriber", "Subscription", "Subscriptions", "known_labels", "label_filter",
            "record_field"]
 
@@ -54,6 +58,12 @@ log = logging.getLogger(__name__)
 INDEX_KEY = cache_key("subscribers")
 """The set of ``platform:id`` with at least one subscription."""
 CHANGE_LOG_KEY = cache_key("subscriptions", "log")
+WRITE_LOCK_KEY = cache_key("subscriptions", "write-lock")
+"""The lease around one subscription change (its caps checked, then stored): :meth:`Subscriptions.writing`."""
+WRITE_LOCK_TTL_S = 10
+"""Seconds the write lease lives if its holder dies."""
+WRITE_WAIT_S = 10.0
+"""Seconds a change waits for another to finish before it gives up (nothing saved)."""
 """The list of :class:`Change` entries, oldest first."""
 CHANGE_LOG_ENTRIES = 10_000
 """How many changes the log keeps (the oldest go first)."""
@@ -184,6 +194,26 @@ class Subscriptions:
         self._store = store
         self._configured = _configured(settings) if settings is not None else {}
 
+    @contextlib.asynccontextmanager
+    async def writing(self, *, wait_s: float = WRITE_WAIT_S) -> AsyncIterator[None]:
+        """Hold the one lease on subscription changes (``prhub:subscriptions:write-lock``) while the block
+        runs, so a cap checked and the subscription then stored are one step: of simultaneous requests
+        beyond a cap, none slips past it. Waits up to ``wait_s`` for another change to finish.
+
+        Raises:
+            StoreUnavailableError: Redis is down, or the lease stayed held for ``wait_s`` (nothing saved).
+        """
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + wait_s
+        while (lease := await self._store.lease(WRITE_LOCK_KEY, WRITE_LOCK_TTL_S)) is None:
+            if loop.time() >= give_up:
+                raise StoreUnavailableError(f"the subscriptions' write lock stayed held for {wait_s:g} s")
+            await asyncio.sleep(0.02)
+        try:
+            yield
+        finally:
+            await asyncio.shield(lease.release())
+
     async def add(self, who: Subscriber, repo: str, flt: Filter, *, by: str | None = None,
                   now: datetime | None = None, via: str = "chat") -> bool:
         """Subscribe ``who`` to the PRs of ``repo`` that ``flt`` matches; ``False`` when an equal
@@ -225,10 +255,14 @@ class Subscriptions:
     async def of(self, who: Subscriber, *, stored_only: bool = False) -> tuple[Subscription, ...]:
         """The subscriptions of ``who`` (the config file's too, unless ``stored_only``), sorted by
         repository and filter."""
+        return self._merged(who, await self._store.records(_hash_key(who)), stored_only=stored_only)
+
+    def _merged(self, who: Subscriber, records: dict[str, Any], *, stored_only: bool) -> tuple[Subscription, ...]:
+        """The config file's subscriptions of ``who`` (unless ``stored_only``) and its stored ``records``."""
         found: dict[str, Subscription] = {}
         if not stored_only:
             found.update({s.field: s for s in self._configured.get(who, ())})
-        for field, value in (await self._store.records(_hash_key(who))).items():
+        for field, value in records.items():
             try:
                 sub = Subscription.model_validate(value)
             except ValidationError as exc:
@@ -238,11 +272,14 @@ class Subscriptions:
         return tuple(sorted(found.values(), key=Subscription.sort_key))
 
     async def all(self) -> dict[Subscriber, tuple[Subscription, ...]]:
-        """Every subscriber with its subscriptions (subscribers in key order)."""
-        members = {Subscriber.parse(m) for m in await self._store.index_members(INDEX_KEY)} | set(self._configured)
+        """Every subscriber with its subscriptions (subscribers in key order); the stored ones read in one
+        round trip (:meth:`bot.store.Store.records_many`), not one per subscriber."""
+        members = sorted({Subscriber.parse(m) for m in await self._store.index_members(INDEX_KEY)}
+                         | set(self._configured))
+        stored = await self._store.records_many([_hash_key(who) for who in members])
         out: dict[Subscriber, tuple[Subscription, ...]] = {}
-        for who in sorted(members):
-            subs = await self.of(who)
+        for who, records in zip(members, stored, strict=True):
+            subs = self._merged(who, records, stored_only=False)
             if subs:
                 out[who] = subs
         return out

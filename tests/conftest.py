@@ -3,6 +3,7 @@ guard that fails any test reaching past 127.0.0.1 / ::1 (:mod:`network_guard`)."
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -11,6 +12,9 @@ import network_guard
 import pytest
 
 network_guard.install()  # before any test module (or the bot) opens a socket
+# No test reads a developer's ./.env (prhub reads one at start, as docker compose does); the test of the .env
+# itself names its file.
+os.environ["PRHUB_ENV_FILE"] = ""
 
 from bot.config import Settings, load_settings  # noqa: E402
 from bot.digest.window import date_window, week_window  # noqa: E402

@@ -8,10 +8,11 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -33,24 +34,29 @@ class ServeProcess:
     err: str = ""
 
 
+def _ok(health: dict[str, Any]) -> bool:
+    return bool(health["status"] == "ok")
+
+
 @contextmanager
 def running_serve(args: Sequence[str], env: Mapping[str, str], *, port: int | None = None,
-                  up_within_s: float = 60) -> Iterator[ServeProcess]:
-    """Run ``prhub serve ARGS --host 127.0.0.1 --port PORT`` with ``env`` until the block ends.
+                  up_within_s: float = 60, cwd: Path | None = None,
+                  up: Callable[[dict[str, Any]], bool] = _ok) -> Iterator[ServeProcess]:
+    """Run ``prhub serve ARGS --host 127.0.0.1 --port PORT`` with ``env`` (in ``cwd``) until the block ends.
 
-    Fails the test when the process exits before ``/healthz`` answers ``ok`` or takes longer than
-    ``up_within_s`` seconds, or when SIGINT does not stop it within 30 s.
+    Fails the test when the process exits before ``/healthz`` answers what ``up`` accepts (``status`` ``ok``)
+    or takes longer than ``up_within_s`` seconds, or when SIGINT does not stop it within 30 s.
     """
     port = port or free_port()
     exe = Path(sys.executable).with_name("prhub")
     proc = subprocess.Popen([str(exe), "serve", *args, "--host", "127.0.0.1", "--port", str(port)],
-                            env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
     running = ServeProcess(base=f"http://127.0.0.1:{port}", proc=proc)
     try:
         deadline = time.monotonic() + up_within_s
         while True:
             try:
-                if httpx.get(f"{running.base}/healthz", timeout=1).json()["status"] == "ok":
+                if up(httpx.get(f"{running.base}/healthz", timeout=1).json()):
                     break
             except httpx.HTTPError:
                 pass

@@ -55,11 +55,15 @@ def test_without_tokens_there_is_no_client_and_a_channel_says_what_is_missing(de
 
 
 def test_serve_refuses_what_cannot_run(default_settings: Settings, everything: Settings) -> None:
-    with pytest.raises(ConfigError, match="no platform"):
+    with pytest.raises(ConfigError, match="nothing to serve: no chat platform is set up; set SLACK_BOT_TOKEN"):
         check_serve(default_settings, slack="off", feishu="off")
     with pytest.raises(ConfigError, match="SLACK_APP_TOKEN"):
         check_serve(everything, slack="socket", feishu="off")
     check_serve(everything, slack="http", feishu="ws")
+    socket_only = everything.model_copy(update={"slack_signing_secret": None, "slack_app_token": SecretStr("xapp-1")})
+    check_serve(socket_only, slack="socket", feishu="off")  # Socket Mode needs no signing secret
+    with pytest.raises(ConfigError, match="Slack HTTP mode needs SLACK_SIGNING_SECRET"):
+        check_serve(socket_only, slack="http", feishu="off")
 
 
 def test_pages_need_a_secret_and_links_need_a_public_url(everything: Settings) -> None:

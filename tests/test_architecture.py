@@ -1,7 +1,7 @@
 """Imports run one way: the import contracts of ``pyproject.toml`` (import-linter) hold on the tree, break on
 a deliberate function-level violation, and no module imports itself through a circle (grimp's graph).
 
-The rules (README "目录结构"): the core (config, models, errors, store, claims, subscriptions, channels,
+The rules (docs/development.md "目录结构"): the core (config, models, errors, store, claims, subscriptions, channels,
 replies, digest/, cards/, sources/) imports no door and no platform SDK; ``handlers/`` and
 ``scheduler/`` import neither each other nor ``commands/``/``cli``/``app``; the chat core imports no
 platform module; Slack and Feishu do not import each other; no cycle at any depth.
@@ -91,9 +91,9 @@ def test_no_module_imports_itself_through_a_circle() -> None:
     assert cycles == []
 
 
-def test_the_readme_layout_names_every_module_and_package() -> None:
-    """README "目录结构" shows the tree as it is: every top-level module and package of ``bot/`` is named."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_documented_layout_names_every_module_and_package() -> None:
+    """docs/development.md "目录结构" shows the tree as it is: every top-level module and package of bot/ is named."""
+    readme = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
     layout = readme[readme.index("## 目录结构"):]
     layout = layout[: layout.index("```", layout.index("```") + 3)]
     names = sorted(p.stem if p.is_file() else p.name for p in (ROOT / "bot").iterdir()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from redis_support import redis_store
 
 from bot.claims import (
@@ -87,3 +88,28 @@ async def test_a_lease_whose_holder_died_expires_by_itself() -> None:
         await asyncio.sleep(0.5)
         assert await store.lease("prhub:push:lock:dead", 0.3) is not None
         assert not await lease.extend(0.3)  # the dead holder's token no longer counts
+
+
+async def test_of_many_simultaneous_deliveries_with_overlapping_keys_exactly_one_is_first() -> None:
+    async with redis_store() as store:
+        claims = Claims(store)
+        for n in range(20):
+            event, message = seen_key("slack", "event", f"EvR{n}"), seen_key("slack", "msg", f"C1:{n}")
+            other = seen_key("slack", "event", f"EvR{n}b")  # the message event of the same mention
+            wins = await asyncio.gather(*(claims.first_delivery(*keys) for keys in
+                                          [(event, message), (event, message), (other, message), (message, event)]))
+            assert sum(wins) == 1, (n, wins)
+            assert await store.get_json(other) is None  # a loser takes nothing
+
+
+async def test_a_work_deadline_does_not_count_the_waits_for_pacing() -> None:
+    from bot.deadline import WorkDeadline, not_counted
+
+    async with WorkDeadline(0.2) as deadline:
+        with not_counted():
+            await asyncio.sleep(0.4)  # queued behind other replies: not work
+        await asyncio.sleep(0.1)  # work, within the deadline
+    assert deadline.waited_s >= 0.4
+    with pytest.raises(TimeoutError):
+        async with WorkDeadline(0.2):
+            await asyncio.sleep(0.4)  # work past the deadline

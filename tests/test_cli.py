@@ -83,24 +83,90 @@ def test_out_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "code", "english", "chinese"),
     [
-        (["--source", "jsonl:missing.jsonl", "--week", "2026-W16"], "snapshot not found: missing.jsonl"),
-        (["--source", f"jsonl:{EXAMPLE}", "--week", "2026-W99"], "week 2026-W99 does not exist"),
-        (["--source", f"jsonl:{EXAMPLE}", "--week", "next"], "2026-W16"),
-        (["--source", f"jsonl:{EXAMPLE}", "--repo", "a/b", "--week", "2026-W16"], "unknown repository 'a/b'"),
-        (["--source", "svn:trunk", "--week", "2026-W16"], "git:PATH"),
-        (["--week", "2026-W16"], "--source or --repo is required"),
-        (["--source", f"jsonl:{EXAMPLE}", "--tz", "Mars/Base", "--week", "2026-W16"], "Mars/Base"),
+        (["--source", "jsonl:missing.jsonl", "--week", "2026-W16"], 1, "snapshot not found: missing.jsonl",
+         "找不到快照文件：missing.jsonl"),
+        (["--source", f"jsonl:{EXAMPLE}", "--repo", "a/b", "--week", "2026-W16"], 1, "unknown repository 'a/b'",
+         "没有仓库 'a/b'"),
+        (["--source", f"jsonl:{EXAMPLE}", "--week", "2026-W99"], 2, "week 2026-W99 does not exist",
+         "没有 2026-W99 这一周"),
+        (["--source", f"jsonl:{EXAMPLE}", "--week", "next"], 2, "2026-W16", "读不懂的周 'next'"),
+        (["--source", "svn:trunk", "--week", "2026-W16"], 2, "git:PATH", "git:PATH"),
+        (["--week", "2026-W16"], 2, "--source or --repo is required", "需要 --source 或 --repo"),
+        (["--source", f"jsonl:{EXAMPLE}", "--tz", "Mars/Base", "--week", "2026-W16"], 2, "Mars/Base",
+         "不认识的时区 'Mars/Base'"),
+        (["--source", f"jsonl:{EXAMPLE}", "--since", "2026-13-01"], 2, "--since '2026-13-01' is not a date",
+         "--since 的值 '2026-13-01' 不是日期"),
+        (["--source", f"jsonl:{EXAMPLE}", "--since", "2026-04-19", "--until", "2026-04-13"], 2,
+         "--since 2026-04-19 is after --until 2026-04-13", "开始日期不能晚于结束日期"),
+        (["--source", f"jsonl:{EXAMPLE}", "--format", "xml"], 2, "--format takes markdown | json",
+         "--format 只能是 markdown、json"),
+        (["--source", f"jsonl:{EXAMPLE}", "--weak", "2026-W16"], 2, "no such option --weak (did you mean --week?)",
+         "没有选项 --weak（是不是 --week？）"),
     ],
 )
-def test_errors_are_one_line_and_exit_1(args: list[str], message: str) -> None:
-    code, out, err = run("digest", *args)
-    assert code == 1
+def test_errors_are_one_line_in_the_readers_language(args: list[str], code: int, english: str,
+                                                     chinese: str) -> None:
+    """Usage errors exit 2, failures 1; one line on stderr, no typer box, in the configured language
+    (prhub.toml says zh) or the one --lang names."""
+    for lang, head, message in (("zh", "错误：", chinese), ("en", "error: ", english)):
+        got_code, out, err = run("digest", *args, "--lang", lang) if "--lang" not in args else run("digest", *args)
+        assert got_code == code, err
+        assert out == ""
+        assert err.startswith(head), err
+        assert message in err
+        assert err.count("\n") == 1
+        assert "╭" not in err
+        assert "Traceback" not in err
+
+
+def test_bad_lang_is_a_usage_error_in_the_configured_language() -> None:
+    code, out, err = run("digest", "--source", f"jsonl:{EXAMPLE}", "--lang", "fr")
+    assert code == 2
     assert out == ""
-    assert message in err
-    assert err.startswith("error:")
-    assert err.count("\n") == 1
+    assert err.strip() == "错误：--lang 只能是 zh、en，不能是 'fr'。运行 prhub digest --help 查看用法"
+
+
+def test_usage_errors_follow_prhub_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRHUB_LANGUAGE", "en")
+    code, _, err = run("digest", "--source", f"jsonl:{EXAMPLE}", "--lang", "fr")
+    assert code == 2
+    assert err.strip() == "error: --lang takes zh | en, not 'fr'; see prhub digest --help"
+
+
+def test_empty_file_says_it_is_empty(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    for args in ([], ["--repo", "verl-project/verl"]):
+        code, out, err = run("digest", "--source", f"jsonl:{empty}", "--week", "2026-W16", "--lang", "en", *args)
+        assert code == 1
+        assert out == ""
+        assert err.strip() == f"error: snapshot {empty} is empty: it holds no PR records"
+
+
+def test_empty_window_says_which_weeks_have_data() -> None:
+    five_weeks = ROOT / "examples" / "verl-2026-W12-W16.jsonl.gz"
+    code, out, err = run("digest", "--source", f"jsonl:{five_weeks}", "--week", "2026-W20", "--lang", "en")
+    assert code == 0
+    assert "No pull requests were merged in this period." in out
+    assert ("note: no PR of verl-project/verl was merged in 2026-W20; this source has 164 PRs of it, merged "
+            "2026-W12 to 2026-W16 (latest week with merges: 2026-W16, last merge 2026-04-19)") in err
+    code, _, err = run("digest", "--source", f"jsonl:{five_weeks}", "--week", "2026-W20", "--lang", "zh")
+    assert "提示：2026-W20 没有 verl-project/verl 合并的 PR；这个数据源里它有 164 个 PR，合并于 2026-W12 至 2026-W16" \
+        in err
+
+
+def test_help_shows_placeholders_not_types() -> None:
+    for command in (["digest"], ["pr"], ["export"], ["serve"], ["push"], ["alerts"], ["worker"], ["subscriptions"],
+                    ["subscriptions", "import"], ["subscriptions", "log"], ["config", "check"], ["config", "init"]):
+        code, out, _ = run(*command, "--help")
+        assert code == 0, command
+        for placeholder in ("<str>", "<bool>", "<int>", "<path>"):
+            assert placeholder not in out, (command, out)
+        assert "╭" not in out
+        if command != ["config", "init"]:  # init writes the file --out names
+            assert "--config FILE" in out, command
 
 
 def test_malformed_line_is_reported_with_its_number(tmp_path: Path) -> None:
@@ -108,9 +174,18 @@ def test_malformed_line_is_reported_with_its_number(tmp_path: Path) -> None:
     lines[2] = lines[2][:-5]
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    code, _, err = run("digest", "--source", f"jsonl:{bad}", "--week", "2026-W16")
+    code, _, err = run("digest", "--source", f"jsonl:{bad}", "--week", "2026-W16", "--lang", "en")
     assert code == 1
     assert f"{bad}:3:" in err
+    assert " at at " not in err
+
+
+def test_unterminated_string_is_reported_once(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"repo": "a/b", "title": "unterminated', encoding="utf-8")
+    code, _, err = run("digest", "--source", f"jsonl:{bad}", "--week", "2026-W16", "--lang", "en")
+    assert code == 1
+    assert err.strip() == f"error: {bad}:1: not valid JSON at column 26: Unterminated string starting"
 
 
 def test_console_script_keeps_stdout_clean() -> None:
@@ -144,10 +219,31 @@ def test_repo_spelling_is_normalised_to_the_source() -> None:
 
 def test_summary_line_names_missing_config(no_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PRHUB_CONFIG", raising=False)
-    code, _, err = run("digest", *W16)
+    code, out, err = run("digest", *W16)
     assert code == 0
     assert "39 PRs" in err
     assert "built-in defaults" in err
+    assert "生成于 " in out
+    assert " · 无配置文件\n" in out
+
+
+def test_config_option_is_the_file_read_wherever_one_runs(no_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same command gives the same digest in any folder with --config (15 key PRs with verl's prhub.toml,
+    12 without it), and the digest's metadata line names the file."""
+    monkeypatch.delenv("PRHUB_CONFIG", raising=False)
+    code, out, err = run("digest", *W16, "--format", "json")
+    assert code == 0
+    assert json.loads(out)["stats"]["key_pr_count"] == 12
+    assert json.loads(out)["config_file"] is None
+    code, out, err = run("digest", *W16, "--format", "json", "--config", str(ROOT / "prhub.toml"))
+    assert code == 0, err
+    assert json.loads(out)["stats"]["key_pr_count"] == 15
+    assert json.loads(out)["config_file"] == "prhub.toml"
+    code, out, _ = run("digest", *W16, "--lang", "en", "--config", str(ROOT / "prhub.toml"))
+    assert " · config: prhub.toml\n" in out
+    code, _, err = run("digest", *W16, "--config", "nowhere.toml")
+    assert code == 1
+    assert err.strip() == "错误：找不到配置文件：nowhere.toml（来自 --config）"
 
 
 def test_version() -> None:

@@ -132,7 +132,7 @@ def test_cli_pr_reuses_the_digest_analysis_from_the_cache(
         assert result.exit_code == 0, result.stderr
         assert "LLM: 0 calls, 1 cache hits" in result.stderr
         assert len(fake_env.requests) == calls_before
-        missing = CliRunner().invoke(app, ["pr", "99999", "--source", f"jsonl:{EXAMPLE}"])
+        missing = CliRunner().invoke(app, ["pr", "99999", "--source", f"jsonl:{EXAMPLE}", "--lang", "en"])
         assert missing.exit_code == 1
         assert "PR #99999 not found in this source" in missing.stderr
         assert len(fake_env.requests) == calls_before

@@ -1,4 +1,4 @@
-"""Settings: defaults with no file, the TOML layout of the README, env overrides and clear errors."""
+"""Settings: defaults with no file, the TOML layout of the docs, env overrides and clear errors."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ def test_defaults_without_any_file(no_config: Path) -> None:
     assert repo.aliases["ascend"] == "npu"
 
 
-def test_readme_example_is_valid(no_config: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```toml\n(.*?)```", readme, re.DOTALL) if "[repositories." in b)
+def test_reference_example_is_valid(no_config: Path) -> None:
+    reference = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", reference, re.DOTALL) if "[repositories." in b)
     (no_config / "prhub.toml").write_text(block, encoding="utf-8")
     repo = load_settings().repo("owner/name")
     assert repo.pr_url("owner/name", 3) == "https://gitlab.example.com/owner/name/-/merge_requests/3"
@@ -55,7 +55,7 @@ def test_invalid_toml_and_bad_values_are_named(no_config: Path) -> None:
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_settings()
     path.write_text('[repositories."o/r"]\nkey_pr_bar = 11\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"repositories\.o/r\.key_pr_bar"):
+    with pytest.raises(ConfigError, match=r'prhub\.toml:2: repositories\."o/r"\.key_pr_bar: input should be less'):
         load_settings()
     path.write_text('[repositories."o/r"]\nkey_pr_barr = 5\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="key_pr_barr"):
@@ -128,13 +128,13 @@ def test_subscriptions_bots_admins_and_quiet_hours_read_from_the_file(no_config:
 
 @pytest.mark.parametrize(("toml", "message"), [
     ('[[subscriptions]]\nsubscriber = "slack:C1"\nrepo = "o/r"\nfilter = "flavour:npu"\n',
-     r"subscriptions\.0\.filter.*unknown filter key flavour:.*known keys: label"),
+     r"prhub\.toml:4: subscriptions\[0\]\.filter: .*unknown filter key flavour:.*known keys: label"),
     ('[[subscriptions]]\nsubscriber = "slack:C1"\nrepo = "o/r"\nfilter = "importance>=12"\n',
      r"importance takes a number 1-10"),
     ('[[subscriptions]]\nsubscriber = "slack:C1"\nfilter = "npu"\n', r"no repo, and the subscriber has no bound"),
     ('[[subscriptions]]\nsubscriber = "teams:C1"\nrepo = "o/r"\n', r"expected slack:C…"),
     ('quiet_hours = "late"\n', r"quiet hours 'late': expected HH:MM-HH:MM"),
-    ('personal_digest_at = "1 09:00"\n', r"invalid setting personal_digest_at .*expected \"mon 10:00\""),
+    ('personal_digest_at = "1 09:00"\n', r"prhub\.toml:1: personal_digest_at: .*expected \"mon 10:00\""),
 ])
 def test_a_bad_subscription_setting_is_a_config_error_naming_it(no_config: Path, toml: str, message: str) -> None:
     (no_config / "prhub.toml").write_text(toml, encoding="utf-8")
@@ -142,9 +142,9 @@ def test_a_bad_subscription_setting_is_a_config_error_naming_it(no_config: Path,
         load_settings()
 
 
-def test_the_readme_subscriptions_example_is_valid(no_config: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```toml\n(.*?)```", readme, re.DOTALL) if "[[subscriptions]]" in b)
+def test_the_operator_guide_subscriptions_example_is_valid(no_config: Path) -> None:
+    guide = (ROOT / "docs" / "operator-guide.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", guide, re.DOTALL) if "[[subscriptions]]" in b)
     (no_config / "prhub.toml").write_text(block, encoding="utf-8")
     settings = load_settings()
     assert settings.subscriptions[0].filter == "path:verl/trainer/** -label:ci"

@@ -168,3 +168,26 @@ async def test_the_memory_store_keeps_them_the_same_way() -> None:
     assert not await subs.remove(TEAM, REPO, parse_filter("npu"))
     assert await subs.all() == {}
     assert [c.action for c in await subs.changes()] == ["subscribe", "unsubscribe"]
+
+
+async def test_every_subscriber_is_read_in_one_round_trip() -> None:
+    from redis_support import redis_store
+
+    from bot.filters import parse_filter
+    from bot.subscriptions import Subscriber, Subscriptions
+
+    async with redis_store() as store:
+        subs = Subscriptions(store)
+        for n in range(30):
+            await subs.add(Subscriber("slack", f"C{n:03d}"), "o/r", parse_filter("npu"), by="U1")
+        calls: list[str] = []
+        original = store._client.hgetall
+
+        async def counted(*args: object, **kwargs: object) -> object:  # a lone HGETALL is one round trip
+            calls.append(str(args[0]))
+            return await original(*args, **kwargs)
+
+        store._client.hgetall = counted  # type: ignore[method-assign]
+        every = await subs.all()
+        assert len(every) == 30
+        assert calls == []  # read in a pipeline, not one HGETALL per subscriber

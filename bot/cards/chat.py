@@ -66,6 +66,7 @@ from bot.replies import (
     MergedReply,
     MyDigestReply,
     NoteReply,
+    NoticeReply,
     PersonalDigestReply,
     PRReply,
     Reply,
@@ -191,6 +192,8 @@ def render_reply_slack(reply: Reply, extras: CardExtras | None = None) -> list[d
             if examples:
                 return [answers.render_nearest_slack(examples, language)]
             return [render_help_slack(language, repo)]
+        case NoticeReply(text, _):
+            return [render_note_slack(slack_text(text))]
         case ErrorReply(message, language):
             return [render_note_slack(chat_phrases(language).error.format(message=slack_text(message)))]
     raise TypeError(f"unknown reply {reply!r}")  # pragma: no cover - the match is exhaustive
@@ -324,6 +327,8 @@ def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[
             if repo:
                 body += "\n\n" + feishu_text(words.help_repo.format(repo=repo))
             return [render_note_feishu(words.help_title, body)]
+        case NoticeReply(text=text):
+            return [render_note_feishu("prhub", feishu_text(text), template="wathet")]
         case ErrorReply(message=message, language=lang):
             words = chat_phrases(lang)
             return [render_note_feishu("prhub", feishu_text(words.error.format(message=message)), template="red")]

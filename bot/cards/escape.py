@@ -12,6 +12,10 @@ them) is untrusted. Each output format gets its own escaper:
   :func:`slack_mrkdwn` also writes the GitHub Markdown of PR text as Slack's own
   (``**bold**`` → ``*bold*``, ``# Heading`` → ``*Heading*``, ``~~gone~~`` → ``~gone~``,
   ``[label](https://…)`` → ``<https://…|label>``; code spans untouched), so no stray asterisks.
+* Links in PR text stay inert: a Markdown link ``[label](target)`` is kept as a link only when its
+  target is an ``https`` URL on :data:`LINK_HOSTS` (GitHub, where the PR lives); any other
+  (``http``, another host, ``javascript:``, ``data:`` …) is shown as its label alone, in Slack
+  and in Feishu (:func:`link_allowed`).
 * Feishu card ``markdown`` (:func:`feishu_text`): the JSON 2.0 rich-text
   component reads HTML-like tags (``<at>``, ``<font>``, ``<link>``, …) and
   documents HTML character references ``&#60;`` / ``&#62;`` for showing ``<``
@@ -80,9 +84,24 @@ _MD_BOLD = re.compile(r"\*\*(?=\S)([^\n*]{1,300}?)(?<=\S)\*\*"
 _MD_STRIKE = re.compile(r"~~(?=\S)([^\n~]{1,300}?)(?<=\S)~~")
 _MD_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+([^\n]{1,300}?)[ \t#]*$")
 _MD_LINK = re.compile(r"\[([^\[\]\n|<>`]{1,200})\]\((https?://[^\s()<>]{1,2000})\)")
+_ANY_MD_LINK = re.compile(r"!?\[([^\[\]\n]{0,200})\]\(\s*(<[^<>\n]{0,2000}>|(?:[^\s()]|\([^\s()]{0,200}\)){0,2000})"
+                          r"(?:\s+(?:\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'))?\s*\)")
+"""A Markdown link or image, whatever its target's scheme (an optional title after it)."""
+LINK_HOSTS: tuple[str, ...] = ("github.com",)
+"""Hosts whose ``https`` links in PR text stay links (the PR's own host); every other link shows its label."""
 _HELD = re.compile(r"\x03([0-9]{1,4})\x04")
 _MRKDWN_MARKS = ("&", "<", ">", "`", "[", "#", "**", "__", "~~", "\x03", "\x04")
 """Text holding none of these (and no bidi control) is its own :func:`slack_mrkdwn`."""
+
+
+def link_allowed(url: str, hosts: tuple[str, ...] = LINK_HOSTS) -> bool:
+    """Whether a link of PR text to ``url`` may stay a link: ``https``, on one of ``hosts``."""
+    try:
+        parts = urlsplit(url.strip().strip("<>"))
+    except ValueError:
+        return False
+    host = (parts.hostname or "").lower()
+    return parts.scheme.lower() == "https" and any(host == h or host.endswith("." + h) for h in hosts)
 
 
 def slack_mrkdwn(text: str, *, headings: bool = True) -> str:
@@ -99,7 +118,8 @@ def slack_mrkdwn(text: str, *, headings: bool = True) -> str:
 
     text = text.replace("\x03", "").replace("\x04", "")
     text = _CODE_SPAN.sub(lambda m: hold(slack_text(m.group(0))), text)
-    text = _MD_LINK.sub(lambda m: hold(f"<{slack_text(m.group(2))}|{slack_text(m.group(1))}>"), text)
+    text = _MD_LINK.sub(lambda m: hold(f"<{slack_text(m.group(2))}|{slack_text(m.group(1))}>"
+                                       if link_allowed(m.group(2)) else slack_text(m.group(1))), text)
     text = slack_text(text)
     if headings:
         text = _MD_HEADING.sub(lambda m: f"*{m.group(1)}*", text)
@@ -112,9 +132,13 @@ def feishu_text(text: str) -> str:
     """Escape ``text`` for a Feishu JSON 2.0 ``markdown`` element.
 
     ``<`` → ``&#60;``, ``>`` → ``&#62;``, and ``&`` → ``&#38;`` where it would
-    begin a character reference; everything else (Markdown included) is kept.
+    begin a character reference; a Markdown link or image is kept only as an ``https`` link to
+    :data:`LINK_HOSTS` (else its label); everything else (Markdown included) is kept.
     """
     text = without_bidi(text)
+    if "](" in text:  # a Markdown link: a link only to the PR's own host, else its label
+        text = _ANY_MD_LINK.sub(lambda m: m.group(0) if not m.group(0).startswith("!") and
+                                link_allowed(m.group(2)) else m.group(1), text)
     if not any(c in text for c in "&<>"):
         return text
     text = _FEISHU_ENTITY_AMP.sub("&#38;", text)

@@ -70,7 +70,11 @@ class Phrases:
     table_header: tuple[str, str, str, str]
     """Columns of the key-PR table: PR, title, key points, risks."""
     meta: str
-    """``{repo}``, ``{first}``, ``{last}`` (ISO dates), ``{prs}``, ``{key_prs}``, ``{generated}``."""
+    """``{repo}``, ``{first}``, ``{last}`` (ISO dates), ``{prs}``, ``{key_prs}``, ``{generated}``, ``{config}``."""
+    config_named: str
+    """The metadata line's config part: ``{name}`` of the file."""
+    no_config: str
+    """The metadata line's config part without a file."""
     analysis_line: str
     """``{statuses}`` (``status_counts`` joined), ``{narrative}``."""
     pr_count: tuple[str, str]
@@ -132,7 +136,9 @@ ZH = Phrases(
     no_key_prs="没有 PR 达到重点线（重要性 ≥ {bar}）。",
     continued="（续 {part}/{total}）",
     table_header=("PR", "标题", "关键点", "风险"),
-    meta="仓库：{repo} 周期：{first} 至 {last} 来源 PR：{prs} · 重点 PR：{key_prs} · 生成于 {generated}",
+    meta="仓库：{repo} 周期：{first} 至 {last} 来源 PR：{prs} · 重点 PR：{key_prs} · 生成于 {generated} · {config}",
+    config_named="配置：{name}",
+    no_config="无配置文件",
     analysis_line="分析：{statuses} · 摘要：{narrative}",
     pr_count=("{count} 个 PR", "{count} 个 PR"),
     fallback_note="其中 {count} 个为模型失败后的启发式回退",
@@ -181,7 +187,9 @@ EN = Phrases(
     no_key_prs="No PR reached the key bar (importance ≥ {bar}).",
     continued=" (continued {part}/{total})",
     table_header=("PR", "Title", "Key points", "Risks"),
-    meta="Repo: {repo} Period: {first} to {last} PRs: {prs} · key PRs: {key_prs} · generated {generated}",
+    meta="Repo: {repo} Period: {first} to {last} PRs: {prs} · key PRs: {key_prs} · generated {generated} · {config}",
+    config_named="config: {name}",
+    no_config="no config",
     analysis_line="Analysis: {statuses} · narrative: {narrative}",
     pr_count=("{count} PR", "{count} PRs"),
     fallback_note="{count} of them heuristic fallbacks after a model failure",
@@ -252,15 +260,18 @@ def format_generated(moment: datetime, timezone: str) -> str:
 
 
 def meta_line(digest: Digest) -> str:
-    """Repository, period, PR counts and generation time in one line (unescaped repo name)."""
+    """Repository, period, PR counts, generation time and the config file (its name, or "no config") in one
+    line (unescaped repo name)."""
     first, last = window_days(digest.window)
-    return phrases(digest.language).meta.format(
+    words = phrases(digest.language)
+    return words.meta.format(
         repo=digest.repo,
         first=first.isoformat(),
         last=last.isoformat(),
         prs=digest.stats.pr_count,
         key_prs=digest.stats.key_pr_count,
         generated=format_generated(digest.generated_at, digest.window.timezone),
+        config=words.config_named.format(name=digest.config_file) if digest.config_file else words.no_config,
     )
 
 
@@ -573,6 +584,8 @@ class ChatPhrases:
 
     working: str
     failed: str
+    rate_limited: str
+    """``{minutes}``: a source (GitHub) keeps the answer waiting that long; it follows by itself."""
     label_title: str
     """``{label}``, ``{title}`` (the digest's title)."""
     label_meta: str
@@ -643,6 +656,7 @@ CHAT: Mapping[Language, ChatPhrases] = {
     "zh": ChatPhrases(
         working="生成中…",
         failed="抱歉，这次没能回答（出了点问题），请稍后再问一次。",
+        rate_limited="GitHub 限流中，约 {minutes} 分钟后回答（不用再问，答案会自动发到这里）。",
         label_title="{label} · {title}",
         label_meta="仓库：{repo} · {n_prs}",
         label_empty="{title}没有带 {label} 标签的 PR。",
@@ -709,6 +723,7 @@ CHAT: Mapping[Language, ChatPhrases] = {
     "en": ChatPhrases(
         working="Working on it…",
         failed="Sorry, I could not answer this time (something went wrong); please ask again in a moment.",
+        rate_limited="GitHub is rate-limiting us; the answer comes in about {minutes} min (no need to ask again).",
         label_title="{label} · {title}",
         label_meta="Repository: {repo} · {n_prs}",
         label_empty="No PR with the {label} label in {title}.",
@@ -931,6 +946,20 @@ ERRORS_EN = ErrorPhrases(
     other="I could not complete that request. Please try again later; if it persists, tell an admin (the details "
           "are in the bot's log).",
 )
+
+
+def bind_hint(channel: str, language: Language) -> str:
+    """How an admin binds channel ``channel`` (``platform:id``) to a repository, for the first mention in an
+    unbound channel; the lines of TOML to add name the channel itself."""
+    toml = f'[channels."{channel}"]\nrepo = "owner/name"'
+    if language == "en":
+        return (f"This channel is not bound to a repository yet, so I cannot answer about PRs here. An admin binds "
+                f"it by adding these lines to prhub.toml and restarting the bot (prhub config check checks the "
+                f"file first):\n{toml}\nOr set PRHUB_DEFAULT_REPO=owner/name for every channel without a binding.")
+    return (f"这个频道还没有绑定仓库，所以我暂时回答不了关于 PR 的问题。管理员在 prhub.toml 里加上下面两行，"
+            f"再重启机器人即可"
+            f"（可以先用 prhub config check 检查配置）：\n{toml}\n或者设置 PRHUB_DEFAULT_REPO=owner/name，"
+            f"作为所有未绑定频道的默认仓库。")
 
 
 def error_phrases(language: Language) -> ErrorPhrases:

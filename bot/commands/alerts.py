@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from bot.commands.common import ConfigOption, cli_language, fail
 from bot.errors import PrhubError
 
 if TYPE_CHECKING:
@@ -31,8 +32,9 @@ def register(app: typer.Typer) -> None:
 
 def alerts(
     once: Annotated[bool, typer.Option("--once", help="Poll once and exit.")] = False,
-    source: Annotated[str | None, typer.Option(help="Source of repositories no channel is bound to "
-                                                    "(default_source).")] = None,
+    source: Annotated[str | None, typer.Option(metavar="SPEC", help="Source of repositories no channel is bound to "
+                                                                    "(default_source).")] = None,
+    config: ConfigOption = None,
 ) -> None:
     """Queue the PRs merged since the last poll that match a subscription, and send the batches that are due.
 
@@ -42,12 +44,13 @@ def alerts(
 
     from bot.config import load_settings
 
+    language = cli_language(None, config)
     try:
-        settings = load_settings(default_source=source)
+        settings = load_settings(config=config, default_source=source)
+        language = settings.language
         asyncio.run(_run(settings, once=once))
     except PrhubError as exc:
-        _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
-        raise typer.Exit(code=1) from exc
+        raise fail(exc, language) from exc
     except KeyboardInterrupt:
         pass
 
@@ -65,7 +68,7 @@ async def _run(settings: Settings, *, once: bool) -> None:
 
     from bot.app import open_services
 
-    async with open_services(settings, store="redis", purpose="label alerts need Redis") as services:
+    async with open_services(settings, store="redis", purpose="label alerts need Redis", fetch_git=True) as services:
         poller = services.poller()
         while True:
             report = await poller.poll()

@@ -6,6 +6,13 @@ offline — the LLM analysis included, since per-file ``patch`` text is kept. Fi
 the source had are written too: ``url``, ``labels``, ``reviews``, ``comments``,
 ``reverts``, ``files_partial`` and per file ``previous_path`` and ``patch``.
 
+With ``--history`` (the default) the file also holds the PRs of the
+:data:`~bot.digest.history.CHART_WINDOWS` − 1 windows before, which a digest reads for the
+repository's core files and for week over week, and starts with a header line saying which span
+it covers (:data:`bot.sources.jsonl.HEADER_KEY`): the digest of the window built from the file
+is the digest built from the source (a snapshot or a git clone; from the GitHub API the earlier
+weeks are read in full, one request per PR, where the online digest only counts them).
+
 A source that does not know a PR's author date (none of ours today) gets
 ``authored_at = merged_at``, because the snapshot format requires the field.
 """
@@ -15,13 +22,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterable
-from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from bot.commands.common import (
+    ConfigOption,
     OutOption,
     RepoOption,
     SinceOption,
@@ -29,7 +36,11 @@ from bot.commands.common import (
     TzOption,
     UntilOption,
     WeekOption,
+    check_source_spec,
+    cli_language,
+    fail,
     run,
+    window_option,
 )
 from bot.errors import PrhubError, SourceError
 
@@ -78,13 +89,11 @@ def snapshot_record(pr: PullRequest, *, patches: bool = True) -> dict[str, Any]:
     return record
 
 
-def snapshot_lines(prs: Iterable[PullRequest], *, patches: bool = True) -> str:
-    """The snapshot text of ``prs``: one JSON object per line, UTF-8 (not ASCII-escaped), newline-terminated."""
-    return "".join(json.dumps(snapshot_record(pr, patches=patches), ensure_ascii=False) + "\n" for pr in prs)
-
-
-def _date(value: datetime | None) -> date | None:
-    return value.date() if value is not None else None
+def snapshot_lines(prs: Iterable[PullRequest], *, patches: bool = True, header: dict[str, Any] | None = None) -> str:
+    """The snapshot text of ``prs``: one JSON object per line, UTF-8 (not ASCII-escaped), newline-terminated;
+    ``header`` (:func:`bot.sources.jsonl.snapshot_header`) first when given."""
+    first = json.dumps(header, ensure_ascii=False) + "\n" if header is not None else ""
+    return first + "".join(json.dumps(snapshot_record(pr, patches=patches), ensure_ascii=False) + "\n" for pr in prs)
 
 
 def export(
@@ -95,32 +104,32 @@ def export(
     until: UntilOption = None,
     tz: TzOption = None,
     patches: Annotated[bool, typer.Option(help="Keep per-file patch text (needed for LLM analysis).")] = True,
+    history: Annotated[bool, typer.Option(help="Also write the 11 windows before, which a digest reads for core "
+                                               "files and week over week (offline, the same digest).")] = True,
     out: OutOption = None,
+    config: ConfigOption = None,
 ) -> None:
     """Write the PRs merged in one window as a JSONL snapshot (readable back with --source jsonl:FILE).
 
-    Example: prhub export --repo verl-project/verl --week 2026-W16 --out verl-2026-W16.jsonl
+    Example: prhub export --source jsonl:examples/verl-2026-W12-W16.jsonl.gz --week 2026-W16 --out w16.jsonl
     """
 
     from bot.config import load_settings
-    from bot.digest.window import resolve_window, zone
     from bot.sources.base import default_source_spec
 
+    language = cli_language(None, config)
     try:
-        settings = load_settings(timezone=tz)
-        zone(settings.timezone)
-        spec = default_source_spec(source, repo, settings)
-
-        def window_of() -> Window:
-            return resolve_window(week=week, since=_date(since), until=_date(until), tz=settings.timezone,
-                                  now=datetime.now(UTC))
-
-        name, window, prs, requests = run(_read(settings, spec, repo, window_of))
-        text = snapshot_lines(prs, patches=patches)
+        settings = load_settings(config=config, timezone=tz)
+        language = settings.language
+        spec = check_source_spec(default_source_spec(source, repo, settings))
+        window_of = window_option(week, since, until, settings.timezone)
+        name, window, prs, header, requests = run(_read(settings, spec, repo, window_of, history))
+        text = snapshot_lines(prs, patches=patches, header=header)
     except PrhubError as exc:
-        _stderr.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=1) from exc
-    summary = f"{name} {window.name}: {len(prs)} PRs{requests}"
+        raise fail(exc, language) from exc
+    inside = sum(1 for pr in prs if window.start <= pr.merged_at < window.end)
+    earlier = f" (+{len(prs) - inside} of the 11 windows before)" if history else ""
+    summary = f"{name} {window.name}: {inside} PRs{earlier}{requests}"
     if out is None:
         sys.stdout.write(text)
         _stderr.print(summary, highlight=False, soft_wrap=True)
@@ -128,25 +137,42 @@ def export(
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
-        _stderr.print(f"[bold red]error:[/] cannot write {out}: {exc.strerror}", highlight=False)
-        raise typer.Exit(code=1) from exc
+        raise fail(PrhubError(f"cannot write {out}: {exc.strerror}", zh=f"无法写入 {out}：{exc.strerror}"),
+                   language) from exc
     _stderr.print(f"wrote {out} · {summary}", highlight=False, soft_wrap=True)
 
 
-async def _read(settings: Settings, spec: str, repo: str | None, window_of: Callable[[], Window],
-                ) -> tuple[str, Window, list[PullRequest], str]:
-    """The repository, the window, its PRs and the source's request summary (the source from :mod:`bot.app`)."""
+async def _read(settings: Settings, spec: str, repo: str | None, window_of: Callable[[], Window], history: bool,
+                ) -> tuple[str, Window, list[PullRequest], dict[str, Any] | None, str]:
+    """The repository, the window, the PRs to write (with ``history``, those of the earlier windows first),
+    the header to write first (``None`` without ``history``) and the source's request summary (the source
+    from :mod:`bot.app`)."""
     import asyncio
 
     from bot.app import open_services
+    from bot.digest.history import CHART_WINDOWS, earlier_windows
+    from bot.models import Window
     from bot.sources.base import canonical_repo, request_summary
+    from bot.sources.jsonl import SnapshotSource, snapshot_header
 
     async with open_services(settings, store="memory") as services:
         pr_source = services.channels.source(spec)
         window = window_of()
         name = canonical_repo(repo or settings.default_repo, await asyncio.to_thread(pr_source.repos))
-        prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
-    return name, window, prs, request_summary(pr_source)
+        if not history:
+            prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
+            return name, window, prs, None, request_summary(pr_source)
+        before = earlier_windows(window, CHART_WINDOWS - 1)
+        start = before[0].start if before else window.start
+        first = before[0].name if before else window.name
+        span = Window(start=start, end=window.end, timezone=window.timezone, name=f"{first}..{window.name}")
+        prs = await asyncio.to_thread(pr_source.merged_prs, name, span)
+        covers_from = start
+        if isinstance(pr_source, SnapshotSource):
+            own = await asyncio.to_thread(pr_source.covered_from, name)
+            covers_from = max(start, own) if own is not None else start
+        header = snapshot_header(name, window, covers_from=covers_from, covers_until=window.end)
+    return name, window, prs, header, request_summary(pr_source)
 
 
 def register(app: typer.Typer) -> None:

@@ -30,8 +30,17 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import Lang, SourceOption, run, warner
-from bot.errors import PrhubError, PRNotFoundError
+from bot.commands.common import (
+    ConfigOption,
+    LangOption,
+    SourceOption,
+    check_source_spec,
+    cli_language,
+    fail,
+    run,
+    warner,
+)
+from bot.errors import PrhubError, PRNotFoundError, UsageError
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -70,7 +79,7 @@ def parse_pr_ref(ref: str) -> tuple[str | None, int]:
     query or fragment).
 
     Raises:
-        PrhubError: ``ref`` is none of these, or the number is 0.
+        UsageError: ``ref`` is none of these, or the number is 0.
     """
     text = ref.strip()
     match = _NUMBER.match(text)
@@ -78,26 +87,31 @@ def parse_pr_ref(ref: str) -> tuple[str | None, int]:
     if match is None:
         url = _PR_URL.match(text)
         if url is None:
-            raise PrhubError(f"cannot read {ref!r} as a PR: expected a number (6046, #6046) or a PR URL")
+            raise UsageError(f"cannot read {ref!r} as a PR: expected a number (6046, #6046) or a PR URL",
+                             zh=f"读不懂 PR {ref!r}：应为编号（6046、#6046）或 PR 地址")
         repo, digits = url["repo"], url["number"]
     else:
         digits = match[1]
     number = int(digits)
     if number < 1:
-        raise PrhubError(f"PR numbers start at 1, got {ref!r}")
+        raise UsageError(f"PR numbers start at 1, got {ref!r}", zh=f"PR 编号从 1 开始，收到的是 {ref!r}")
     return repo, number
 
 
 def pr(
-    ref: Annotated[str, typer.Argument(metavar="N", help="PR number (6046 or '#6046') or the PR's URL.")],
+    ref: Annotated[str, typer.Argument(metavar="N", show_default=False,
+                                       help="PR number (6046 or '#6046') or the PR's URL.")],
     source: SourceOption = None,
     repo: Annotated[
         str | None,
-        typer.Option(help="Repository owner/name; may be left out when N is a URL or the source holds only one."),
+        typer.Option(metavar="OWNER/NAME",
+                     help="Repository owner/name; may be left out when N is a URL or the source holds only one."),
     ] = None,
-    lang: Annotated[Lang | None, typer.Option(help="Language of the answer: zh or en.")] = None,
-    fmt: Annotated[PRFormat, typer.Option("--format", help="Output format.")] = PRFormat.markdown,
-    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")] = None,
+    lang: LangOption = None,
+    fmt: Annotated[PRFormat, typer.Option("--format", metavar="FORMAT",
+                                          help="markdown, json, slack or feishu.")] = PRFormat.markdown,
+    out: Annotated[Path | None, typer.Option(metavar="FILE", help="Write to this file instead of stdout.")] = None,
+    config: ConfigOption = None,
 ) -> None:
     """Is PR N worth reading? Its analysis: verdict, what it does, risks, where to start.
 
@@ -107,18 +121,21 @@ def pr(
     from bot.config import load_settings, settings_source
     from bot.sources.base import default_source_spec
 
+    language = cli_language(lang, config)
     try:
-        settings = load_settings(language=lang)
+        settings = load_settings(config=config, language=lang)
+        language = settings.language
         url_repo, number = parse_pr_ref(ref)
         if url_repo and repo and url_repo.lower() != repo.strip().lower():
-            raise PrhubError(f"the URL names {url_repo} but --repo says {repo.strip()}")
+            raise UsageError(f"the URL names {url_repo} but --repo says {repo.strip()}",
+                             zh=f"地址里的仓库是 {url_repo}，但 --repo 是 {repo.strip()}")
         wanted = repo or url_repo
-        spec = default_source_spec(source, wanted, settings)
+        spec = check_source_spec(default_source_spec(source, wanted, settings))
         name, item = run(_answer(settings, spec, wanted, number))
         text = _render(item, fmt, repo=name, language=settings.language, timezone=settings.timezone)
     except PrhubError as exc:
-        raise _fail(str(exc)) from exc
-    summary = f"{name} #{number}: {_verdict(item)} · config {settings_source()}"
+        raise fail(exc, language) from exc
+    summary = f"{name} #{number}: {_verdict(item)} · config {settings_source(settings)}"
     if out is None:
         sys.stdout.write(text)
         _stderr.print(Text(summary), highlight=False, soft_wrap=True)
@@ -126,7 +143,8 @@ def pr(
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise _fail(f"cannot write {out}: {exc.strerror}") from exc
+        raise fail(PrhubError(f"cannot write {out}: {exc.strerror}", zh=f"无法写入 {out}：{exc.strerror}"),
+                   language) from exc
     _stderr.print(Text(f"wrote {out} · {summary}"), highlight=False, soft_wrap=True)
 
 
@@ -159,7 +177,8 @@ def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:
     try:
         return source.pull_request(repo, number)
     except PRNotFoundError as exc:
-        raise PRNotFoundError(f"PR #{number} not found in this source ({exc})") from exc
+        raise PRNotFoundError(f"PR #{number} not found in this source ({exc})",
+                              zh=f"数据源里没有 PR #{number}（{exc.message('zh')}）") from exc
 
 
 def _week_of(pr: PullRequest, timezone: str) -> Window:
@@ -191,9 +210,3 @@ def _verdict(item: DigestPR) -> str:
     if item.analysis is None:
         return "pending"
     return f"{item.analysis.recommendation.level} ({item.analysis.status})"
-
-
-def _fail(message: str) -> typer.Exit:
-    """Print ``error: <message>`` as one line on stderr; the exit (code 1) to raise."""
-    _stderr.print(Text.assemble(("error:", "bold red"), " ", message), highlight=False, soft_wrap=True)
-    return typer.Exit(code=1)

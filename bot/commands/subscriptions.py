@@ -34,7 +34,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import Lang, run
+from bot.commands.common import ConfigOption, Lang, cli_language, fail, run
 from bot.errors import ConfigError, FilterError, PrhubError
 
 if TYPE_CHECKING:
@@ -46,7 +46,8 @@ CHECK_WEEKS = 12
 EXPORT_FORMAT = "prhub-subscriptions"
 EXPORT_VERSION = 1
 
-app = typer.Typer(help="List, export and import subscriptions; show their change log.", no_args_is_help=False)
+app = typer.Typer(help="List, export and import subscriptions; show their change log.", no_args_is_help=False,
+                  rich_markup_mode=None)
 
 
 def register(root: typer.Typer) -> None:
@@ -54,20 +55,34 @@ def register(root: typer.Typer) -> None:
     root.add_typer(app, name="subscriptions")
 
 
-def _fail(exc: PrhubError) -> typer.Exit:
-    _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
-    return typer.Exit(code=1)
+def _settings(config: Path | None, lang: str | None = None) -> tuple[Settings, Lang]:
+    """The settings (``--config``) and the language of messages.
+
+    Raises:
+        typer.Exit: the settings did not load (its one line printed).
+    """
+    from bot.config import load_settings
+
+    try:
+        settings = load_settings(config=config)
+    except PrhubError as exc:
+        raise fail(exc, cli_language(lang, config)) from exc
+    language: Lang = lang if lang in ("zh", "en") else settings.language  # type: ignore[assignment]
+    return settings, language
 
 
 @app.callback(invoke_without_command=True)
 def subscriptions(
     ctx: typer.Context,
-    subscriber: Annotated[str | None, typer.Option(help="Only this subscriber: slack:U123, slack:C123, "
-                                                        "feishu:oc_xxx.")] = None,
+    subscriber: Annotated[str | None, typer.Option(metavar="PLATFORM:ID", help="Only this subscriber: slack:U123, "
+                                                                                "slack:C123, feishu:oc_xxx.")] = None,
     check: Annotated[bool, typer.Option("--check", help="Flag labels the repository has never used.")] = False,
-    output: Annotated[Literal["text", "json"], typer.Option("--format", help="text: one line each; json: the "
-                                                                              "export (import reads it).")] = "text",
-    lang: Annotated[Lang | None, typer.Option("--lang", help="Language of the filters said back.")] = None,
+    output: Annotated[Literal["text", "json"], typer.Option("--format", metavar="text|json",
+                                                            help="text: one line each; json: the export (import "
+                                                                 "reads it).")] = "text",
+    lang: Annotated[Lang | None, typer.Option("--lang", metavar="zh|en",
+                                              help="Language of the filters said back.")] = None,
+    config: ConfigOption = None,
 ) -> None:
     """List subscriptions (each filter in words and in the grammar), or export them with --format json.
 
@@ -75,56 +90,52 @@ def subscriptions(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from bot.config import load_settings
-
+    settings, language = _settings(config, lang)
     try:
-        settings = load_settings()
-        text = run(_list(settings, subscriber, check, output, lang or settings.language))
+        text = run(_list(settings, subscriber, check, output, language))
     except PrhubError as exc:
-        raise _fail(exc) from exc
+        raise fail(exc, language) from exc
     typer.echo(text, nl=False)
 
 
 @app.command("import")
 def import_(
-    file: Annotated[str, typer.Argument(help="An export (prhub subscriptions --format json), or - for stdin.")],
+    file: Annotated[str, typer.Argument(metavar="FILE", show_default=False,
+                                        help="An export (prhub subscriptions --format json), or - for stdin.")],
     replace: Annotated[bool, typer.Option("--replace", help="Also remove the stored subscriptions of the "
                                                             "subscribers in the file that it does not hold.")] = False,
+    config: ConfigOption = None,
 ) -> None:
     """Read an export back into Redis (equal subscriptions are kept, not doubled).
 
     Example: prhub subscriptions import subscriptions.json
     """
-
-    from bot.config import load_settings
-
+    settings, language = _settings(config)
     try:
-        settings = load_settings()
         text = sys.stdin.read() if file == "-" else _read(Path(file))
         added, removed, total = run(_import(settings, text, replace=replace))
     except PrhubError as exc:
-        raise _fail(exc) from exc
+        raise fail(exc, language) from exc
     line = f"{total} subscription(s) in the file: {added} added, {total - added} already there"
     _stderr.print(Text(line + (f", {removed} removed" if replace else "")), highlight=False)
 
 
 @app.command("log")
 def log(
-    limit: Annotated[int, typer.Option(help="The last N changes.", min=1)] = 50,
-    output: Annotated[Literal["text", "json"], typer.Option("--format", help="text or json.")] = "text",
+    limit: Annotated[int, typer.Option(metavar="N", help="The last N changes.", min=1)] = 50,
+    output: Annotated[Literal["text", "json"], typer.Option("--format", metavar="text|json",
+                                                            help="text or json.")] = "text",
+    config: ConfigOption = None,
 ) -> None:
     """The change log: when, who, what (subscribe / unsubscribe), the subscriber, the repository and the filter.
 
     Example: prhub subscriptions log --limit 20
     """
-
-    from bot.config import load_settings
-
+    settings, language = _settings(config)
     try:
-        settings = load_settings()
         text = run(_log(settings, limit, output))
     except PrhubError as exc:
-        raise _fail(exc) from exc
+        raise fail(exc, language) from exc
     typer.echo(text, nl=False)
 
 
@@ -132,7 +143,8 @@ def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read {path.name}: {exc.strerror}") from exc
+        raise ConfigError(f"cannot read {path.name}: {exc.strerror}",
+                          zh=f"无法读取 {path.name}：{exc.strerror}") from exc
 
 
 async def _list(settings: Settings, subscriber: str | None, check: bool, output: str, lang: Language) -> str:

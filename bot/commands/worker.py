@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from bot.commands.common import ConfigOption, cli_language, error_line, fail
 from bot.errors import PrhubError
 
 # Like every command, only typer, rich and the option types at import (tests/test_cli_imports.py):
@@ -27,7 +28,7 @@ from bot.errors import PrhubError
 _stderr = Console(stderr=True)
 
 
-def _status() -> None:
+def _status(config: str | None) -> None:
     import socket
 
     from redis.exceptions import RedisError
@@ -35,16 +36,20 @@ def _status() -> None:
     from bot.config import load_settings
     from bot.jobs.queue import JobQueue
 
+    language = cli_language(None, config)
     try:
-        settings = load_settings()
+        settings = load_settings(config=config)
+        language = settings.language
         queue = JobQueue(settings)
         try:
             beats, queued, stats = queue.workers(), queue.pending(), queue.stats()
         finally:
             queue.close()
-    except (PrhubError, RedisError) as exc:
-        _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
-        raise typer.Exit(code=1) from exc
+    except PrhubError as exc:
+        raise fail(exc, language) from exc
+    except RedisError as exc:
+        raise fail(PrhubError(f"Redis does not answer at PRHUB_REDIS_URL ({exc})",
+                              zh=f"PRHUB_REDIS_URL 上的 Redis 没有响应（{exc}）"), language) from exc
     out = Console()
     out.print(Text(f"queue {settings.jobs_queue}: {queued} waiting · {stats.get('stored', 0)} analysed, "
                    f"{stats.get('cached', 0)} already cached, {stats.get('failed', 0)} failed"), highlight=False)
@@ -64,17 +69,18 @@ def register(app: typer.Typer) -> None:
 
 
 def worker(
-    concurrency: Annotated[int | None, typer.Option(min=1, max=64, help="Jobs run at once (threads). "
-                                                    "Default: PRHUB_WORKER_CONCURRENCY, else 4.")] = None,
+    concurrency: Annotated[int | None, typer.Option(min=1, max=64, metavar="N", help="Jobs run at once "
+                                                    "(threads). Default: PRHUB_WORKER_CONCURRENCY, else 4.")] = None,
     status: Annotated[bool, typer.Option("--status", help="Print the workers alive (their heartbeats in Redis) "
                                          "and exit: 0 when one of this host runs, else 1 (a health check).")] = False,
+    config: ConfigOption = None,
 ) -> None:
     """Run LLM analysis jobs queued by `prhub serve` and `prhub push` (Ctrl-C stops it after the jobs under way).
 
     Example: PRHUB_LLM_MODEL=openai/gpt-4o-mini prhub worker --concurrency 8
     """
     if status:
-        _status()
+        _status(str(config) if config is not None else None)
         return
     from redis.exceptions import RedisError
 
@@ -82,16 +88,17 @@ def worker(
     from bot.jobs.worker import AnalysisWorker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    language = cli_language(None, config)
     try:
-        settings = load_settings()
+        settings = load_settings(config=config)
+        language = settings.language
         runner = AnalysisWorker(settings, concurrency=concurrency)
         runner.start()
     except PrhubError as exc:
-        _stderr.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
-        raise typer.Exit(code=1) from exc
+        raise fail(exc, language) from exc
     except RedisError as exc:
-        _stderr.print(Text.assemble(("error:", "bold red"), " ", f"the worker needs Redis at PRHUB_REDIS_URL ({exc})"),
-                      highlight=False, soft_wrap=True)
+        error_line(f"the worker needs Redis at PRHUB_REDIS_URL ({exc})" if language == "en" else
+                   f"worker 需要 PRHUB_REDIS_URL 上的 Redis（{exc}）", language)
         raise typer.Exit(code=1) from exc
 
     def stop(signum: int, _frame: FrameType | None) -> None:
@@ -99,7 +106,7 @@ def worker(
 
     signal.signal(signal.SIGTERM, stop)
     _stderr.print(Text(f"prhub worker {runner.id}: {runner.concurrency} at once on queue {settings.jobs_queue} · "
-                       f"model {settings.llm_model} · config {settings_source()}"), highlight=False)
+                       f"model {settings.llm_model} · config {settings_source(settings)}"), highlight=False)
     try:
         runner.wait()
     except KeyboardInterrupt:

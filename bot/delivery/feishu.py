@@ -75,6 +75,7 @@ from bot.replies import Reply
 
 if TYPE_CHECKING:
     from bot.cards.charts import Chart
+    from bot.delivery.health import PlatformState
 
 log = logging.getLogger(__name__)
 
@@ -145,10 +146,11 @@ class FeishuClient:
         pacer: the process's pacer (sends to one chat or thread are paced as ``feishu``).
         sleep: how to wait out rate limits (tests pass a recorder).
         timeout_s: per-request timeout.
+        state: told how each request ended (:class:`~bot.delivery.health.PlatformState`; ``/readyz``).
     """
 
     def __init__(self, *, app_id: str, app_secret: str, base_url: str, pacer: Pacer,
-                 sleep: Sleep = asyncio.sleep, timeout_s: float = 15.0) -> None:
+                 sleep: Sleep = asyncio.sleep, timeout_s: float = 15.0, state: PlatformState | None = None) -> None:
         self._lark: Any = (
             lark.Client.builder().app_id(app_id).app_secret(app_secret).domain(base_url.rstrip("/"))
             .timeout(timeout_s).log_level(lark.LogLevel.WARNING).build()
@@ -156,6 +158,19 @@ class FeishuClient:
         self._pacer = pacer
         self._sleep = sleep
         self._open_id: str | None = None
+        self._state = state
+
+    def _called(self, ok: bool, error: str | None = None) -> None:
+        if self._state is not None:
+            self._state.called(ok, error)
+
+    async def check_credentials(self) -> None:
+        """Ask Feishu whether it accepts the app's credentials (the bot info, with a tenant token).
+
+        Raises:
+            FeishuAPIError: refused (``code``: Feishu's), or Feishu could not be reached.
+        """
+        await asyncio.to_thread(self._bot_info)
 
     async def bot_open_id(self) -> str:
         """The bot's own ``open_id`` (``GET /open-apis/bot/v3/info``), fetched once.
@@ -186,16 +201,20 @@ class FeishuClient:
         try:
             response = self._lark.request(builder.build())
         except Exception as exc:  # the SDK raises bare exceptions for token and transport failures
+            self._called(False, type(exc).__name__)
             raise FeishuAPIError(f"{what} failed: {exc}") from exc
         raw = response.raw
         try:
             answer = json.loads(bytes(raw.content or b"{}"))
         except ValueError as exc:
+            self._called(False, f"http_{raw.status_code}")
             raise FeishuAPIError(f"{what}: not JSON", status=int(raw.status_code or 0)) from exc
         if not isinstance(answer, dict) or answer.get("code") != 0:
             code = answer.get("code", -1) if isinstance(answer, dict) else -1
+            self._called(False, str(code))
             raise FeishuAPIError(f"{what} refused: {answer}", code=int(code) if isinstance(code, int) else -1,
                                  status=int(raw.status_code or 0))
+        self._called(True)
         return cast("dict[str, Any]", answer)
 
     async def send_ephemeral(self, chat_id: str, open_id: str, card: dict[str, Any]) -> str:
@@ -232,6 +251,7 @@ class FeishuClient:
             async for attempt in self._retrying():
                 with attempt:
                     result = await once()
+                    self._called(result.code == 0, None if result.code == 0 else str(result.code))
                     if result.code == 0 and (result.message_id or not needs_id):
                         return result.message_id or ""
                     if result.status == 429 or result.code in RATE_LIMIT_CODES:

@@ -74,6 +74,9 @@ class CardMedia:
                 except PrhubError as exc:
                     log.warning("charts of %s %s not uploaded, the card goes without them: %s",
                                 digest.repo, digest.window.name, exc)
+                except Exception as exc:  # whatever else an SDK raises: the picture is not worth the card
+                    log.warning("charts of %s %s not uploaded (%s: %s), the card goes without them",
+                                digest.repo, digest.window.name, type(exc).__name__, exc, exc_info=True)
         if page_url is None and not images:
             return NO_EXTRAS
         return CardExtras(page_url=page_url, images=images)

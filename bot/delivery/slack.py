@@ -39,6 +39,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import aiohttp
+from cachetools import LRUCache
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -83,6 +84,9 @@ RATE_LIMIT_RETRIES = 3
 SERVER_ERROR_RETRIES = 2
 TIMEZONE_TTL_S = 6 * 3600
 """How long a person's time zone from ``users.info`` is kept in the process."""
+ZONES_KEPT = 10_000
+"""People whose time zones one deliverer keeps (the least recently asked for go first)."""
+
 RESPONSE_URL_USES = 5
 """Slack accepts up to five posts to one ``response_url`` (within 30 minutes)."""
 NOT_A_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
@@ -133,7 +137,7 @@ class SlackDeliverer:
         self.client = client
         self._webhook = webhook
         self._pacer = pacer
-        self._zones: dict[str, tuple[str | None, float]] = {}
+        self._zones: LRUCache[str, tuple[str | None, float]] = LRUCache(maxsize=ZONES_KEPT)
         self._media = media
         self._sleep = sleep
 
@@ -144,6 +148,23 @@ class SlackDeliverer:
     def alert_messages(self, batch: AlertBatch) -> list[Message]:
         """See :meth:`Deliverer.alert_messages`."""
         return render_batch_slack(batch)
+
+    async def check_credentials(self) -> None:
+        """Ask Slack whether it accepts the bot token (``auth.test``).
+
+        Raises:
+            DeliveryError: Slack refused it (``code``: Slack's error, ``invalid_auth``, ``token_revoked`` …) or
+                could not be reached.
+        """
+        try:
+            await self.client.auth_test()
+        except SlackApiError as exc:
+            error = str(exc.response.get("error") or "slack_api_error")
+            raise DeliveryError(f"Slack refused the bot token: {error}", code=error,
+                                status=int(exc.response.status_code or 0)) from exc
+        except (SlackClientError, aiohttp.ClientError) as exc:
+            raise DeliveryError(f"Slack could not be reached: {type(exc).__name__}",
+                                code=type(exc).__name__) from exc
 
     async def person_timezone(self, user: str) -> str | None:
         """See :meth:`Deliverer.person_timezone`: ``users.info``'s ``tz`` (needs the ``users:read`` scope),
@@ -157,7 +178,7 @@ class SlackDeliverer:
             answer = await self.client.users_info(user=user)
         except SlackApiError as exc:
             log.warning("no time zone for %s (users.info: %s); the channel's zone applies", user,
-                        exc.response.get("error"))
+                        _error_code(exc))
             return None
         info = answer.get("user")
         tz = info.get("tz") if isinstance(info, dict) else None
@@ -198,11 +219,16 @@ class SlackDeliverer:
                 raise DeliveryError(f"Slack answered {len(ids)} files for {len(charts)} uploads", code="upload")
             await self._until_shared(ids, place.conversation)
         except SlackApiError as exc:
-            error = str(exc.response.get("error", ""))
+            error = _error_code(exc)
             raise DeliveryError(f"Slack refused the chart upload to {place.conversation}: {error}", code=error,
                                 status=int(exc.response.status_code or 0)) from exc
         except SlackClientError as exc:  # the upload step itself (not an API answer) failed
             raise DeliveryError(f"the chart upload to {place.conversation} failed: {exc}", code="upload") from exc
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # an answer without the fields the SDK reads
+            raise DeliveryError(f"the chart upload to {place.conversation} got a malformed answer "
+                                f"({type(exc).__name__}: {exc})", code="upload") from exc
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise _unreachable(exc) from exc
         return tuple(CardImage(ref=ref, name=c.name, title=c.title, alt=c.alt) for ref, c in zip(ids, charts,
                                                                                                strict=True))
 
@@ -258,7 +284,7 @@ class SlackDeliverer:
                     await self.client.chat_update(channel=place.conversation, ts=ids[index], text=message["text"],
                                                   blocks=message.get("blocks"))
                 except SlackApiError as exc:
-                    error = str(exc.response.get("error", ""))
+                    error = _error_code(exc)
                     raise DeliveryError(f"Slack refused to update a message in {place.conversation}: {error}",
                                         code=error, status=int(exc.response.status_code or 0)) from exc
             else:
@@ -272,7 +298,7 @@ class SlackDeliverer:
                 unfurl_links=False, unfurl_media=False,
             )
         except SlackApiError as exc:
-            error = str(exc.response.get("error", ""))
+            error = _error_code(exc)
             raise DeliveryError(f"Slack refused a message to {channel}: {error}", code=error,
                                 status=int(exc.response.status_code or 0)) from exc
         except (aiohttp.ClientError, TimeoutError) as exc:
@@ -321,7 +347,7 @@ class SlackDeliverer:
         try:
             await self.client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread)
         except SlackApiError as exc:
-            log.info("no ephemeral note in %s: %s", channel, exc.response.get("error"))
+            log.info("no ephemeral note in %s: %s", channel, _error_code(exc))
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.info("no ephemeral note in %s: %s", channel, _unreachable(exc))
 
@@ -336,7 +362,7 @@ class SlackDeliverer:
                 await self.client.chat_postEphemeral(channel=channel, user=user, text=message["text"],
                                                      blocks=message.get("blocks"), thread_ts=thread)
             except SlackApiError as exc:
-                log.info("no ephemeral reply in %s: %s", channel, exc.response.get("error"))
+                log.info("no ephemeral reply in %s: %s", channel, _error_code(exc))
                 return False
             except (aiohttp.ClientError, TimeoutError) as exc:
                 log.info("no ephemeral reply in %s: %s", channel, _unreachable(exc))
@@ -367,6 +393,14 @@ class SlackDeliverer:
                 f"Slack refused the response_url post: HTTP {answer.status_code} {answer.body.strip()[:200]}",
                 code=answer.body.strip()[:100], status=answer.status_code,
             )
+
+
+def _error_code(exc: SlackApiError) -> str:
+    """Slack's ``error`` code of a refusal; for an answer that is no JSON (an HTTP 5xx page), ``http_{status}``."""
+    data = getattr(exc.response, "data", None)
+    if isinstance(data, dict):
+        return str(data.get("error", ""))
+    return f"http_{exc.response.status_code}"
 
 
 def _unreachable(exc: BaseException) -> DeliveryError:

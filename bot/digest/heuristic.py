@@ -463,7 +463,8 @@ def _risks(facts: _Facts, context: AnalysisContext, t: texts.AnalysisTexts) -> l
     ]
     if core:
         risks.append(Risk(kind="core_path_change", title=t.core_title,
-                          detail=t.core_detail.format(n=len(core)), evidence=tuple(core[:5])))
+                          detail=t.core_detail.format(n=len(core), s="" if len(core) == 1 else "s"),
+                          evidence=tuple(core[:5])))
     if (
         source_lines >= MISSING_TESTS_MIN_LINES
         and facts.change_type in ("feat", "fix", "refactor", "perf")
@@ -473,8 +474,9 @@ def _risks(facts: _Facts, context: AnalysisContext, t: texts.AnalysisTexts) -> l
                           detail=t.tests_detail.format(lines=source_lines), evidence=tuple(_top(source, 3))))
     contract = _contract(facts)
     if contract:
+        touched = len({path for path, _ in contract})
         risks.append(Risk(kind="config_contract_change", title=t.contract_title,
-                          detail=t.contract_detail.format(n=len({path for path, _ in contract})),
+                          detail=t.contract_detail.format(n=touched, s="" if touched == 1 else "s"),
                           evidence=tuple(f"{path}: {name}" if name else path for path, name in contract[:5])))
     risks += _dependency_risks(facts, t)
     if facts.reviewable_lines >= LARGE_CHANGE_LINES or len(pr.files) >= LARGE_CHANGE_FILES:

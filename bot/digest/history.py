@@ -217,16 +217,13 @@ def _count_github(source: PRSource, repo: str, windows: tuple[Window, ...]) -> L
 
 
 def _first_merge(source: PRSource, repo: str) -> datetime | None:
-    """The first merge instant a snapshot holds for ``repo`` (its windows before are unknown, not
-    empty); ``None`` for sources whose history is complete (a git clone)."""
+    """Where a snapshot's knowledge of ``repo`` begins (its header's ``covers_from``, else its first merge:
+    the windows before are unknown, not empty); ``None`` for sources whose history is complete (a git clone)."""
     from bot.sources.jsonl import SnapshotSource
 
     if not isinstance(source, SnapshotSource):
         return None
-    everything = Window(start=datetime(1970, 1, 1, tzinfo=UTC), end=datetime(9999, 1, 1, tzinfo=UTC),
-                        timezone="UTC", name="all")
-    prs = source.merged_prs(repo, everything)
-    return prs[0].merged_at.astimezone(UTC) if prs else None
+    return source.covered_from(repo)
 
 
 def _is_iso_week(name: str) -> bool:

@@ -44,6 +44,7 @@ from bot.digest.window import contains, last_day
 from bot.errors import LLMStopError, SourceError, WindowError
 from bot.models import Analysis, Digest, DigestPR, Language, LLMUsage, PullRequest, Window
 from bot.sources.base import is_github
+from bot.sources.reads import read_source
 from bot.store import redis_errors
 
 if TYPE_CHECKING:
@@ -135,7 +136,7 @@ def build_digest(
     items = _items(selected, analyses, repo, settings)
     files = {pr.number: tuple(f.path for f in pr.files) for pr in selected}
     now = now or datetime.now(UTC)
-    digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, analyzer.name, now)
+    digest = _assemble(repo, window, lang, items, files, config.key_pr_bar, analyzer.name, now, settings.config_name)
     return with_week_over_week(digest, lookback, settings=settings, known=known, now=now)
 
 
@@ -186,7 +187,7 @@ async def build_digest_async(
         if progress is not None and selected:
             progress(len(selected), len(selected))
         digest = _assemble(repo, window, lang, _items(selected, analyses, repo, settings), files,
-                           config.key_pr_bar, heuristic.name, now)
+                           config.key_pr_bar, heuristic.name, now, settings.config_name)
         digest = with_week_over_week(digest, lookback, settings=settings, known=known, now=now)
         if narrator is not None:
             digest = await narrator.narrate(digest)
@@ -203,7 +204,7 @@ async def build_digest_async(
             earlier = asyncio.ensure_future(asyncio.to_thread(_earlier_digests, lookback, repo, settings, lang, now))
         analyses = await analysing
         digest = _assemble(repo, window, lang, _items(selected, analyses, repo, settings), files,
-                           config.key_pr_bar, analyzer.name, now)
+                           config.key_pr_bar, analyzer.name, now, settings.config_name)
         if narrator is not None:
             digest = await narrator.narrate(digest)
         built = await earlier if earlier is not None else None
@@ -400,7 +401,7 @@ def _digest_pr(pr: PullRequest, context: AnalysisContext, analysis: Analysis | N
 
 def _assemble(
     repo: str, window: Window, lang: Language, items: list[DigestPR], files: dict[int, tuple[str, ...]],
-    bar: int, analyzer_name: str, now: datetime,
+    bar: int, analyzer_name: str, now: datetime, config_file: str | None = None,
 ) -> Digest:
     t = texts.DIGEST[lang]
     s = aggregate.stats(items, bar)
@@ -409,7 +410,8 @@ def _assemble(
         fmt = {"repo": repo, "start": window.start.date().isoformat(), "end": last_day(window).isoformat()}
         return Digest(
             repo=repo, window=window, language=lang, generated_at=now, analyzer=analyzer_name, stats=s, prs=(),
-            pending=(), key_prs=(), headline=t.empty_headline, executive_summary=t.empty_summary.format(**fmt),
+            config_file=config_file, pending=(), key_prs=(), headline=t.empty_headline,
+            executive_summary=t.empty_summary.format(**fmt),
             highlights=(), key_changes=(), trends=(), risk_rollup=(), suggestions=(), label_view=(),
         )
     period = t.period_week if "-W" in window.name else t.period_other
@@ -417,7 +419,7 @@ def _assemble(
     risks = aggregate.risk_rollup(items, t)
     return Digest(
         repo=repo, window=window, language=lang, generated_at=now, analyzer=analyzer_name, stats=s,
-        prs=tuple(items), pending=pending,
+        prs=tuple(items), pending=pending, config_file=config_file,
         key_prs=tuple(p.number for p in aggregate.by_importance(items) if p.analysis and p.analysis.importance >= bar),
         headline=aggregate.headline(s, trend, period, t, items, repo),
         executive_summary=aggregate.executive_summary(items, s, trend, risks, period, t),
@@ -580,7 +582,7 @@ class DigestService:
         within its request budget) and, where the source gave no records, the digests of those windows
         this service built before (its history), if built after their window ended. Never calls a model;
         never raises for a source or store failure (the comparison then says what is missing)."""
-        lookback = await asyncio.to_thread(read_earlier, source, repo, window)
+        lookback = await read_source(source, read_earlier, source, repo, window)
         if not lookback.history and lookback.windows:
             history = await self._github_history(source, repo, lookback.windows[0].start, window.start)
             lookback = dataclasses.replace(lookback, history=history) if history else lookback
@@ -608,7 +610,7 @@ class DigestService:
             except WindowError:
                 return ()
             return await self._github_history(source, repo, windows[0].start, window.start) if windows else ()
-        lookback = await asyncio.to_thread(read_earlier, source, repo, window, records=0)
+        lookback = await read_source(source, read_earlier, source, repo, window, records=0)
         return lookback.history
 
     async def _github_history(self, source: PRSource, repo: str, start: datetime,
@@ -618,7 +620,7 @@ class DigestService:
         if not is_github(source) or self.settings.github_history_prs <= 0:
             return ()
         try:
-            return await asyncio.to_thread(source.history, repo, start, end,
+            return await read_source(source, source.history, repo, start, end,
                                            max_prs=self.settings.github_history_prs)
         except SourceError as exc:
             log.warning("the history of %s before %s could not be read: %s", repo, end.date(), exc)

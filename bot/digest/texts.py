@@ -21,10 +21,12 @@ class AnalysisTexts:
     revert_detail: str
     core_title: str
     core_detail: str
+    """``{n}`` core files (``{s}``: the English plural's "s", empty for one)."""
     tests_title: str
     tests_detail: str
     contract_title: str
     contract_detail: str
+    """``{n}`` files (``{s}``: the English plural's "s"), of the removed or renamed names, defaults and parameters."""
     dependency_title: str
     dependency_detail: str
     large_title: str
@@ -80,13 +82,13 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         revert_title="Revert",
         revert_detail="Reverts {target}; confirm what happens to the reverted work.",
         core_title="Core path change",
-        core_detail="Touches {n} core files (configured core paths, or the source the repository's recent history "
+        core_detail="Touches {n} core file{s} (configured core paths, or the source the repository's recent history "
                     "changes most); a regression there reaches most users.",
         tests_title="Missing tests",
         tests_detail="Changes {lines} lines of source code without touching any test file.",
         contract_title="Config/API contract change",
         contract_detail="Public names, fields or parameters removed or renamed, required parameters added, or "
-                        "defaults changed, in {n} files; "
+                        "defaults changed, in {n} file{s}; "
                         "existing configs and callers may break.",
         dependency_title="Dependency upgrade",
         dependency_detail="Dependency versions or manifests change; watch compatibility.",

@@ -92,11 +92,13 @@ def zone(tz: str) -> ZoneInfo:
         return ZoneInfo(tz)
     except ZoneInfoNotFoundError as exc:
         raise WindowError(
-            f"unknown time zone {tz!r}: expected an IANA name such as Asia/Shanghai or UTC"
+            f"unknown time zone {tz!r}: expected an IANA name such as Asia/Shanghai or UTC",
+            zh=f"不认识的时区 {tz!r}：应为 IANA 时区名，例如 Asia/Shanghai 或 UTC",
         ) from exc
     except (ValueError, OSError) as exc:
         raise WindowError(
-            f"invalid time zone {tz!r}: expected an IANA name such as Asia/Shanghai or UTC"
+            f"invalid time zone {tz!r}: expected an IANA name such as Asia/Shanghai or UTC",
+            zh=f"时区 {tz!r} 无效：应为 IANA 时区名，例如 Asia/Shanghai 或 UTC",
         ) from exc
 
 
@@ -175,10 +177,12 @@ def week_window(year: int, week: int, tz: str) -> Window:
     """
     name = f"{year:04d}-W{week:02d}"
     if not 1 <= year <= 9999:
-        raise WindowError(f"week {name} does not exist: the year must be between 1 and 9999")
+        raise WindowError(f"week {name} does not exist: the year must be between 1 and 9999",
+                          zh=f"没有 {name} 这一周：年份应在 1 到 9999 之间")
     weeks = iso_weeks_in_year(year)
     if not 1 <= week <= weeks:
-        raise WindowError(f"week {name} does not exist: ISO year {year} has weeks W01 to W{weeks}")
+        raise WindowError(f"week {name} does not exist: ISO year {year} has weeks W01 to W{weeks}",
+                          zh=f"没有 {name} 这一周：ISO 年 {year} 只有 W01 到 W{weeks}")
     monday = date.fromisocalendar(year, week, 1)
     try:
         sunday = monday + timedelta(days=6)
@@ -226,7 +230,8 @@ def parse_week(spec: str, *, tz: str, now: datetime) -> Window:
         return window_from_spec(text, tz=tz, now=now)
     match = _WEEK_RE.fullmatch(text)
     if match is None:
-        raise WindowError(f"malformed week {spec!r}: expected {WEEK_FORM}")
+        raise WindowError(f"malformed week {spec!r}: expected {WEEK_FORM}",
+                          zh=f"读不懂的周 {spec!r}：应为 2026-W16 这样的 ISO 周，或 this（本周）、last（上周）")
     return week_window(int(match["year"]), int(match["week"]), tz)
 
 
@@ -243,7 +248,8 @@ def date_window(since: date, until: date, tz: str) -> Window:
     if since > until:
         raise WindowError(
             f"--since {since.isoformat()} is after --until {until.isoformat()}: "
-            "the start date must not be later than the end date"
+            "the start date must not be later than the end date",
+            zh=f"--since {since.isoformat()} 晚于 --until {until.isoformat()}：开始日期不能晚于结束日期",
         )
     return _days_window(since, until, tz, f"{since.isoformat()}..{until.isoformat()}")
 
@@ -277,7 +283,8 @@ def resolve_window(
     """
     _require_aware(now, "now")
     if week is not None and (since is not None or until is not None):
-        raise WindowError("give either a week or --since/--until dates, not both")
+        raise WindowError("give either a week or --since/--until dates, not both",
+                          zh="--week 与 --since/--until 只能给一种")
     if week is not None:
         return parse_week(week, tz=tz, now=now)
     if since is not None and until is not None:
@@ -286,7 +293,8 @@ def resolve_window(
         today = _local_date(now, zone(tz))
         if since > today:
             raise WindowError(
-                f"--since {since.isoformat()} is in the future (today is {today.isoformat()} in {tz})"
+                f"--since {since.isoformat()} is in the future (today is {today.isoformat()} in {tz})",
+                zh=f"--since {since.isoformat()} 还没到（{tz} 的今天是 {today.isoformat()}）",
             )
         return date_window(since, today, tz)
     if until is not None:

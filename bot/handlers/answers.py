@@ -49,6 +49,7 @@ from bot.replies import (
     Reply,
 )
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.understand import (
     ClarifyIntent,
     CompareIntent,
@@ -134,7 +135,7 @@ class Answers:
                                                                                              now=now)
 
     async def _prs(self, source: PRSource, repo: str, window: Window) -> list[PullRequest]:
-        return await asyncio.to_thread(source.merged_prs, repo, window)
+        return await read_source(source, source.merged_prs, repo, window)
 
     async def latest(self, source: PRSource, repo: str) -> tuple[Window, datetime] | None:
         """The latest ISO week of ``repo`` with a merged PR and that PR's merge time (``None``: none in

@@ -21,14 +21,15 @@ service keeps CPU work off the event loop too.
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from bot.cards.i18n import error_text
+from bot import metrics
+from bot.cards.i18n import bind_hint, error_text
 from bot.channels import Channels
 from bot.config import Settings
 from bot.digest.service import DigestService
@@ -70,11 +71,13 @@ from bot.replies import (
     ErrorReply,
     HelpReply,
     NoteReply,
+    NoticeReply,
     PRReply,
     Reply,
     SubscriptionsReply,
 )
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.store import Store
 from bot.subscriptions import (
     SubscribeGuard,
@@ -156,6 +159,7 @@ class Core(SubscriptionDesk):
         self._clock = clock
         self.answers = _answers(self, llm, store, settings)
         self.conversations = Conversations(self, ThreadMemory(store, ttl_s=settings.thread_memory_ttl_s))
+        self._told_unbound: set[str] = set()
 
     def now(self) -> datetime:
         """The current instant (aware)."""
@@ -176,9 +180,37 @@ class Core(SubscriptionDesk):
 
         Never raises a :class:`~bot.errors.PrhubError`: those become an :class:`~bot.replies.ErrorReply`
         (unknown repository, PR not in the source, bad week, unreadable source, no repository bound
-        to the channel). Store failures (Redis down) propagate.
+        to the channel). Store failures (Redis down) propagate. The first request in a channel that sees no
+        repository gets a :class:`~bot.replies.NoticeReply` saying how to bind one (once per channel and
+        process). Each request is counted (:mod:`bot.metrics`: received, answered by outcome, seconds).
         """
         intent = await self.conversations.resolve(intent, conversation)
+        label = metrics.intent_label(intent)
+        metrics.EVENTS_RECEIVED.labels(conversation.platform, label).inc()
+        started = time.monotonic()
+        try:
+            reply = await self._answer(intent, conversation)
+        finally:
+            metrics.ANSWER_SECONDS.labels(conversation.platform, label).observe(time.monotonic() - started)
+        outcome = "error" if isinstance(reply, ErrorReply) else "ok"
+        metrics.EVENTS_ANSWERED.labels(conversation.platform, label, outcome).inc()
+        return reply
+
+    async def _unbound_notice(self, intent: Intent, conversation: Conversation) -> Reply | None:
+        """How to bind the channel, the first time someone asks in a channel that sees no repository."""
+        if conversation.key in self._told_unbound or isinstance(intent, LinkGitHubIntent):
+            return None
+        if self.channels.visible(conversation.key):
+            return None
+        self._told_unbound.add(conversation.key)
+        lang = await self.conversations.language(intent, conversation)
+        log.info("%s sees no repository: told how to bind one", conversation.key)
+        return NoticeReply(bind_hint(conversation.key, lang), lang)
+
+    async def _answer(self, intent: Intent, conversation: Conversation) -> Reply:
+        notice = await self._unbound_notice(intent, conversation)
+        if notice is not None:
+            return notice
         lang = await self.conversations.language(intent, conversation)
         try:
             match intent:
@@ -212,6 +244,7 @@ class Core(SubscriptionDesk):
                     return await self.answers.help(intent, conversation, lang)
         except PrhubError as exc:
             log.warning("could not answer %s in %s: %s", type(intent).__name__, conversation.key, exc)
+            metrics.FAILURES.labels(metrics.failure_kind(exc)).inc()
             return ErrorReply(self._error_text(exc, intent, conversation, lang), lang)
         return HelpReply(lang, self.channels.binding(conversation.key).repo)  # pragma: no cover - exhaustive
 
@@ -243,7 +276,7 @@ class Core(SubscriptionDesk):
         """
         source, name = self.channels.resolve_visible(conversation.key, repo)
         window = self.answers.lay_out(week)
-        prs = await asyncio.to_thread(source.merged_prs, name, window)
+        prs = await read_source(source, source.merged_prs, name, window)
         return await self.window_digest(source, name, window, prs, language, compare=compare)
 
     async def window_digest(self, source: PRSource, repo: str, window: Window, prs: list[PullRequest],
@@ -257,10 +290,16 @@ class Core(SubscriptionDesk):
         """
         earlier = await self.digests.look_back(source, repo, window, language=language) if compare else None
         history = earlier.lookback.records if earlier else await self.digests.earlier_records(source, repo, window)
-        return await self.digests.digest(prs, repo=repo, window=window, language=language, now=self._clock(),
-                                         deadline_s=self._llm_deadline_s,
-                                         lookback=earlier.lookback if earlier else None,
-                                         known=earlier.known if earlier else None, history=history)
+        try:
+            digest = await self.digests.digest(prs, repo=repo, window=window, language=language, now=self._clock(),
+                                               deadline_s=self._llm_deadline_s,
+                                               lookback=earlier.lookback if earlier else None,
+                                               known=earlier.known if earlier else None, history=history)
+        except PrhubError:
+            metrics.DIGESTS.labels("chat", "failed").inc()
+            raise
+        metrics.DIGESTS.labels("chat", "built" if digest.stats.pr_count else "empty").inc()
+        return digest
 
     @property
     def _llm_deadline_s(self) -> float:
@@ -274,10 +313,10 @@ class Core(SubscriptionDesk):
         Raises:
             PRNotFoundError: no merged PR with that number.
         """
-        found = await asyncio.to_thread(_pull_request, source, repo, number)
+        found = await read_source(source, _pull_request, source, repo, number)
         day = found.merged_at.astimezone(zone(self.settings.timezone)).date().isocalendar()
         window = week_window(day.year, day.week, self.settings.timezone)
-        week = await asyncio.to_thread(source.merged_prs, found.repo, window)
+        week = await read_source(source, source.merged_prs, found.repo, window)
         history = await self.digests.earlier_records(source, found.repo, window)
         return await self.digests.pr(found, language=language, window_prs=week, history=history,
                                      deadline_s=self._llm_deadline_s)

@@ -9,7 +9,8 @@ Each delivery, in order:
    ``pull_request`` that is not ``closed`` with ``merged: true`` -> 200, ignored;
 4. the ``X-GitHub-Delivery`` id is claimed (:func:`bot.claims.seen_key` ``github:delivery:{id}``): a
    delivery seen before — a redelivery, or the same delivery reaching another replica — -> 200
-   ``duplicate``, nothing done twice;
+   ``duplicate``, nothing done twice; while Redis is down the delivery cannot be recorded -> **503**
+   (GitHub's redelivery, once Redis is back, is then the first);
 5. a merged PR -> **202**, and ``on_merged(repo, number)`` runs in the background (the analyses in the
    languages of the channels that follow the repository, and the alerts: GitHub wants an answer
    within 10 seconds). Its failure is logged; the alerts' polling still finds the PR.
@@ -120,7 +121,7 @@ class GitHubWebhook:
             return _text(400, "缺少 X-GitHub-Delivery", "X-GitHub-Delivery missing")
         store_failed: tuple[type[Exception], ...] = (StoreUnavailableError, *redis_errors())
         try:
-            first = await self._claims.first_delivery(seen_key("github", "delivery", delivery))
+            first = await self._claims.first_delivery(seen_key("github", "delivery", delivery), local_ok=False)
         except store_failed as exc:  # Redis: let GitHub redeliver later rather than lose or double the work
             log.warning("github webhook %s: delivery claim failed: %s", delivery, exc)
             return _text(503, "暂时无法处理，请稍后重试", "temporarily unavailable, retry later")

@@ -1,12 +1,14 @@
 """The bot's HTTP server (Starlette, run by uvicorn in ``prhub serve --slack http``).
 
-Routes: ``POST /slack/events`` (Slack events, slash commands and interactivity alike;
-bolt verifies the signature), ``GET /healthz``, plus any ``routes`` the caller adds (the
-Feishu bot mounts ``/feishu/events`` here).
+Routes: ``POST /slack/events`` (Slack events, slash commands and interactivity alike; the signature
+is checked before bolt parses anything — :func:`bot.handlers.signatures.slack_signature_ok` — and a
+request without a valid one gets HTTP 401 and a one-line log record), ``GET /healthz``, ``GET /readyz``,
+``GET /metrics``, plus any ``routes`` the caller adds (the Feishu bot mounts ``/feishu/events`` here).
 
-``/healthz`` answers HTTP 200 with JSON ``{"status": "ok" | "degraded", "redis": "ok" | "down",
+``/healthz`` (liveness) answers HTTP 200 with JSON ``{"status": "ok" | "degraded", "redis": "ok" | "down",
 …}`` from the caller's ``health`` (a degraded bot still answers, so it stays up); without one,
-``{"status": "ok"}``.
+``{"status": "ok"}``. ``/readyz`` (readiness) answers 200 when the caller's ``ready`` says so, else 503,
+with its JSON (:mod:`bot.handlers.health`). ``/metrics`` is :mod:`bot.metrics` in the Prometheus text format.
 
 Every request body is bounded (:class:`BodyLimit`): a ``Content-Length`` over ``max_body_bytes``
 gets HTTP 413 before anything is read, and a body without one is cut off with 413 as soon as
@@ -15,6 +17,7 @@ it passes the limit, so a 20 MB POST costs neither memory nor CPU.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -27,10 +30,13 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bot.handlers.signatures import refused_request, slack_signature_ok
+
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "BodyLimit", "build_server"]
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 Health = Callable[[], Awaitable[dict[str, Any]]]
+Ready = Callable[[], Awaitable[tuple[bool, dict[str, Any]]]]
 
 
 class _TooLarge(Exception):
@@ -82,24 +88,44 @@ async def _refuse(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 def build_server(*, slack_app: AsyncApp | None = None, routes: Sequence[BaseRoute] = (),
-                 health: Health | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> Starlette:
+                 health: Health | None = None, ready: Ready | None = None, metrics: bool = True,
+                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> Starlette:
     """The Starlette app serving the bots.
 
     Args:
         slack_app: the Slack bolt app; ``None`` leaves ``/slack/events`` out.
         routes: more routes (other platforms).
         health: what ``/healthz`` reports (a dict with at least ``status``).
+        ready: what ``/readyz`` reports (ready or not, and the JSON); ``None``: ready when ``/healthz`` answers.
+        metrics: serve ``/metrics``.
         max_body_bytes: the largest request body read (``max_body_bytes``).
     """
 
     async def healthz(_: Request) -> Response:
         return JSONResponse(await health() if health is not None else {"status": "ok"})
 
-    table: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"])]
+    async def readyz(_: Request) -> Response:
+        ok, report = await ready() if ready is not None else (True, {"ready": True, "checks": {}})
+        return JSONResponse(report, status_code=200 if ok else 503)
+
+    async def metrics_text(_: Request) -> Response:
+        from bot import metrics as registry
+
+        body = await asyncio.to_thread(registry.render)  # scrape-time collectors read Redis
+        return Response(body, media_type=registry.CONTENT_TYPE)
+
+    table: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"]), Route("/readyz", readyz, methods=["GET"])]
+    if metrics:
+        table.append(Route("/metrics", metrics_text, methods=["GET"]))
     if slack_app is not None:
         handler = AsyncSlackRequestHandler(slack_app)
+        secret: str = getattr(slack_app, "_signing_secret", "") or ""
 
         async def slack_events(request: Request) -> Response:
+            body = await request.body()  # kept by the request: bolt reads the same bytes
+            if not slack_signature_ok(body, request.headers, secret):  # before anything parses the body
+                refused_request("slack", len(body), request.client.host if request.client else "-", "bad signature")
+                return PlainTextResponse("invalid request", status_code=401)
             return await handler.handle(request)
 
         table.append(Route("/slack/events", slack_events, methods=["POST"]))

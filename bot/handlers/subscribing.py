@@ -8,7 +8,6 @@ declares are the core's, set by the core's constructor.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
@@ -27,6 +26,7 @@ from bot.people import People, Person
 from bot.personal import PersonalDigests
 from bot.push_spec import describe as describe_push
 from bot.replies import GitHubLinkReply, MyDigestReply, PersonalDigestReply, SubscriptionReply
+from bot.sources.reads import read_source
 from bot.store import Store
 from bot.subscriptions import (
     KNOWN_LABEL_WEEKS,
@@ -86,8 +86,8 @@ class SubscriptionDesk:
     async def _change_subscription(
         self, intent: SubscribeIntent | UnsubscribeIntent, conversation: Asker, lang: Language,
     ) -> SubscriptionReply:
-        """Subscribe, unsubscribe or unsubscribe from everything, as ``intent`` asks (see the README's
-        "订阅" section): the request is read with the repository's aliases (and, to subscribe, its
+        """Subscribe, unsubscribe or unsubscribe from everything, as ``intent`` asks (see docs/user-guide.md
+        "Subscriptions and alerts"): the request is read with the repository's aliases (and, to subscribe, its
         known labels); a channel's subscriptions change only by its admins when the config names any."""
         who = conversation.subscriber
         try:
@@ -135,9 +135,10 @@ class SubscriptionDesk:
                 await self._subscriptions.remove(who, old.repo, old.filter, by=conversation.user, now=self._clock())
                 fitted_notes = (*fitted_notes, part_note(old.filter, flt, lang))
             note = await self._check_owners(flt, repo, conversation, lang)
-            if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
-                return SubscriptionReply("refused", None, lang, message=refused)
-            added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
+            async with self._subscriptions.writing():  # the caps checked and the record stored as one step
+                if (refused := await self._guarded(who, conversation.user, repo, lang)) is not None:
+                    return SubscriptionReply("refused", None, lang, message=refused)
+                added = await self._subscriptions.add(who, repo, flt, by=conversation.user, now=self._clock())
         except FilterError as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
         except (CodeownersError, AccessError, StoreUnavailableError) as exc:
@@ -326,7 +327,7 @@ class SubscriptionDesk:
             today = self._clock().astimezone(zone(self.settings.timezone)).date()
             window = date_window(today - timedelta(weeks=KNOWN_LABEL_WEEKS) + timedelta(days=1), today,
                                  self.settings.timezone)
-            prs = await asyncio.to_thread(source.merged_prs, name, window)
+            prs = await read_source(source, source.merged_prs, name, window)
         except PrhubError:
             return None
         return known_labels(prs, self.settings, name)

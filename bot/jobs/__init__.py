@@ -7,7 +7,7 @@
 :mod:`.worker`      :class:`~.worker.AnalysisWorker`: a Dramatiq worker running the LLM analyzer
 ==================  ===============================================================================
 
-Why Dramatiq (README "扩展 / Scale out"): its Redis broker installs beside the project's redis 8 pin
+Why Dramatiq (docs/operator-guide.md "Scale out"): its Redis broker installs beside the project's redis 8 pin
 (``redis<9``), keeps fetched jobs in a per-worker ack set that a dead worker's heartbeat releases back
 to the queue, retries with backoff and time limits as middleware, and takes our own message id.
 """

@@ -42,7 +42,11 @@ from typing import Any, Protocol
 
 import redis
 from dramatiq import Message
-from dramatiq.brokers.redis import RedisBroker
+from dramatiq.brokers.redis import (
+    RedisBroker,
+    _RedisConsumer,  # the one consumer to extend: no public name
+)
+from dramatiq.errors import DecodeError
 from dramatiq.middleware import CurrentMessage
 from redis.exceptions import RedisError
 
@@ -100,6 +104,42 @@ class WorkerBeat:
         return now - self.beat_at <= 3 * BEAT_EVERY_S
 
 
+class _SafeConsumer(_RedisConsumer):
+    """Dramatiq's Redis consumer, except that a message that does not decode is dead-lettered (moved to
+    ``{queue}.XQ``, where Dramatiq keeps failed messages for 7 days) and logged once, instead of
+    raising out of the consumer: unhandled, it stops the worker's consumer thread, and as the message
+    stays in the worker's ack set, every worker that inherits it stops the same way."""
+
+    def __next__(self) -> Any:
+        while True:
+            try:
+                return super().__next__()  # type: ignore[no-untyped-call]
+            except DecodeError as exc:
+                self._dead_letter(bytes(exc.data) if isinstance(exc.data, bytes | bytearray) else b"")
+
+    def _dead_letter(self, data: bytes) -> None:
+        client = self.broker.client
+        acks = f"{self.broker.namespace}:__acks__.{self.broker.broker_id}.{self.queue_name}"
+        messages = f"{self.broker.namespace}:{self.queue_name}.msgs"
+        for member in client.smembers(acks):
+            ident = _text(member)
+            if client.hget(messages, ident) == data:
+                self.broker.do_nack(self.queue_name, ident)
+                log.error("job queue %s: message %s does not decode (%d bytes); moved to the dead letters",
+                          self.queue_name, ident, len(data))
+                return
+        log.error("job queue %s: a message does not decode (%d bytes) and was not found to dead-letter",
+                  self.queue_name, len(data))
+
+
+class _Broker(RedisBroker):
+    """Dramatiq's Redis broker with :class:`_SafeConsumer`."""
+
+    @property
+    def consumer_class(self) -> type[_SafeConsumer]:
+        return _SafeConsumer
+
+
 class JobQueue:
     """The analysis queue of ``settings`` (see the module docstring); one per process.
 
@@ -117,7 +157,7 @@ class JobQueue:
         self.prefix = settings.redis_key_prefix
         self.queue_name = settings.jobs_queue
         self.client = client or redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=10)
-        self.broker = RedisBroker(client=self.client, namespace=self.prefix + cache_key("jobs"),
+        self.broker = _Broker(client=self.client, namespace=self.prefix + cache_key("jobs"),
                                   heartbeat_timeout=settings.jobs_heartbeat_timeout_s * 1000,
                                   maintenance_chance=settings.jobs_maintenance_chance)  # type: ignore[no-untyped-call]
         self.broker.add_middleware(CurrentMessage())

@@ -69,6 +69,7 @@ from bot.errors import CodeownersError, FilterError, PrhubError
 from bot.filters import Candidate, Filter, describe, match, reasons_text
 from bot.models import DigestPR, Language, PullRequest, Window
 from bot.people import People, Person
+from bot.sources.reads import read_source
 from bot.store import Store, cache_key
 from bot.subscriptions import Subscriber, Subscription, Subscriptions
 
@@ -180,11 +181,11 @@ class AlertPoller:
         """
         report = PollReport()
         source = self._channels.source_for_repo(repo)
-        pr = await asyncio.to_thread(source.pull_request, repo, number)
+        pr = await read_source(source, source.pull_request, repo, number)
         repo = pr.repo
         try:
             week = parse_week("this", tz=self.settings.timezone, now=pr.merged_at)
-            neighbours = await asyncio.to_thread(source.merged_prs, repo, week)
+            neighbours = await read_source(source, source.merged_prs, repo, week)
         except PrhubError as exc:  # the hot files then come from this PR alone
             log.warning("webhook: %s: the week of #%d could not be read: %s", repo, number, exc)
             neighbours = [pr]
@@ -230,7 +231,7 @@ class AlertPoller:
         window = Window(start=checkpoint - overlap, end=now, timezone="UTC", name="alerts")
         source = self._channels.source_for_repo(repo)
         try:
-            prs = await asyncio.to_thread(source.merged_prs, repo, window)
+            prs = await read_source(source, source.merged_prs, repo, window)
         except PrhubError as exc:  # one repository's source failing must not stop the others' alerts
             log.warning("alerts: %s: %s", repo, exc)
             report.failed.append(f"{repo}: {exc}")

@@ -13,8 +13,14 @@ Each replica keeps its own memory job store (replicas must not share an APSchedu
 store, and a restart need not remember anything): exactly once is the Redis markers' job.
 APScheduler's misfire grace is set to ``push_grace_s`` and runs are coalesced, and
 :func:`start_scheduler` first runs the catch-up of pushes missed while the bot was down.
+- ``push-resume`` — every :data:`~bot.scheduler.push.RESUME_EVERY_S` seconds, a push whose run stopped
+  midway (its lease expired with its progress recorded) is resumed in its thread
+  (:meth:`~bot.scheduler.push.Pusher.resume_interrupted`);
 - ``push-retry`` — every :data:`~bot.scheduler.push.RETRY_EVERY_S` seconds, the catch-up again:
   a push that failed at its fire (source or platform down) is retried within its grace.
+- ``git-fetch`` — at start and every ``git_fetch_interval_s`` seconds (0: none), ``git fetch`` of every
+  ``git:`` source the channels read (:meth:`bot.channels.Channels.refresh`, in a worker thread), so the alerts
+  and the chat see new merges.
 
 A job that fails is logged by the job itself.
 """
@@ -25,6 +31,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -35,7 +42,7 @@ from redis.exceptions import RedisError
 from bot.errors import PrhubError
 from bot.scheduler.alerts import AlertPoller
 from bot.scheduler.personal import EVERY_S, PersonalDigestJob
-from bot.scheduler.push import RETRY_EVERY_S, Pusher
+from bot.scheduler.push import RESUME_EVERY_S, RETRY_EVERY_S, Pusher
 from bot.scheduler.schedule import cron_trigger
 
 __all__ = ["build_scheduler", "scheduled", "start_scheduler"]
@@ -57,9 +64,11 @@ def _guarded(name: str, job: Callable[[], Awaitable[Any]]) -> Callable[[], Await
 
 def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = None, *,
                     alerts_interval_s: int | None = None,
-                    personal: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
+                    personal: Callable[[], Awaitable[Any]] | None = None,
+                    fetch: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
     """A (not started) scheduler with one push job per channel that has a ``push`` time, the alerts job
-    when ``poll`` is given, and the personal digests when ``personal`` is.
+    when ``poll`` is given, the personal digests when ``personal`` is, and the fetch of git sources every
+    ``git_fetch_interval_s`` when ``fetch`` is.
 
     Raises:
         ValueError: a channel's ``push`` is malformed (the settings normally refuse it earlier).
@@ -79,6 +88,9 @@ def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = 
         scheduler.add_job(_guarded("push-retry", retry), IntervalTrigger(seconds=RETRY_EVERY_S), id="push-retry",
                           name="retry failed pushes within their grace", replace_existing=True,
                           misfire_grace_time=RETRY_EVERY_S)
+        scheduler.add_job(_guarded("push-resume", pusher.resume_interrupted), IntervalTrigger(seconds=RESUME_EVERY_S),
+                          id="push-resume", name="resume pushes whose run stopped midway", replace_existing=True,
+                          misfire_grace_time=RESUME_EVERY_S)
     if poll is not None:
         interval = alerts_interval_s or settings.alerts_interval_s
         scheduler.add_job(_guarded("alerts", poll), IntervalTrigger(seconds=interval), id="alerts",
@@ -86,17 +98,23 @@ def build_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = 
     if personal is not None:
         scheduler.add_job(_guarded("personal", personal), IntervalTrigger(seconds=EVERY_S), id="personal",
                           name="weekly personal digests", replace_existing=True, misfire_grace_time=EVERY_S)
+    if fetch is not None and settings.git_fetch_interval_s > 0:
+        every = settings.git_fetch_interval_s
+        scheduler.add_job(_guarded("git-fetch", fetch), IntervalTrigger(seconds=every), id="git-fetch",
+                          name="fetch of git sources", replace_existing=True, misfire_grace_time=every,
+                          next_run_time=datetime.now(UTC))  # at start too: a clone made days ago is stale
     return scheduler
 
 
 async def start_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | None = None,
-                          personal: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
+                          personal: Callable[[], Awaitable[Any]] | None = None,
+                          fetch: Callable[[], Awaitable[Any]] | None = None) -> AsyncIOScheduler:
     """Catch up the pushes missed while down, then start the scheduler on the running loop.
 
     The caller stops it with ``scheduler.shutdown(wait=False)``.
     """
     await pusher.catch_up()
-    scheduler = build_scheduler(pusher, poll, personal=personal)
+    scheduler = build_scheduler(pusher, poll, personal=personal, fetch=fetch)
     scheduler.start()
     for job in scheduler.get_jobs():
         log.info("scheduled %s: next at %s", job.name, job.next_run_time)
@@ -105,7 +123,8 @@ async def start_scheduler(pusher: Pusher, poll: Callable[[], Awaitable[Any]] | N
 
 @asynccontextmanager
 async def scheduled(pusher: Pusher, poller: AlertPoller | None = None,
-                    personal: PersonalDigestJob | None = None) -> AsyncIterator[AsyncIOScheduler]:
+                    personal: PersonalDigestJob | None = None,
+                    fetch: Callable[[], Awaitable[Any]] | None = None) -> AsyncIterator[AsyncIOScheduler]:
     """The weekly pushes (and, with ``poller``, the alerts; with ``personal``, the weekly personal digests)
     running on this loop for the duration of the block (``prhub serve``): catch-up first, then the
     scheduler; stopped on exit, after the pushes in flight finished (or ``shutdown_grace_s`` passed:
@@ -115,7 +134,7 @@ async def scheduled(pusher: Pusher, poller: AlertPoller | None = None,
     analyses not done within :data:`~bot.scheduler.push.LLM_DEADLINE_S` are posted as pending).
     """
     scheduler = await start_scheduler(pusher, poller.poll if poller is not None else None,
-                                      personal.run if personal is not None else None)
+                                      personal.run if personal is not None else None, fetch)
     try:
         yield scheduler
     finally:

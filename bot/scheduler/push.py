@@ -40,6 +40,10 @@ before now whose week is not done is pushed now; older misses within the last
 The digest compares the week with the weeks before it (week over week, read from the same source
 without any LLM call, :meth:`~bot.digest.service.DigestService.look_back`).
 
+Before building the digest the channel's source is fetched when it is a git clone
+(:func:`~bot.channels.refresh_source`, bounded by ``git_timeout_s``; a failure is logged and the
+push goes on with the history it has).
+
 A week still being analysed (an LLM analyzer that has not finished by the deadline,
 :data:`LLM_DEADLINE_S`) is posted with what is ready; the rest show as pending
 (分析结果尚未生成). The digest comes from the process's :class:`~bot.digest.service.DigestService`,
@@ -52,6 +56,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -59,7 +65,8 @@ from typing import Literal
 
 from redis.exceptions import RedisError
 
-from bot.channels import Channels
+from bot import metrics
+from bot.channels import Channels, refresh_source
 from bot.claims import Claims, push_keys
 from bot.config import Settings
 from bot.delivery import Deliverer, Deliverers, Place, Posted, mark_full_report, split_channel
@@ -70,6 +77,7 @@ from bot.models import Digest, Language, Window
 from bot.scheduler.refresh import PendingRefresher
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
 from bot.sources.base import PRSource
+from bot.sources.reads import read_source
 from bot.store import cache_key
 
 __all__ = ["LLM_DEADLINE_S", "LOOKBACK", "PROGRESS_TTL_S", "RETRY_EVERY_S", "PushOutcome", "Pusher", "progress_key"]
@@ -78,6 +86,8 @@ log = logging.getLogger(__name__)
 
 RETRY_EVERY_S = 15 * 60
 """How often pushes that failed within their grace are tried again (seconds)."""
+RESUME_EVERY_S = 20
+"""How often a push whose run stopped midway is looked for and resumed (seconds; cheap: one read per channel)."""
 LLM_DEADLINE_S = 15 * 60
 """How long a push waits for LLM analyses before posting the rest as pending (seconds)."""
 PROGRESS_TTL_S = 8 * 24 * 3600
@@ -85,6 +95,11 @@ PROGRESS_TTL_S = 8 * 24 * 3600
 LOOKBACK = timedelta(days=7)
 """How far back the catch-up looks for missed fires: the last week (so only the latest fire of a
 weekly push counts, and a fresh install does not report the weeks before it existed)."""
+
+
+def _me(now: datetime) -> str:
+    """Who this run is, for the push's holder record: host, process id and since when."""
+    return f"{socket.gethostname()} pid {os.getpid()} since {now.astimezone(UTC).strftime('%H:%M:%S')} UTC"
 
 
 def progress_key(platform: str, channel: str, repo: str, week: str) -> str:
@@ -106,6 +121,8 @@ class PushOutcome:
     pending: int = 0
     resumed: bool = False
     """A push that continued one begun earlier (a crash, a shutdown, a platform error)."""
+    holder: str | None = None
+    """``busy``: who holds the push (host, process id, since), when it said."""
 
 
 class Pusher:
@@ -178,6 +195,15 @@ class Pusher:
             PrhubError: the source or the platform failed (the lock is released first).
             redis.exceptions.RedisError: the store did not answer.
         """
+        try:
+            outcome = await self._push(channel, week, fire)
+        except BaseException:
+            metrics.PUSHES.labels("failed").inc()
+            raise
+        metrics.PUSHES.labels(outcome.status).inc()
+        return outcome
+
+    async def _push(self, channel: str, week: str | None, fire: datetime | None) -> PushOutcome:
         deliverer, target = self._deliverers.for_channel(channel)
         source, repo = self._channels.resolve(channel)
         binding = self._channels.binding(channel)
@@ -191,9 +217,12 @@ class Pusher:
         if task is not None:
             self._in_flight.add(task)
         try:
-            async with self._claims.hold(lock_key, self.settings.push_lock_ttl_s) as held:
+            async with self._claims.hold(lock_key, self.settings.push_lock_ttl_s, holder=_me(now)) as held:
                 if held is None:
-                    return PushOutcome(channel, repo, window.name, "busy")
+                    holder = await self._claims.holder(lock_key)
+                    log.info("the push of %s %s to %s is held by %s; nothing done here", repo, window.name,
+                             channel, holder or "another run")
+                    return PushOutcome(channel, repo, window.name, "busy", holder=holder)
                 if await self._claims.is_done(done_key):  # finished just before our lock
                     return PushOutcome(channel, repo, window.name, "already_done")
                 outcome = await self._post(deliverer, channel, target, source, repo, window, language, now,
@@ -215,6 +244,8 @@ class Pusher:
         resumed = isinstance(progress, dict) and bool(progress.get("posted"))
         digest: Digest | None = None  # a resumed push has its messages, not its digest: it is not filled in
         if not isinstance(progress, dict) or not progress.get("messages"):
+            if self.settings.git_fetch_interval_s > 0:  # a git clone fetches its remote first (bounded, logged)
+                await asyncio.to_thread(refresh_source, source, f"the source of {channel}")
             digest = await self._build(source, repo, window, language, now)
             messages = deliverer.digest_messages(digest, await deliverer.card_extras(Place(target), digest))
             progress = {"messages": messages, "posted": [], "anchor": None, "window": window.name,
@@ -245,11 +276,17 @@ class Pusher:
 
     async def _build(self, source: PRSource, repo: str, window: Window, language: Language,
                      now: datetime) -> Digest:
-        prs = await asyncio.to_thread(source.merged_prs, repo, window)
-        earlier = await self._digests.look_back(source, repo, window, language=language)
-        return await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
-                                          deadline_s=self._deadline_s, lookback=earlier.lookback,
-                                          known=earlier.known)
+        try:
+            prs = await read_source(source, source.merged_prs, repo, window)
+            earlier = await self._digests.look_back(source, repo, window, language=language)
+            digest = await self._digests.digest(prs, repo=repo, window=window, language=language, now=now,
+                                                deadline_s=self._deadline_s, lookback=earlier.lookback,
+                                                known=earlier.known)
+        except PrhubError:
+            metrics.DIGESTS.labels("push", "failed").inc()
+            raise
+        metrics.DIGESTS.labels("push", "built" if digest.stats.pr_count else "empty").inc()
+        return digest
 
     async def run_scheduled(self, channel: str) -> PushOutcome | None:
         """The scheduler's job: push the week of the latest fire within the grace (``None``: no fire
@@ -263,6 +300,40 @@ class Pusher:
         if fire is None:
             return None
         return await self.push(channel, fire=fire)
+
+    async def resume_interrupted(self) -> list[PushOutcome]:
+        """Finish the pushes whose run stopped midway (a process killed, a restart): each scheduled
+        channel's week of its latest fire with a progress record and no holder (its lease expired,
+        :data:`~bot.claims.PUSH_LOCK_TTL_S` after the holder died) is resumed in its thread, and logged.
+        The scheduler runs this every :data:`RESUME_EVERY_S` seconds, so a half-posted digest waits at most
+        the lease's life plus that.
+
+        Returns:
+            The outcomes of the pushes resumed (or found ``busy`` / ``already_done`` meanwhile).
+        """
+        now = self._clock()
+        outcomes: list[PushOutcome] = []
+        for channel in self.scheduled_channels():
+            cfg = self.settings.channel(channel)
+            assert cfg.push is not None
+            tz = cfg.timezone or "UTC"
+            fire = latest_fire(cron_trigger(cfg.push, tz), now, LOOKBACK)
+            if fire is None:
+                continue
+            week = week_before(fire, tz)
+            try:
+                _, repo = self._channels.resolve(channel)
+                platform, ident = split_channel(channel)
+                if await self._claims.store.get_json(progress_key(platform, ident, repo, week.name)) is None:
+                    continue
+                if await self._claims.holder(self._keys(channel, repo, week.name)[1]) is not None:
+                    continue  # its run is alive (it renews its lease)
+                log.warning("the push of %s %s to %s stopped midway (its run is gone); resuming it", repo,
+                            week.name, channel)
+                outcomes.append(await self.push(channel, fire=fire))
+            except (PrhubError, RedisError):
+                log.exception("resuming the push to %s failed; the next check tries again", channel)
+        return outcomes
 
     async def catch_up(self, *, report_missed: bool = True) -> list[PushOutcome]:
         """At start: push the weeks whose fire lies within the grace and are not done; log the

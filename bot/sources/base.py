@@ -10,6 +10,7 @@ local git clone) is chosen by a spec string with :func:`open_source`.
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeGuard, runtime_checkable
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from bot.sources.github import GitHubSource
 
 __all__ = ["SOURCE_FORMS", "PRSource", "canonical_repo", "close_source", "default_source_spec", "is_github",
-           "open_source", "request_summary"]
+           "merge_span", "open_source", "request_summary"]
 
 SOURCE_FORMS = (
     "github (the GitHub API; GITHUB_TOKEN optional), git:PATH (a local clone) "
@@ -73,7 +74,7 @@ class PRSource(Protocol):
         ...
 
 
-def open_source(spec: str, *, settings: Settings | None = None) -> PRSource:
+def open_source(spec: str, *, settings: Settings | None = None, fetch: bool = False) -> PRSource:
     """Open the PR source named by ``spec``.
 
     Supported:
@@ -82,7 +83,9 @@ def open_source(spec: str, *, settings: Settings | None = None) -> PRSource:
       ``settings.github_token`` (optional), or as a GitHub App installation when
       ``github_app_id`` and ``github_app_private_key`` are set (:mod:`bot.sources.github_app`),
       see :class:`bot.sources.github.GitHubSource`;
-    - ``git:PATH`` — a local clone, bare or not, see :class:`bot.sources.git.GitSource`;
+    - ``git:PATH`` — a local clone, bare or not, see :class:`bot.sources.git.GitSource`; ``git:URL``
+      (``https://…``, ``ssh://…``, ``git@host:owner/name.git``) — that remote, cloned (bare) into
+      ``settings.git_clones_dir`` on first use;
     - ``jsonl:PATH`` — a JSONL snapshot file (plain or gzip, see
       :class:`bot.sources.jsonl.SnapshotSource`).
 
@@ -91,8 +94,9 @@ def open_source(spec: str, *, settings: Settings | None = None) -> PRSource:
 
     Args:
         spec: the source spec (scheme case-insensitive).
-        settings: where the GitHub token and API URL come from; loaded from the
-            environment and config file when ``None`` and ``spec`` is ``github``.
+        settings: where the GitHub token and API URL (and the git timeout and clones folder) come from;
+            loaded from the environment and config file when ``None`` and ``spec`` needs them.
+        fetch: a git source fetches its remote before its first read (``prhub push``, ``prhub alerts``).
 
     Raises:
         SourceError: ``spec`` has an unknown scheme or no path; the message
@@ -118,13 +122,24 @@ def open_source(spec: str, *, settings: Settings | None = None) -> PRSource:
     if sep and kind in ("jsonl", "git"):
         if not rest.strip():
             raise SourceError(f"source {spec!r} has no path: expected {SOURCE_FORMS}")
-        path = Path(rest.strip()).expanduser()
         if kind == "git":
-            from bot.sources.git import GitSource
-
-            return GitSource(path)
-        return SnapshotSource(path)
+            return _git_source(rest.strip(), settings, fetch=fetch)
+        return SnapshotSource(Path(rest.strip()).expanduser())
     raise SourceError(f"unsupported source {spec!r}: expected {SOURCE_FORMS}")
+
+
+def _git_source(where: str, settings: Settings | None, *, fetch: bool) -> PRSource:
+    """The git source of a ``git:`` spec's path: a local clone, or a remote URL cloned into the clones folder."""
+    from bot.config import load_settings
+    from bot.sources.git import GitSource, is_remote, repo_from_remote
+
+    conf = settings if settings is not None else load_settings()
+    if not is_remote(where):
+        return GitSource(Path(where).expanduser(), fetch=fetch, fetch_timeout_s=conf.git_timeout_s)
+    name = repo_from_remote(where) or where.rstrip("/").rsplit("/", 1)[-1]
+    folder = name.replace("/", "__").removesuffix(".git") + ".git"
+    return GitSource(Path(conf.git_clones_dir).expanduser() / folder, remote=where, fetch=True,
+                     fetch_timeout_s=conf.git_timeout_s, repo=repo_from_remote(where))
 
 
 def default_source_spec(source: str | None, repo: str | None, settings: Settings | None = None) -> str:
@@ -138,7 +153,11 @@ def default_source_spec(source: str | None, repo: str | None, settings: Settings
         return source
     if repo is not None or (settings is not None and settings.default_repo):
         return settings.default_source if settings is not None else "github"
-    raise SourceError(f"--source or --repo is required: --source takes {SOURCE_FORMS}")
+    from bot.errors import UsageError
+
+    raise UsageError(f"--source or --repo is required: --source takes {SOURCE_FORMS}",
+                     zh="需要 --source 或 --repo：--source 可以是 github、git:PATH（本地克隆）"
+                        "或 jsonl:PATH（快照文件）")
 
 
 def request_summary(source: PRSource) -> str:
@@ -147,6 +166,20 @@ def request_summary(source: PRSource) -> str:
         return ""
     stats = source.stats
     return f" · {stats.requests} GitHub API requests ({stats.not_modified} not modified)"
+
+
+def merge_span(source: PRSource, repo: str) -> tuple[datetime, datetime, int] | None:
+    """The first and last merge of ``repo`` in ``source`` and how many PRs it holds, for a source that can
+    tell without reading files (a snapshot, a git clone: their ``merge_times``); ``None`` for others (the
+    GitHub API), for a repository the source does not hold, or on a source failure."""
+    times = getattr(source, "merge_times", None)
+    if not callable(times):
+        return None
+    try:
+        found: list[datetime] = times(repo)
+    except SourceError:
+        return None
+    return (min(found), max(found), len(found)) if found else None
 
 
 def is_github(source: object) -> TypeGuard[GitHubSource]:
@@ -178,9 +211,13 @@ def canonical_repo(requested: str | None, held: list[str]) -> str:
     if requested is None:
         if not held:
             raise SourceError("--repo is required: the source does not say which repository it holds "
-                              "(a git clone needs an origin remote on a host, e.g. git@github.com:owner/name.git)")
+                              "(a git clone needs an origin remote on a host, e.g. git@github.com:owner/name.git)",
+                              zh="需要 --repo：数据源没有说明它是哪个仓库（git 克隆需要一个托管平台上的 origin 远程，"
+                                 "例如 git@github.com:owner/name.git）")
         if len(held) != 1:
-            raise SourceError(f"--repo is required: the source holds {len(held)} repositories ({', '.join(held[:5])})")
+            names = ", ".join(held[:5])
+            raise SourceError(f"--repo is required: the source holds {len(held)} repositories ({names})",
+                              zh=f"需要 --repo：数据源里有 {len(held)} 个仓库（{names}）")
         return held[0]
     wanted = requested.strip()
     return next((name for name in held if name.lower() == wanted.lower()), wanted)

@@ -25,6 +25,13 @@ else the ``(#N)`` inside its ``Revert "…"`` title.
 
 The commit list is read on first use and kept; files and patches are read per
 window (two ``git`` processes per call) and cached by commit.
+
+Fresh history (``prhub serve``): :meth:`GitSource.refresh` runs ``git fetch`` of the ``origin``
+remote's default branch into :data:`UPSTREAM` (bounded by ``fetch_timeout_s``, logged), and from then on
+the source reads that ref, the commit list read again when it moved. With ``fetch=True`` the first
+read fetches first; the scheduler fetches every ``git_fetch_interval_s`` and before each weekly
+push. A ``remote`` URL (``git:https://host/owner/name.git``) is cloned (bare) into ``path`` on first
+use when ``path`` does not exist yet.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import os
 import re
 import subprocess
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -43,7 +51,13 @@ from bot.errors import PRNotFoundError, SourceError, UnknownRepoError
 from bot.models import FileChange, FileStatus, PullRequest, Window
 from bot.sources.links import merge_pr_number, reverted_pr, split_squash_subject, strip_trailers
 
-__all__ = ["GitSource", "repo_from_remote"]
+__all__ = ["UPSTREAM", "GitSource", "is_remote", "repo_from_remote"]
+
+GIT_TIMEOUT_S = 120.0
+"""The longest one ``git`` command of a :class:`GitSource` may run (seconds) before it is killed."""
+
+UPSTREAM = "refs/prhub/upstream"
+"""Where :meth:`GitSource.refresh` puts the remote's default branch (the clone's own branches are left alone)."""
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +68,13 @@ _STATUS: dict[str, FileStatus] = {"A": "added", "D": "removed", "M": "modified",
 _REVERTS_COMMIT = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b")
 _REMOTE = re.compile(r"(?:[:/])(?P<owner>[^/:\s]+)/(?P<name>[^/\s]+?)(?:\.git)?/?$")
 _NAME = re.compile(r"^[^/\s]+/[^/\s]+$")
+
+
+def is_remote(spec_path: str) -> bool:
+    """Whether the path of a ``git:`` spec is a remote's URL (``https://…``, ``ssh://…``, ``file://…``,
+    ``git@host:owner/name.git``) rather than a local folder."""
+    text = spec_path.strip()
+    return "://" in text or re.match(r"^[\w.-]+@[\w.-]+:[^/]", text) is not None
 
 
 def repo_from_remote(url: str) -> str | None:
@@ -187,15 +208,26 @@ class GitSource:
         ref: the branch whose first-parent history lists the merges (default ``HEAD``).
         patches: read per-file patch text (one more ``git`` process per window).
         git: the git executable.
+        timeout_s: the longest one local ``git`` command may run (:data:`GIT_TIMEOUT_S`).
+        fetch: fetch ``origin`` before the first read (:meth:`refresh`).
+        fetch_timeout_s: the longest a ``git fetch`` (or the first clone) may take.
+        remote: a URL to clone ``path`` from (bare) when ``path`` does not exist.
     """
 
     def __init__(self, path: Path, *, repo: str | None = None, ref: str = "HEAD", patches: bool = True,
-                 git: str = "git") -> None:
+                 git: str = "git", timeout_s: float = GIT_TIMEOUT_S, fetch: bool = False,
+                 fetch_timeout_s: float = 300.0, remote: str | None = None) -> None:
+        self._timeout_s = timeout_s
         self._path = Path(path).expanduser()
         self._repo = repo
         self._ref = ref
         self._patches = patches
         self._git = git
+        self._fetch_first = fetch
+        self._fetch_timeout_s = fetch_timeout_s
+        self._remote = remote
+        self._fetch_lock = threading.Lock()
+        self._read_ref: str | None = None
         self._lock = threading.Lock()
         self._commits: list[_Commit] | None = None
         self._by_number: dict[int, _Commit] = {}
@@ -207,20 +239,28 @@ class GitSource:
 
     # -- git --------------------------------------------------------------------------------------
 
-    def _run(self, args: Sequence[str], stdin: str | None = None) -> str:
-        """Output of ``git -C PATH ARGS`` as text (UTF-8, bad bytes replaced).
+    def _run(self, args: Sequence[str], stdin: str | None = None, *, timeout_s: float | None = None,
+             cwd: bool = True) -> str:
+        """Output of ``git -C PATH ARGS`` as text (UTF-8, bad bytes replaced); ``cwd=False``: ``git ARGS``.
 
         Raises:
-            SourceError: git is missing or exits with an error (its first stderr line is quoted).
+            SourceError: git is missing, exits with an error (its first stderr line is quoted), or runs
+                longer than ``timeout_s`` (default: the source's ``timeout_s``; it is killed).
         """
+        limit = timeout_s if timeout_s is not None else self._timeout_s
         env = {**os.environ, "LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+        where = ["-C", str(self._path)] if cwd else []
         try:
             done = subprocess.run(
-                [self._git, "-C", str(self._path), "-c", "core.quotepath=false", *args],
+                [self._git, *where, "-c", "core.quotepath=false", *args],
                 input=stdin.encode() if stdin is not None else None, capture_output=True, env=env, check=False,
+                timeout=limit,
             )
         except FileNotFoundError as exc:
             raise SourceError(f"git source {self._path}: the `{self._git}` command is not installed") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise SourceError(f"git source {self._path}: git {args[0]} took longer than {limit:g} s "
+                              "and was stopped") from exc
         if done.returncode != 0:
             reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
             why = reason[0] if reason else f"exit status {done.returncode}"
@@ -231,16 +271,23 @@ class GitSource:
         commits = self._commits
         if commits is not None:
             return commits
+        if self._fetch_first or (self._remote and not self._path.exists()):
+            self._fetch_first = False
+            try:
+                self.refresh()
+            except SourceError as exc:  # the local history is read as it is; the next fetch tries again
+                log.warning("%s", exc)
         with self._lock:
             if self._commits is not None:
                 return self._commits
             if not self._path.is_dir():
-                raise SourceError(f"git source not found: {self._path} is not a directory")
+                raise SourceError(f"git source not found: {self._path} is not a directory",
+                                  zh=f"找不到 git 数据源：{self._path} 不是目录")
             self._run(["rev-parse", "--git-dir"])
             if self._repo is None:
                 remote = self._run(["config", "--default", "", "--get", "remote.origin.url"]).strip()
                 self._repo = repo_from_remote(remote) if remote else None
-            out = self._run(["log", "--first-parent", f"--format={_LOG_FORMAT}", self._ref, "--"])
+            out = self._run(["log", "--first-parent", f"--format={_LOG_FORMAT}", self._reading(), "--"])
             found: list[_Commit] = []
             by_number: dict[int, _Commit] = {}
             for record in out.split(_RS)[1:]:
@@ -261,6 +308,57 @@ class GitSource:
             self._reverts = self._link_reverts(found)
             self._commits = found
             return found
+
+    def _reading(self) -> str:
+        """The ref whose history is read: :data:`UPSTREAM` once a fetch put it there (``ref`` ``HEAD``), else
+        ``ref`` (asked of git once, then known)."""
+        if self._read_ref is None:
+            found = self._run(["for-each-ref", "--format=%(refname)", UPSTREAM]).strip() if self._ref == "HEAD" else ""
+            self._read_ref = UPSTREAM if found == UPSTREAM else self._ref
+        return self._read_ref
+
+    def refresh(self) -> bool:
+        """Fetch the ``origin`` remote's default branch into :data:`UPSTREAM` (cloning ``remote`` into ``path``
+        first when it does not exist), within ``fetch_timeout_s``; the commit list is read again when the branch
+        moved. Two calls do not run at once (the second waits, then fetches again).
+
+        Returns:
+            Whether new history arrived.
+
+        Raises:
+            SourceError: no ``origin`` remote, git failed, or it took longer than ``fetch_timeout_s``.
+        """
+        from bot import metrics
+
+        with self._fetch_lock:
+            started = time.monotonic()
+            try:
+                if self._remote and not self._path.exists():
+                    self._path.parent.mkdir(parents=True, exist_ok=True)
+                    self._run(["clone", "--bare", "--no-tags", self._remote, str(self._path)],
+                              timeout_s=self._fetch_timeout_s, cwd=False)
+                    log.info("git source: cloned %s into %s in %.1f s", self._remote, self._path,
+                             time.monotonic() - started)
+                if not self._run(["config", "--default", "", "--get", "remote.origin.url"]).strip():
+                    raise SourceError(f"git source {self._path}: no origin remote to fetch from")
+                before = self._run(["for-each-ref", "--format=%(objectname)", UPSTREAM]).strip()
+                self._run(["fetch", "--no-tags", "--quiet", "origin", f"+HEAD:{UPSTREAM}"],
+                          timeout_s=self._fetch_timeout_s)
+                after = self._run(["rev-parse", UPSTREAM]).strip()
+            except SourceError:
+                metrics.GIT_FETCHES.labels("failed").inc()
+                metrics.FAILURES.labels("git_fetch").inc()
+                raise
+            metrics.GIT_FETCHES.labels("ok").inc()
+            moved = before != after
+            if self._ref == "HEAD":
+                self._read_ref = UPSTREAM
+            if moved:
+                with self._lock:
+                    self._commits = None
+            log.info("git source %s: fetched in %.1f s, %s", self._path, time.monotonic() - started,
+                     f"now at {after[:12]}" if moved else "no new commits")
+            return moved
 
     @staticmethod
     def _link_reverts(commits: list[_Commit]) -> dict[str, int]:
@@ -320,7 +418,8 @@ class GitSource:
                 raise UnknownRepoError(f"repository {repo!r} is not owner/name")
             return repo.strip()
         if repo.strip().lower() != self._repo.lower():
-            raise UnknownRepoError(f"unknown repository {repo!r}: git clone {self._path} holds {self._repo}")
+            raise UnknownRepoError(f"unknown repository {repo!r}: git clone {self._path} holds {self._repo}",
+                                   zh=f"git 克隆 {self._path} 是 {self._repo}，不是 {repo!r}")
         return self._repo
 
     def file_text(self, repo: str, path: str) -> str | None:
@@ -332,7 +431,7 @@ class GitSource:
             SourceError: the path is not a git repository or git failed.
         """
         self._check_repo(repo)
-        spec = f"{self._ref}:{path.lstrip('/')}"
+        spec = f"{self._reading()}:{path.lstrip('/')}"
         kind = self._run(["cat-file", "--batch-check=%(objecttype)"], stdin=spec + "\n").strip()
         if kind != "blob":  # "missing", or a folder of that name
             return None
@@ -348,6 +447,16 @@ class GitSource:
         """
         self._load()
         return [self._repo] if self._repo else []
+
+    def merge_times(self, repo: str) -> list[datetime]:
+        """The merge instants (UTC) of the clone's PRs, oldest first (no file is read).
+
+        Raises:
+            UnknownRepoError: ``repo`` is not the clone's repository.
+            SourceError: the path is not a git repository or git failed.
+        """
+        self._check_repo(repo)
+        return [c.merged_at.astimezone(UTC) for c in self._load()]
 
     def merged_prs(self, repo: str, window: Window) -> list[PullRequest]:
         """The PRs whose merge commit's committer date lies in ``[window.start, window.end)``.
@@ -375,6 +484,7 @@ class GitSource:
         name = self._check_repo(repo)
         commit = self._by_number.get(number)
         if commit is None:
-            raise PRNotFoundError(f"no merged PR #{number} in the history of {self._ref} in git clone {self._path}")
+            raise PRNotFoundError(f"no merged PR #{number} in the history of {self._reading()} in git clone "
+                                  f"{self._path}", zh=f"git 克隆 {self._path} 的历史里没有已合并的 PR #{number}")
         self._read_files([commit.sha])
         return self._pr(name, commit)

@@ -201,6 +201,12 @@ class GitHubSource:
         """Whether requests carry a token."""
         return self._http.authenticated
 
+    @property
+    def rate_limited_until(self) -> float | None:
+        """Epoch seconds until which a read waits out GitHub's rate limit; ``None`` while none waits
+        (:attr:`bot.sources.github_http.GitHubHTTP.rate_limited_until`)."""
+        return self._http.rate_limited_until
+
     def close(self) -> None:
         """Close the HTTP client if this source created it."""
         self._http.close()

@@ -43,6 +43,7 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 import httpx
+from cachetools import LRUCache
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from bot import __version__
@@ -66,6 +67,10 @@ _SECONDARY_FLOOR_S = 60.0
 _TRANSIENT_STATUSES = frozenset({500, 502, 503, 504})
 
 
+ETAG_CACHE_BYTES = 32 * 1024 * 1024
+"""The most response-body bytes one GitHub source keeps in memory for ``If-None-Match`` (32 MiB)."""
+
+
 @dataclass
 class RequestStats:
     """What one source has sent so far.
@@ -83,6 +88,8 @@ class RequestStats:
     graphql: int = 0
     rate_limited: int = 0
     retries: int = 0
+    remaining: int | None = None
+    """Requests left in GitHub's rate-limit window, as the last answer's ``X-RateLimit-Remaining`` said."""
 
     def counted(self, *, authenticated: bool) -> int:
         """Requests that count against the primary rate limit (304s are free with a token)."""
@@ -111,14 +118,26 @@ class ETagCache(Protocol):
 
 
 class MemoryETagCache:
-    """An :class:`ETagCache` in a dict: lives as long as the source (thread-safe)."""
+    """An :class:`ETagCache` in memory, bounded: the least recently used answers go once their bodies
+    pass ``max_bytes`` in all (cachetools' ``LRUCache`` weighed by body size; thread-safe). A bot that
+    reads many windows keeps the answers it reads again, not every answer it ever had.
 
-    def __init__(self) -> None:
-        self._items: dict[str, CachedAnswer] = {}
+    Args:
+        max_bytes: the most body bytes kept (default :data:`ETAG_CACHE_BYTES`).
+    """
+
+    def __init__(self, max_bytes: int = 0) -> None:
+        self._items: LRUCache[str, CachedAnswer] = LRUCache(
+            maxsize=max_bytes or ETAG_CACHE_BYTES, getsizeof=lambda answer: len(answer.body) + 200)
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._items)
+
+    @property
+    def size_bytes(self) -> int:
+        """The bytes of the bodies kept now (plus a small allowance per entry)."""
+        return int(self._items.currsize)
 
     def get(self, key: str) -> CachedAnswer | None:
         """The answer stored under ``key``, or ``None``."""
@@ -126,9 +145,12 @@ class MemoryETagCache:
             return self._items.get(key)
 
     def put(self, key: str, answer: CachedAnswer) -> None:
-        """Store ``answer`` under ``key``."""
+        """Store ``answer`` under ``key`` (an answer larger than the whole cache is not kept)."""
         with self._lock:
-            self._items[key] = answer
+            try:
+                self._items[key] = answer
+            except ValueError:  # larger than max_bytes by itself
+                self._items.pop(key, None)
 
 
 class FileETagCache:
@@ -250,6 +272,7 @@ class GitHubHTTP:
         self._sleep = sleep
         self._clock = clock
         self._lock = threading.Lock()
+        self._waiting: dict[int, float] = {}  # thread id -> epoch seconds its wait ends
         identity = hashlib.sha256(token.encode()).hexdigest()[:12] if token else "app" if auth else "anonymous"
         self._identity = identity
 
@@ -315,6 +338,9 @@ class GitHubHTTP:
         except httpx.TransportError as exc:
             raise _Wait(f"network error: {exc}", status=0, wait_s=2.0 ** (attempt - 1), rate_limit=False) from exc
         status = response.status_code
+        left = response.headers.get("x-ratelimit-remaining", "")
+        if left.isdigit():
+            self.stats.remaining = int(left)
         if status == 304 and cached is not None:
             self._count(not_modified=1)
             return Answer(304, self._decode(cached.body, accept), _next_link(cached.link), from_cache=True)
@@ -408,7 +434,22 @@ class GitHubHTTP:
     def _guarded_sleep(self, seconds: float) -> None:
         if seconds > self._max_wait_s:
             raise _TooLong(seconds)
-        self._sleep(seconds)
+        until = self._clock() + seconds
+        with self._lock:
+            self._waiting[threading.get_ident()] = until
+        try:
+            self._sleep(seconds)
+        finally:
+            with self._lock:
+                self._waiting.pop(threading.get_ident(), None)
+
+    @property
+    def rate_limited_until(self) -> float | None:
+        """Epoch seconds until which a request of this client waits out a rate limit (or a retry), the
+        latest of them; ``None`` while none waits. Read by ``/readyz`` and by the chat answers, which tell
+        the asker how long a source keeps them waiting."""
+        with self._lock:
+            return max(self._waiting.values(), default=None)
 
     def _give_up(self, exc: _Wait, method: str, url: str) -> GitHubError:
         if exc.rate_limit:

@@ -32,6 +32,13 @@ Values are checked strictly (``"12"`` is not a number, ``12.0`` is not an
 int). A line that is not JSON, lacks a required field or has a bad value is
 never skipped: it raises :class:`~bot.errors.SnapshotFormatError` with the
 file, the 1-based line number and a one-line reason naming the field.
+
+The first line may be a header instead of a record (``prhub export`` writes one,
+:func:`snapshot_header`): an object with the key :data:`HEADER_KEY` (the header's version, 1),
+``repo``, ``window`` (the window exported) and ``covers_from`` / ``covers_until`` (ISO 8601
+instants): the span whose every merged PR of ``repo`` the file holds. A window before
+``covers_from`` is then unknown rather than empty (:meth:`SnapshotSource.covered_from`);
+without a header the first record's merge marks where the file's knowledge begins.
 """
 
 from __future__ import annotations
@@ -55,7 +62,10 @@ from pydantic import ValidationError
 from bot.errors import PRNotFoundError, SnapshotFormatError, SourceError, UnknownRepoError
 from bot.models import PullRequest, Window
 
-__all__ = ["SnapshotSource"]
+__all__ = ["HEADER_KEY", "SnapshotSource", "snapshot_header"]
+
+HEADER_KEY = "prhub_snapshot"
+"""The key that makes a snapshot's first line its header (its value: the header's version)."""
 
 _REQUIRED_FIELDS = (
     "repo",
@@ -169,7 +179,9 @@ def _parse_record(path: str, line: int, raw: bytes) -> PullRequest | None:
     try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SnapshotFormatError(path, line, f"not valid JSON: {exc.msg} at column {exc.colno}") from exc
+        what = exc.msg.removesuffix(" at")  # json says "Unterminated string starting at" before a position
+        raise SnapshotFormatError(path, line, f"not valid JSON at column {exc.colno}: {what}",
+                                  zh=f"不是有效的 JSON（第 {exc.colno} 列）：{what}") from exc
     except RecursionError as exc:
         raise SnapshotFormatError(path, line, "not valid JSON: nested too deeply") from exc
     if not isinstance(record, dict):
@@ -199,7 +211,7 @@ def _open_bytes(path: Path) -> Iterator[io.BufferedIOBase]:
     try:
         raw = path.open("rb")
     except FileNotFoundError as exc:
-        raise SourceError(f"snapshot not found: {path}") from exc
+        raise SourceError(f"snapshot not found: {path}", zh=f"找不到快照文件：{path}") from exc
     except IsADirectoryError as exc:
         raise SourceError(f"snapshot is a directory, not a file: {path}") from exc
     except OSError as exc:
@@ -216,8 +228,39 @@ def _open_bytes(path: Path) -> Iterator[io.BufferedIOBase]:
             yield unpacked
 
 
-def _read_records(path: Path) -> Iterator[tuple[int, PullRequest]]:
-    """Yield ``(line number, PR)`` for every non-blank line of the snapshot at ``path``.
+def snapshot_header(repo: str, window: Window, *, covers_from: datetime, covers_until: datetime) -> dict[str, Any]:
+    """The header line ``prhub export`` writes first (see the module docstring)."""
+    return {HEADER_KEY: 1, "repo": repo, "window": window.name, "timezone": window.timezone,
+            "covers_from": covers_from.astimezone(UTC).isoformat(),
+            "covers_until": covers_until.astimezone(UTC).isoformat()}
+
+
+def _header(path: str, line: int, raw: bytes) -> dict[str, Any] | None:
+    """The header of a first line that is one (its ``covers_from`` read as an instant), else ``None``.
+
+    Raises:
+        SnapshotFormatError: a header whose ``covers_from`` is not an ISO 8601 instant with its offset.
+    """
+    if HEADER_KEY.encode() not in raw:
+        return None
+    try:
+        found = json.loads(raw.decode("utf-8").removeprefix("\ufeff"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None  # not a header: the record's own check reports what is wrong
+    if not isinstance(found, dict) or HEADER_KEY not in found:
+        return None
+    try:
+        start = datetime.fromisoformat(str(found.get("covers_from")))
+    except ValueError as exc:
+        raise SnapshotFormatError(path, line, "header: `covers_from` is not an ISO 8601 instant") from exc
+    if start.tzinfo is None:
+        raise SnapshotFormatError(path, line, "header: `covers_from` has no UTC offset")
+    return {**found, "covers_from": start.astimezone(UTC)}
+
+
+def _read_records(path: Path, header: dict[str, Any] | None = None) -> Iterator[tuple[int, PullRequest]]:
+    """Yield ``(line number, PR)`` for every non-blank line of the snapshot at ``path``; a header line
+    (:data:`HEADER_KEY`) goes into ``header`` instead.
 
     Raises:
         SourceError: the file is missing, unreadable or a corrupt gzip stream.
@@ -228,6 +271,9 @@ def _read_records(path: Path) -> Iterator[tuple[int, PullRequest]]:
     with _open_bytes(path) as stream:
         try:
             for line, raw in enumerate(stream, start=1):
+                if line == 1 and header is not None and (found := _header(name, line, raw)) is not None:
+                    header.update(found)
+                    continue
                 pr = _parse_record(name, line, raw)
                 if pr is not None:
                     yield line, pr
@@ -235,7 +281,7 @@ def _read_records(path: Path) -> Iterator[tuple[int, PullRequest]]:
             raise SourceError(f"cannot read snapshot {path} after line {line}: {exc}") from exc
 
 
-def _build_index(path: Path) -> dict[str, _RepoIndex]:
+def _build_index(path: Path, header: dict[str, Any] | None = None) -> dict[str, _RepoIndex]:
     """Read the whole snapshot into per-repository indexes.
 
     Raises:
@@ -244,7 +290,7 @@ def _build_index(path: Path) -> dict[str, _RepoIndex]:
     """
     index: dict[str, _RepoIndex] = {}
     seen: dict[tuple[str, int], int] = {}
-    for line, pr in _read_records(path):
+    for line, pr in _read_records(path, header):
         key = _repo_key(pr.repo)
         first = seen.setdefault((key, pr.number), line)
         if first != line:
@@ -279,6 +325,7 @@ class SnapshotSource:
     def __init__(self, path: Path) -> None:
         self._path = Path(path)
         self._index: dict[str, _RepoIndex] | None = None
+        self._header: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -306,26 +353,59 @@ class SnapshotSource:
             with self._lock:
                 index = self._index
                 if index is None:
-                    index = _build_index(self._path)
+                    header: dict[str, Any] = {}
+                    index = _build_index(self._path, header)
+                    self._header = header
                     self._index = index
         return index
 
     def _repo(self, repo: str) -> _RepoIndex:
-        index = self._loaded()
+        index = self._not_empty()
         found = index.get(_repo_key(repo))
         if found is None:
-            held = sorted(entry.name for entry in index.values())
-            holds = ", ".join(held) if held else "no pull requests at all"
-            raise UnknownRepoError(f"unknown repository {repo!r}: snapshot {self._path} holds {holds}")
+            held = ", ".join(sorted(entry.name for entry in index.values()))
+            raise UnknownRepoError(f"unknown repository {repo!r}: snapshot {self._path} holds {held}",
+                                   zh=f"快照 {self._path} 里没有仓库 {repo!r}，只有 {held}")
         return found
+
+    def _not_empty(self) -> dict[str, _RepoIndex]:
+        index = self._loaded()
+        if not index:
+            raise SourceError(f"snapshot {self._path} is empty: it holds no PR records",
+                              zh=f"快照 {self._path} 是空的：里面没有任何 PR 记录")
+        return index
 
     def repos(self) -> list[str]:
         """The ``owner/name`` of every repository in the file, sorted, as spelled there.
 
         Raises:
+            SourceError: the file holds no record (``snapshot … is empty``); else as :meth:`load`.
+            SnapshotFormatError: as :meth:`load`.
+        """
+        return sorted(entry.name for entry in self._not_empty().values())
+
+    def covered_from(self, repo: str) -> datetime | None:
+        """Where the file's knowledge of ``repo`` begins: the header's ``covers_from`` (for its repository),
+        else the first record's merge; ``None`` when the file holds no PR of ``repo``. Windows ending before
+        it are unknown, not empty (week over week says so).
+
+        Raises:
             SourceError, SnapshotFormatError: as :meth:`load`.
         """
-        return sorted(entry.name for entry in self._loaded().values())
+        index = self._loaded()
+        entry = index.get(_repo_key(repo))
+        start = self._header.get("covers_from")
+        if isinstance(start, datetime) and _repo_key(str(self._header.get("repo", ""))) == _repo_key(repo):
+            return start
+        return entry.merged_utc[0] if entry is not None and entry.merged_utc else None
+
+    def merge_times(self, repo: str) -> list[datetime]:
+        """The merge instants (UTC) of ``repo``'s PRs in the file, oldest first.
+
+        Raises:
+            UnknownRepoError, SourceError, SnapshotFormatError: as :meth:`merged_prs`.
+        """
+        return list(self._repo(repo).merged_utc)
 
     def merged_prs(self, repo: str, window: Window) -> list[PullRequest]:
         """The PRs of ``repo`` whose ``merged_at`` instant is in ``[window.start, window.end)``.
@@ -336,7 +416,8 @@ class SnapshotSource:
         Raises:
             UnknownRepoError: the file holds no PR of ``repo``; the message
                 lists the repositories it holds.
-            SourceError, SnapshotFormatError: as :meth:`load`.
+            SourceError: the file is empty; else as :meth:`load`.
+            SnapshotFormatError: as :meth:`load`.
         """
         entry = self._repo(repo)
         lo = bisect.bisect_left(entry.merged_utc, window.start.astimezone(UTC))
@@ -355,4 +436,5 @@ class SnapshotSource:
         try:
             return entry.by_number[number]
         except KeyError as exc:
-            raise PRNotFoundError(f"no merged PR #{number} of {entry.name} in snapshot {self._path}") from exc
+            raise PRNotFoundError(f"no merged PR #{number} of {entry.name} in snapshot {self._path}",
+                                  zh=f"快照 {self._path} 里没有 {entry.name} 的已合并 PR #{number}") from exc

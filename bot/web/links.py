@@ -3,7 +3,8 @@ cannot be read by guessing a URL.
 
 A link is ``{public_url}/pages/{token}``; the token is the page id signed with HMAC-SHA256 under
 the key ``PRHUB_PAGE_SECRET`` and a timestamp (:class:`itsdangerous.URLSafeTimedSerializer`),
-valid for ``PRHUB_PAGE_LINK_TTL_S`` seconds (default 30 days). :meth:`PageLinks.page_id` gives
+valid for ``PRHUB_PAGE_LINK_TTL_S`` seconds (default 30 days). Links signed before with HMAC-SHA1
+(itsdangerous' default, used until issue 30) still verify until they expire. :meth:`PageLinks.page_id` gives
 the id back, or raises :class:`BadLink` (``reason`` ``unsigned``, ``tampered`` or ``expired``).
 
 Settings (fields of :class:`bot.config.Settings`, from the environment like every ``PRHUB_*`` one):
@@ -18,6 +19,7 @@ Settings (fields of :class:`bot.config.Settings`, from the environment like ever
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -74,7 +76,10 @@ class PageLinks:
         return cls(conf.page_secret.get_secret_value(), conf.page_link_ttl_s, conf.public_url)
 
     def _serializer(self) -> URLSafeTimedSerializer:
-        return URLSafeTimedSerializer(self.secret, salt=_SALT)
+        # signed with HMAC-SHA256; links signed before with itsdangerous' default (HMAC-SHA1) still verify
+        # until they expire (a fallback signer, checked only after SHA-256 fails)
+        return URLSafeTimedSerializer(self.secret, salt=_SALT, signer_kwargs={"digest_method": hashlib.sha256},
+                                      fallback_signers=[{"digest_method": hashlib.sha1}])
 
     def token(self, page_id: str) -> str:
         """The signed, timestamped token of ``page_id`` (URL-safe)."""

@@ -58,7 +58,8 @@ def test_slack_text_makes_control_sequences_inert(raw: str, escaped: str) -> Non
         ("a < b && c > d", "a &#60; b && c &#62; d"),
         ("&#60;at id=all&#62;", "&#38;#60;at id=all&#38;#62;"),
         ("&lt;at&gt; & more", "&#38;lt;at&#38;gt; & more"),
-        ("**bold** [link](https://x) `code` # h", "**bold** [link](https://x) `code` # h"),
+        ("**bold** [link](https://github.com/x) `code` # h", "**bold** [link](https://github.com/x) `code` # h"),
+        ("[link](https://x) [run](javascript:alert(1))", "link run"),
     ],
 )
 def test_feishu_text_escapes_tags_and_entities_but_keeps_markdown(raw: str, escaped: str) -> None:
@@ -167,7 +168,9 @@ def test_split_preserves_every_character_of_mixed_text() -> None:
     ("**`_dump_generations` is called but never defined.** then",
      "*`_dump_generations` is called but never defined.* then"),
     ("## Summary", "*Summary*"),
-    ("see [the docs](https://x.org/a?b=1) now", "see <https://x.org/a?b=1|the docs> now"),
+    ("see [the docs](https://github.com/a?b=1) now", "see <https://github.com/a?b=1|the docs> now"),
+    ("see [the docs](https://x.org/a?b=1) now", "see the docs now"),  # another host: its label, as text
+    ("[plain](http://github.com/a)", "plain"),  # not https
     ("[evil](javascript:alert(1))", "[evil](javascript:alert(1))"),  # only http(s) links become links
     ("<!channel> **hi**", "&lt;!channel&gt; *hi*"),
     ("~~old~~ new", "~old~ new"),

@@ -58,8 +58,10 @@ def test_meta_line_matches_the_reference_shape() -> None:
     digest = make_digest(n_prs=40)
     assert meta_line(digest) == (
         f"仓库：verl-project/verl 周期：2026-04-13 至 2026-04-19 来源 PR：40 · "
-        f"重点 PR：{digest.stats.key_pr_count} · 生成于 2026-04-20 01:03"
+        f"重点 PR：{digest.stats.key_pr_count} · 生成于 2026-04-20 01:03 · 无配置文件"
     )
+    named = digest.model_copy(update={"config_file": "prhub.toml", "language": "en"})
+    assert meta_line(named).endswith(" · config: prhub.toml")
 
 
 def test_analysis_line_says_who_analysed_what() -> None:

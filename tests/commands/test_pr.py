@@ -53,14 +53,17 @@ def test_number_hash_and_url_forms_give_the_same_answer(ref: str) -> None:
 
 
 def test_url_from_another_repository_than_repo_is_an_error() -> None:
-    code, out, err = run("pr", "https://github.com/o/n/pull/6046", *SOURCE, "--repo", "verl-project/verl")
-    assert code == 1
+    code, out, err = run("pr", "https://github.com/o/n/pull/6046", *SOURCE, "--repo", "verl-project/verl",
+                         "--lang", "en")
+    assert code == 2
     assert out == ""
     assert err.strip() == "error: the URL names o/n but --repo says verl-project/verl"
+    code, out, err = run("pr", "https://github.com/o/n/pull/6046", *SOURCE, "--repo", "verl-project/verl")
+    assert err.strip() == "错误：地址里的仓库是 o/n，但 --repo 是 verl-project/verl"
 
 
 def test_url_repository_unknown_to_the_source() -> None:
-    code, out, err = run("pr", "https://github.com/o/n/pull/6046", *SOURCE)
+    code, out, err = run("pr", "https://github.com/o/n/pull/6046", *SOURCE, "--lang", "en")
     assert code == 1
     assert out == ""
     assert len(err.strip().splitlines()) == 1
@@ -74,7 +77,7 @@ def test_unknown_number_is_one_line_exit_1_and_no_analysis(monkeypatch: pytest.M
         raise AssertionError("analysed a PR that does not exist")
 
     monkeypatch.setattr(DigestService, "pr", no_analysis)
-    code, out, err = run("pr", "#99999", *SOURCE)
+    code, out, err = run("pr", "#99999", *SOURCE, "--lang", "en")
     assert code == 1
     assert out == ""
     lines = err.strip().splitlines()
@@ -86,15 +89,15 @@ def test_unknown_number_is_one_line_exit_1_and_no_analysis(monkeypatch: pytest.M
 @pytest.mark.parametrize("ref", ["abc", "#", "0", "https://github.com/o/n/issues/1", "-5x"])
 def test_unreadable_reference_is_one_line(ref: str) -> None:
     code, out, err = run("pr", *SOURCE, "--", ref)
-    assert code == 1
+    assert code == 2
     assert out == ""
     assert len(err.strip().splitlines()) == 1
-    assert err.startswith("error: ")
+    assert err.startswith("错误：")
 
 
 def test_source_or_repo_is_required(no_config: Path) -> None:
-    code, out, err = run("pr", "6046")
-    assert (code, out) == (1, "")
+    code, out, err = run("pr", "6046", "--lang", "en")
+    assert (code, out) == (2, "")
     assert err.strip().startswith("error: --source or --repo is required: --source takes github")
 
 
@@ -168,7 +171,7 @@ def test_out_file_that_cannot_be_written(tmp_path: Path) -> None:
     code, out, err = run("pr", "6046", *SOURCE, "--out", str(tmp_path / "missing" / "a.md"))
     assert (code, out) == (1, "")
     assert len(err.strip().splitlines()) == 1
-    assert err.startswith("error: cannot write ")
+    assert err.startswith("错误：无法写入 ")
 
 
 @pytest.mark.parametrize(
@@ -189,10 +192,11 @@ def test_parse_pr_ref_rejects_garbage() -> None:
         parse_pr_ref("PR six thousand")
 
 
-def test_readme_sample_is_the_real_output() -> None:
-    """The README's `prhub pr` sample is exactly what the command prints (so it cannot go stale)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## `prhub pr`"):]
+def test_reference_sample_is_the_real_output() -> None:
+    """The reference's `prhub pr` sample (docs/reference.md) is exactly what the command prints (so it cannot go
+    stale)."""
+    readme = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### `prhub pr`"):]
     command = "prhub pr 6046 --source jsonl:examples/verl-2026-W16.jsonl"
     assert command in section
     sample = section[section.index("````markdown\n") + len("````markdown\n"):section.index("````\n", 20)]

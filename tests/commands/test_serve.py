@@ -11,7 +11,7 @@ import pytest
 import redis
 from conftest import EXAMPLE, ROOT
 from fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuAPI
-from fakes.slack_api import FakeSlack, serve
+from fakes.slack_api import BOT_TOKEN, FakeSlack, serve
 from serve_support import running_serve
 from typer.testing import CliRunner
 
@@ -30,9 +30,11 @@ def _require_redis() -> None:
 def test_serve_without_any_platform_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("SLACK_BOT_TOKEN", "FEISHU_APP_ID", "PRHUB_SLACK_BOT_TOKEN", "PRHUB_FEISHU_APP_ID"):
         monkeypatch.delenv(name, raising=False)
-    result = CliRunner().invoke(app, ["serve"])
+    result = CliRunner().invoke(app, ["serve", "--lang", "en"])
     assert result.exit_code == 1
-    assert "no platform to serve" in result.stderr
+    assert result.stderr.strip() == ("error: nothing to serve: no chat platform is set up; set SLACK_BOT_TOKEN and "
+                                     "SLACK_APP_TOKEN (Slack) or FEISHU_APP_ID and FEISHU_APP_SECRET (Feishu), e.g. "
+                                     "in .env (see .env.example)")
 
 
 def test_slack_and_feishu_share_one_http_server(tmp_path: Path) -> None:
@@ -40,7 +42,7 @@ def test_slack_and_feishu_share_one_http_server(tmp_path: Path) -> None:
     with FakeFeishuAPI() as feishu, serve(FakeSlack()) as slack_url:
         env = {
             **os.environ, "PRHUB_CONFIG": str(ROOT / "prhub.toml"), "PRHUB_REDIS_URL": "redis://127.0.0.1:6379/15",
-            "SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": "signing-secret",
+            "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": "signing-secret",
             "PRHUB_SLACK_API_URL": f"{slack_url}/api/", "FEISHU_APP_ID": APP_ID, "FEISHU_APP_SECRET": APP_SECRET,
             "FEISHU_VERIFICATION_TOKEN": "v-token-test", "PRHUB_FEISHU_API_URL": feishu.base_url,
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",

@@ -9,7 +9,7 @@ import uuid
 
 import httpx
 from conftest import EXAMPLE, ROOT
-from fakes.slack_api import FakeSlack, serve
+from fakes.slack_api import BOT_TOKEN, FakeSlack, serve
 from serve_support import running_serve
 
 from bot.handlers.github import signature
@@ -25,7 +25,7 @@ def test_serve_takes_github_webhooks_and_reports_workers() -> None:
         env = {
             **os.environ, "PRHUB_CONFIG": str(ROOT / "prhub.toml"), "PRHUB_REDIS_URL": "redis://127.0.0.1:6379/15",
             "PRHUB_REDIS_KEY_PREFIX": f"test-serve-hook-{uuid.uuid4().hex[:8]}:",
-            "SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": "signing-secret",
+            "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": "signing-secret",
             "PRHUB_SLACK_API_URL": f"{slack_url}/api/", "GITHUB_WEBHOOK_SECRET": SECRET,
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }

@@ -41,7 +41,8 @@ def test_without_redis_it_says_so(settings: Settings) -> None:
     env = worker_env(settings) | {"PRHUB_REDIS_URL": "redis://127.0.0.1:1/0"}
     done = subprocess.run([PRHUB, "worker"], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
-    assert "the worker needs Redis at PRHUB_REDIS_URL" in done.stderr
+    assert done.stderr.startswith("错误：worker 需要 PRHUB_REDIS_URL 上的 Redis（")  # the settings' language
+    assert done.stderr.count("\n") == 1
 
 
 def test_it_runs_beats_and_stops_on_sigterm(settings: Settings, tmp_path: Path) -> None:

@@ -129,6 +129,19 @@ async def test_a_refused_upload_leaves_the_card_whole_and_is_logged(
     assert "without them" in caplog.text
 
 
+async def test_a_malformed_upload_answer_leaves_the_card_without_the_charts(
+    verl_settings: Settings, fake_slack: FakeSlack, digest: Digest, caplog: pytest.LogCaptureFixture,
+) -> None:
+    services = _services(verl_settings, fake_slack)
+    assert services.slack is not None
+    fake_slack.broken_uploads = True  # "ok" without the fields slack_sdk reads: it raises inside files_upload_v2
+    with caplog.at_level(logging.WARNING, logger="bot.delivery.media"):
+        await post_digest(services.slack, services.claims, Place("C0DIGEST"), digest)
+    [card] = fake_slack.of("chat.postMessage")
+    assert not [b for b in card.args["blocks"] if b["type"] == "image"]
+    assert "without them" in caplog.text
+
+
 async def test_files_never_shared_in_time_leave_the_card_without_them(
     verl_settings: Settings, fake_slack: FakeSlack, digest: Digest, caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,

@@ -22,7 +22,8 @@ Every 200 carries an ``ETag``; a matching ``If-None-Match`` gets a 304. Every an
 ``X-RateLimit-*`` headers. ``fail_next(path_prefix, kind)`` makes the next matching request
 answer a rate limit: ``primary`` (403, remaining 0, reset in 1 s), ``secondary`` (403 with
 ``Retry-After: 1``) or ``secondary_429`` (429 without ``Retry-After``). ``log`` records
-``(method, path, status)`` of every request.
+``(method, path, status)`` of every request. ``limit_until(t)`` answers every request with a
+primary rate limit until the epoch second ``t``.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ class FakeGitHub:
         self.issued: dict[str, float] = {}
         self.exchanges: list[dict[str, Any]] = []
         self._faults: list[tuple[str, str]] = []
+        self.limited_until = 0.0
         self._lock = threading.Lock()
 
     def enable_app(self, app_id: str, public_key: str, *, installation_id: int = 4242, account: str = "verl-project",
@@ -136,6 +138,11 @@ class FakeGitHub:
                 self.exchanges.append({"token": token, "expires": expires, "claims": claims})
             return 201, {}, {"token": token, "expires_at": _iso(datetime.fromtimestamp(expires, UTC))}
         return 404, {}, {"message": "Not Found"}
+
+    def limit_until(self, moment: float) -> None:
+        """Answer every request with a primary rate limit (403, remaining 0, reset at ``moment``, epoch s)
+        until ``moment``."""
+        self.limited_until = moment
 
     def fail_next(self, path_prefix: str, kind: str) -> None:
         """Make the next request whose path starts with ``path_prefix`` answer a rate limit of ``kind``."""
@@ -220,6 +227,9 @@ class FakeGitHub:
             fault = next((f for f in self._faults if path.startswith(f[0])), None)
             if fault is not None:
                 self._faults.remove(fault)
+        if time.time() < self.limited_until:
+            fault = (path, "primary")
+            limit_headers["X-RateLimit-Reset"] = str(int(self.limited_until))
         if fault is not None:
             kind = fault[1]
             message = {"message": "API rate limit exceeded" if kind == "primary" else

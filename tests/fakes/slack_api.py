@@ -3,6 +3,8 @@
 Records every call (:attr:`FakeSlack.calls`) and answers like Slack:
 
 - ``POST /api/auth.test`` — the bot's identity (``user_id`` :data:`BOT_USER_ID`);
+- ``POST /api/apps.connections.open`` — with the app-level token, the URL of the fake Socket Mode server
+  (:mod:`fakes.slack_socket`, when one runs: :attr:`FakeSlack.socket_url`);
 - ``POST /api/chat.postMessage`` / ``chat.postEphemeral`` — ``{"ok": true, "ts": …}``, or
   Slack's error codes for what Slack rejects: ``not_authed`` / ``invalid_auth`` (token),
   ``channel_not_found``, ``not_in_channel`` (channels in :attr:`FakeSlack.not_member`),
@@ -90,11 +92,17 @@ class FakeSlack:
         self.files: dict[str, SlackFileRecord] = {}
         self.share_after = 1
         """``files.info`` shows a completed file's share from this check on (0: at once)."""
+        self.broken_uploads = False
+        """``files.getUploadURLExternal`` answers ``ok`` without ``upload_url`` and ``file_id`` (a malformed answer)."""
         self.refuse_uploads: str | None = None
         """An error (e.g. ``missing_scope``) ``files.completeUploadExternal`` answers instead of sharing."""
         self._failing: dict[str, int] = {}
         self.delay_s = 0.0
         """Seconds every Web API call takes before it is answered (a slow Slack)."""
+        self.socket_url = ""
+        """The Socket Mode server's URL ``apps.connections.open`` answers (``""``: Socket Mode is off)."""
+        self.app_token = ""
+        """The app-level token ``apps.connections.open`` accepts."""
 
     # -- test helpers ---------------------------------------------------------------------------
 
@@ -154,6 +162,11 @@ class FakeSlack:
         token = headers.get("authorization", "").removeprefix("Bearer ") or str(args.get("token", ""))
         if not token:
             return 200, {}, _json({"ok": False, "error": "not_authed"})
+        if method == "apps.connections.open":
+            if not self.socket_url or token != self.app_token:
+                return 200, {}, _json({"ok": False, "error": "invalid_auth"})
+            call.args["_accepted"] = True
+            return 200, {}, _json({"ok": True, "url": self.socket_url})
         if token != BOT_TOKEN:
             return 200, {}, _json({"ok": False, "error": "invalid_auth"})
         if method == "auth.test":
@@ -239,6 +252,8 @@ class FakeSlack:
     def _files(self, method: str, call: Call) -> tuple[int, dict[str, str], bytes]:
         args = call.args
         if method == "files.getUploadURLExternal":
+            if self.broken_uploads:
+                return 200, {}, _json({"ok": True})
             with self._lock:
                 ref = f"F0FAKE{len(self.files) + 1:04d}"
                 self.files[ref] = SlackFileRecord(ref, str(args.get("filename", "")), str(args.get("alt_txt", "")))

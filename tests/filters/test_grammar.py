@@ -478,12 +478,12 @@ def test_key_words_after_values_in_a_config_filter_too(typed: str, canonical: st
 
 def _readme_section() -> str:
     from pathlib import Path
-    text = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    start = text.index("## 订阅与提醒 / Subscriptions and alerts")
+    text = (Path(__file__).parents[2] / "docs" / "user-guide.md").read_text(encoding="utf-8")
+    start = text.index("## Subscriptions and alerts / 订阅与提醒")
     return text[start: text.index("\n## ", start + 1)]
 
 
-def test_the_readme_subscription_examples_read() -> None:
+def test_the_user_guide_subscription_examples_read() -> None:
     import re
     section = _readme_section()
     block = section.split("```text\n", 1)[1].split("```", 1)[0]

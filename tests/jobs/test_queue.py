@@ -13,6 +13,7 @@ import httpx
 import pytest
 from dramatiq import Message
 from fakes.llm_server import FakeLLMServer, prose_reply
+from pydantic import SecretStr
 from worker_support import WorkerProcess, wait_alive
 
 from bot.app import build_services
@@ -196,8 +197,12 @@ async def test_a_job_that_cannot_run_tells_its_waiters_who_then_analyse_themselv
         await services.aclose()
 
 
+PAGE_SECRET = "page-secret-of-enough-length-0123"
+
+
 async def test_healthz_workers_reads_the_heartbeats(settings: Settings, store: RedisStore,
                                                     worker: WorkerProcess) -> None:
+    settings = settings.model_copy(update={"page_secret": SecretStr(PAGE_SECRET)})
     services = build_services(settings, store, jobs=True)
     alone = build_services(settings, store)  # no queue (prhub digest, or a bot without a model)
     try:
@@ -205,13 +210,30 @@ async def test_healthz_workers_reads_the_heartbeats(settings: Settings, store: R
             app = build_server(routes=made.health_routes())
             async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bot") as client:
                 answer = await client.get("/healthz/workers")
+                owner = await client.get("/healthz/workers", headers={"Authorization": f"Bearer {PAGE_SECRET}"})
+                forged = await client.get("/healthz/workers", headers={"Authorization": "Bearer guess"})
                 assert (await client.get("/healthz")).json()["status"] == "ok"
             assert answer.status_code == 200
             body = answer.json()
             assert body["alive"] == alive
-            if alive:
-                assert [w["pid"] for w in body["workers"]] == [worker.pid]
+            if alive:  # host names and process ids only with the pages' access
+                assert [w["pid"] for w in owner.json()["workers"]] == [worker.pid]
+                assert all("pid" not in w and "host" not in w for w in body["workers"] + forged.json()["workers"])
                 assert body["queue"] == settings.jobs_queue
     finally:
         await services.aclose()
         await alone.aclose()
+
+
+def test_a_message_that_does_not_decode_is_dead_lettered_not_fatal(settings: Settings, queue: JobQueue,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    namespace = queue.broker.namespace
+    name = settings.jobs_queue
+    queue.client.hset(f"{namespace}:{name}.msgs", "bad-1", b"\xff not json {")
+    queue.client.rpush(f"{namespace}:{name}", "bad-1")
+    consumer = queue.broker.consume(name, prefetch=10, timeout=100)
+    for _ in range(3):  # a consumer that meets it goes on (Dramatiq's own raises and stops the worker's thread)
+        assert next(consumer) is None
+    assert queue.client.zscore(f"{namespace}:{name}.XQ", "bad-1") is not None  # in the dead letters
+    assert not queue.client.hexists(f"{namespace}:{name}.msgs", "bad-1")
+    assert any("does not decode" in r.getMessage() for r in caplog.records)

@@ -124,8 +124,13 @@ class Bot:
     """The bot's HTTP server (Slack events) in a thread of its own loop, on a :class:`ResilientStore` of
     ``redis_url`` with short timeouts; ``url`` once started."""
 
-    def __init__(self, settings: Settings, redis_url: str, *, max_connections: int = 64) -> None:
+    def __init__(self, settings: Settings, redis_url: str, *, max_connections: int = 64,
+                 pacer: Pacer | None = None, pool_timeout_s: float = 2.0,
+                 socket_timeout_s: float = 0.5) -> None:
         self.settings = settings
+        self.socket_timeout_s = socket_timeout_s
+        self.pool_timeout_s = pool_timeout_s
+        self.pacer = pacer or FAST
         self.redis_url = redis_url
         self.max_connections = max_connections
         self.url = ""
@@ -154,9 +159,10 @@ class Bot:
 
     async def _main(self) -> None:
         redis_store = RedisStore.from_url(self.redis_url, degrade=False, max_connections=self.max_connections,
-                                          pool_timeout_s=2.0, socket_timeout_s=0.5)
+                                          pool_timeout_s=self.pool_timeout_s,
+                                          socket_timeout_s=self.socket_timeout_s)
         self.store = store = ResilientStore(redis_store, retry_after_s=0.5)
-        services = build_services(self.settings, store, analyzer=HeuristicAnalyzer(), pacer=FAST)
+        services = build_services(self.settings, store, analyzer=HeuristicAnalyzer(), pacer=self.pacer)
         assert services.slack is not None
         deps = SlackDeps(core=services.core, claims=services.claims, deliverer=services.slack)
         app = build_server(slack_app=build_slack_app(deps, signing_secret=SIGNING_SECRET), health=services.health,

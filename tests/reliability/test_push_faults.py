@@ -4,6 +4,7 @@ a real process against the fake Slack and the shared Redis (DB 15, a key prefix 
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -126,6 +127,69 @@ def test_a_push_with_slack_unreachable_fails_in_one_line(push_env: dict[str, str
     assert proc.returncode == 1
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1, err
-    assert lines[0].startswith("error:")
+    assert lines[0].startswith(("error:", "错误："))  # the settings' language
     assert "Slack could not be reached" in lines[0]
     assert "Traceback" not in err
+
+
+def test_a_push_held_by_another_run_exits_2_and_names_the_holder(push_env: dict[str, str],
+                                                                 fake_slack: FakeSlack) -> None:
+    fake_slack.delay_s = 2.0  # each message takes 2 s: the first run holds the push while the second starts
+    first = _push(push_env, "C0REF")
+    _wait_posts(fake_slack, "C0REF", 1, first)  # the first run holds the push now
+    second = _push(push_env, "C0REF")
+    _out, err = second.communicate(timeout=120)
+    assert second.returncode == 2, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error:")
+    assert f"pid {first.pid}" in lines[0]  # who holds it
+    assert "nothing posted" in lines[0]
+    fake_slack.delay_s = 0.0
+    assert first.wait(120) == 0
+
+
+async def test_a_push_whose_run_died_is_resumed_by_the_bot_within_a_minute(
+        push_env: dict[str, str], fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture) -> None:
+    import asyncio
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    from bot.app import build_services
+    from bot.config import ChannelConfig, load_settings
+    from bot.scheduler.jobs import build_scheduler
+    from bot.store import RedisStore
+
+    caplog.set_level(logging.WARNING)
+    texts = _reference(push_env, fake_slack)
+    fake_slack.delay_s = 0.3
+    proc = _push(push_env, "C0KILL")
+    _wait_posts(fake_slack, "C0KILL", 1, proc)  # the root post is recorded before the next message
+    await asyncio.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    assert len(_posts(fake_slack, "C0KILL")) < len(texts)
+    fake_slack.delay_s = 0.0
+    settings = load_settings(slack_bot_token=BOT_TOKEN, slack_api_url=fake_slack.base_url + "/api/",
+                             push_lock_ttl_s=2, charts=False,
+                             channels={"slack:C0KILL": ChannelConfig(repo=REPO, source=f"jsonl:{EXAMPLE}",
+                                                                     language="zh", timezone="Asia/Shanghai",
+                                                                     push="mon 10:00")})
+    monday = datetime(2026, 4, 20, 10, 0, 5, tzinfo=ZoneInfo("Asia/Shanghai"))  # the fire of 2026-W16's push
+    store = RedisStore.from_url(push_env["PRHUB_REDIS_URL"], degrade=False,
+                                key_prefix=push_env["PRHUB_REDIS_KEY_PREFIX"])
+    services = build_services(settings, store, clock=lambda: monday)
+    try:
+        pusher = services.pusher()
+        job = build_scheduler(pusher).get_job("push-resume")
+        assert job is not None
+        assert job.trigger.interval <= timedelta(seconds=30)  # looked for every 20 s
+        assert await pusher.resume_interrupted() == []  # the dead run's lease still lives: not yet
+        await asyncio.sleep(2.5)  # PRHUB_PUSH_LOCK_TTL_S=2 runs out
+        [outcome] = await pusher.resume_interrupted()
+        assert (outcome.status, outcome.resumed) == ("posted", True)
+    finally:
+        await services.aclose()
+        await store.close()
+    assert any("stopped midway" in r.getMessage() for r in caplog.records)
+    _assert_whole(fake_slack, "C0KILL", texts)

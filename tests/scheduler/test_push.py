@@ -62,6 +62,28 @@ async def test_a_fire_posts_the_week_that_ended_once(fake_slack: FakeSlack, stor
     assert len(roots(fake_slack)) == 1
 
 
+async def test_pushes_and_their_digests_are_counted_in_the_metrics(fake_slack: FakeSlack, store: RedisStore) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from bot import metrics
+
+    def sample(name: str, **labels: str) -> float:
+        for family in text_string_to_metric_families(metrics.render().decode()):
+            for s in family.samples:
+                if s.name == name and s.labels == labels:
+                    return float(s.value)
+        return 0.0
+
+    posted, done = sample("prhub_pushes_total", outcome="posted"), sample("prhub_pushes_total", outcome="already_done")
+    built = sample("prhub_digests_total", door="push", outcome="built")
+    settings = settings_for(fake_slack)
+    for hours in (0, 5):
+        await pusher(settings, store, MONDAY_W17 + timedelta(hours=hours, seconds=1)).run_scheduled(CHANNEL)
+    assert sample("prhub_pushes_total", outcome="posted") == posted + 1
+    assert sample("prhub_pushes_total", outcome="already_done") == done + 1
+    assert sample("prhub_digests_total", door="push", outcome="built") == built + 1
+
+
 async def test_two_schedulers_sharing_redis_post_once(
     fake_slack: FakeSlack, store: RedisStore, second_store: RedisStore,
 ) -> None:
@@ -163,7 +185,7 @@ async def test_serve_runs_the_jobs_and_stops_them(fake_slack: FakeSlack, store: 
     settings = settings_for(fake_slack, push_grace_s=0)  # no catch-up post whatever today is
     services = build_services(settings, store)
     async with scheduled(services.pusher(), services.poller()) as scheduler:
-        assert {job.id for job in scheduler.get_jobs()} == {f"push:{CHANNEL}", "push-retry", "alerts"}
+        assert {job.id for job in scheduler.get_jobs()} == {f"push:{CHANNEL}", "push-retry", "push-resume", "alerts"}
         assert scheduler.running
     assert not scheduler.running
 

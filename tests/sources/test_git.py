@@ -122,3 +122,15 @@ def test_trailers_are_not_part_of_the_description(tmp_path: Path) -> None:
                 "\nCo-authored-by: B <b@x>\nCo-authored-by: C <c@x>\nReviewed-by: D", T0)
     pr = GitSource(repo.path, repo="acme/widgets").pull_request("acme/widgets", 7)
     assert pr.body == "The loader restarted on resume.\n\n* first try"
+
+
+def test_a_git_that_hangs_is_stopped_at_the_timeout(history: RepoBuilder, tmp_path: Path) -> None:
+    import time
+
+    hanging = tmp_path / "git"
+    hanging.write_text("#!/bin/sh\nexec sleep 30\n", encoding="utf-8")
+    hanging.chmod(0o755)
+    started = time.monotonic()
+    with pytest.raises(SourceError, match=r"longer than 0\.5 s"):
+        GitSource(history.path, git=str(hanging), timeout_s=0.5).repos()
+    assert time.monotonic() - started < 10

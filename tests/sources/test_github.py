@@ -217,3 +217,16 @@ def test_history_reads_file_paths_within_its_budget(fake: FakeGitHub, sleeps: li
     anonymous = source(fake, sleeps, token=None)
     assert anonymous.history(REPO, start, end) == ()
     assert anonymous.stats.requests == 0
+
+
+def test_the_etag_cache_keeps_at_most_its_bytes() -> None:
+    from bot.sources.github_http import CachedAnswer, MemoryETagCache
+
+    cache = MemoryETagCache(max_bytes=10_000)
+    for n in range(100):  # 100 answers of 1 KB: far more than the cache holds
+        cache.put(f"GET /x/{n}", CachedAnswer(etag=f'"{n}"', body=b"x" * 1000, link=""))
+    assert cache.size_bytes <= 10_000
+    assert cache.get("GET /x/99") is not None  # the latest are kept
+    assert cache.get("GET /x/0") is None  # the oldest went
+    cache.put("GET /huge", CachedAnswer(etag='"h"', body=b"x" * 20_000, link=""))  # larger than it all: not kept
+    assert cache.get("GET /huge") is None

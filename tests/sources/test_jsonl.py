@@ -419,11 +419,15 @@ def test_file_is_read_once_and_cached(tmp_path: Path) -> None:
     assert source.path == path
 
 
-def test_empty_file_holds_no_repositories(tmp_path: Path) -> None:
-    source = SnapshotSource(write(tmp_path / "s.jsonl", []))
-    assert source.repos() == []
-    with pytest.raises(UnknownRepoError, match="no pull requests"):
-        source.merged_prs("acme/widgets", week_window(2026, 16, SH))
+def test_empty_file_says_it_is_empty(tmp_path: Path) -> None:
+    """An empty snapshot is named as such (not blamed on a missing repository or git remote)."""
+    path = write(tmp_path / "s.jsonl", [])
+    source = SnapshotSource(path)
+    for ask in (source.repos, lambda: source.merged_prs("acme/widgets", week_window(2026, 16, SH)),
+                lambda: source.pull_request("acme/widgets", 1)):
+        with pytest.raises(SourceError, match=f"snapshot {path} is empty: it holds no PR records") as caught:
+            ask()
+        assert not isinstance(caught.value, UnknownRepoError)
 
 
 # --- open_source --------------------------------------------------------------------------------

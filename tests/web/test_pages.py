@@ -57,6 +57,29 @@ def test_links_round_trip_and_refuse() -> None:
     assert PageLinks(SECRET).ttl_s == 30 * 24 * 3600
 
 
+def test_links_are_signed_with_sha256_and_old_sha1_links_verify_until_they_expire() -> None:
+    import hashlib
+    import hmac
+
+    from itsdangerous.encoding import base64_decode
+
+    links = PageLinks(SECRET, ttl_s=3600)
+    token = links.token("abc123")
+    payload, signature = token.rsplit(".", 1)
+    key = hashlib.sha256  # itsdangerous derives the key from the secret and salt with the same digest
+    derived = key(links_module._SALT.encode() + b"signer" + SECRET.encode()).digest()
+    expected = hmac.new(derived, payload.encode(), hashlib.sha256).digest()
+    assert base64_decode(signature) == expected  # HMAC-SHA256, 32 bytes
+    assert len(base64_decode(signature)) == 32
+    sha1 = URLSafeTimedSerializer(SECRET, salt=links_module._SALT).dumps("old-page")  # before issue 30
+    assert len(base64_decode(sha1.rsplit(".", 1)[1])) == 20
+    assert links.page_id(sha1) == "old-page"  # still works
+    old_sha1 = URLSafeTimedSerializer(SECRET, salt=links_module._SALT, signer=_OldSigner).dumps("old-page")
+    with pytest.raises(BadLink) as expired:
+        links.page_id(old_sha1)
+    assert expired.value.reason == "expired"  # until it expires
+
+
 def test_link_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PRHUB_PAGE_SECRET", raising=False)
     monkeypatch.delenv("PRHUB_CONFIG", raising=False)

@@ -31,6 +31,7 @@ from redis_support import REDIS_URL
 
 from bot.cards.actions import ACTION_OPEN_PAGE
 from bot.web import links as links_module
+from bot.web.links import PageLinks
 from bot.web.pages import MESSAGES
 
 SECRET = "serve-test-page-secret-0123456789"
@@ -158,7 +159,7 @@ def test_prhub_serve_serves_signed_pages_and_refuses_the_rest(fake_slack: FakeSl
 
         token = url.rsplit("/", 1)[1]
         payload = token.split(".")[0]
-        page_id = URLSafeTimedSerializer(SECRET, salt=links_module._SALT).loads(token)
+        page_id = PageLinks(SECRET).page_id(token)
         refused = {
             "tampered": httpx.get(f"{base}/pages/{token[:-4]}AAAA", timeout=10),
             "other key": httpx.get(base + "/pages/" + URLSafeTimedSerializer(

@@ -17,10 +17,14 @@ point; the model's own scores count
    - ``contract``: a public name (function, class, parameter, field, config key,
      CLI flag, environment variable) the diff really removes or renames — on a
      definition-like removed line of a source/config/script file and on no added
-     line of the PR — or a default it changes (the name defined on a removed and
-     an added line with different values), or a removed/renamed source file.
+     line of the PR — or a removed/renamed source file.
      Importance may then rise to 10; insight and lowering as for ``code``; the
-     verdict may move two steps. Without a patch only the file list can back a
+     verdict may move two steps;
+   - ``default``: a default the diff changes (the name defined on a removed and an
+     added line with different values). Callers keep working with another value, so
+     it means less than a removed name and more than any changed line: importance and
+     insight may rise :data:`DEFAULT_RAISE_STEP` beyond the band, the verdict one step
+     (``retries=3`` → ``5`` rated 10 by a model stays well short of it). Without a patch only the file list can back a
      claim: a file removed or renamed (``contract`` for source and config files),
      or added; names and quoted lines cannot be checked there and do not count;
    - ``code``: any other verified changed code (or a file the source gave no
@@ -60,6 +64,7 @@ from bot.models import Analysis, FileChange, PullRequest, RecommendationLevel, S
 IMPORTANCE_BAND = 1
 INSIGHT_BAND = 2
 RAISE_STEP = 1
+DEFAULT_RAISE_STEP = 2
 LOWER_STEP = 2
 MAX_EVIDENCE = 6
 _LEVELS: tuple[RecommendationLevel, ...] = ("skip", "skim", "close_read")
@@ -95,7 +100,8 @@ class Strength(IntEnum):
 
     NONE = 0
     CODE = 1
-    CONTRACT = 2
+    DEFAULT = 2
+    CONTRACT = 3
 
 
 @dataclass(frozen=True)
@@ -328,7 +334,7 @@ class DiffIndex:
                 if item.change in ("removed", "renamed") and self._removed(entry, candidate, removed):
                     return self._evidence(entry, item, "removed", candidate), Strength.CONTRACT
                 if item.change == "default" and self._default_changed(entry, candidate, removed, added):
-                    return self._evidence(entry, item, "default", candidate), Strength.CONTRACT
+                    return self._evidence(entry, item, "default", candidate), Strength.DEFAULT
             return self._evidence(entry, item, "added" if added and not removed else "changed", candidate), \
                 Strength.CODE
         return None
@@ -410,14 +416,15 @@ def judge(
         low = max(1, min(low, base.importance - IMPORTANCE_BAND - LOWER_STEP))
         ins_low = max(1, base.insight - INSIGHT_BAND - LOWER_STEP)
     if up >= Strength.CODE:
-        high = min(10, max(high, base.importance + IMPORTANCE_BAND + RAISE_STEP))
-        ins_high = min(10, base.insight + INSIGHT_BAND + RAISE_STEP)
+        step = DEFAULT_RAISE_STEP if up >= Strength.DEFAULT else RAISE_STEP
+        high = min(10, max(high, base.importance + IMPORTANCE_BAND + step))
+        ins_high = min(10, base.insight + INSIGHT_BAND + step)
     if up >= Strength.CONTRACT:
         high = 10
     kept_importance = _clamp(importance, low, high)
     kept_insight = _clamp(insight, ins_low, ins_high)
     start, asked = _LEVELS.index(base.recommendation.level), _LEVELS.index(level)
-    steps = {Strength.NONE: 0, Strength.CODE: 1, Strength.CONTRACT: 2}
+    steps = {Strength.NONE: 0, Strength.CODE: 1, Strength.DEFAULT: 1, Strength.CONTRACT: 2}
     if asked > start:
         raised = kept_importance > base.importance or kept_insight > base.insight
         asked = min(asked, start + steps[up]) if raised else start

@@ -26,6 +26,7 @@ import asyncio
 import concurrent.futures
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any, Literal, cast
@@ -40,6 +41,7 @@ from bot.cards.chat import render_note_feishu
 from bot.cards.escape import feishu_text
 from bot.cards.i18n import ask_phrases, chat_phrases, error_text
 from bot.claims import Claims, full_report_key, pr_answer_key, seen_key
+from bot.deadline import on_long_wait, once
 from bot.delivery import Place, mark_full_report, post_reply, reply_extras
 from bot.delivery.feishu import FeishuAPIError, FeishuDeliverer, Target
 from bot.errors import PrhubError
@@ -96,12 +98,23 @@ class FeishuBot:
         """
         self._open_id = await self.deliverer.client.bot_open_id()
         self._loop = asyncio.get_running_loop()
+        keys = ("", "") if self.decrypt_here else (self._encrypt_key, self._verification_token)
         self.dispatcher = (
-            lark.EventDispatcherHandler.builder(self._encrypt_key, self._verification_token)
+            lark.EventDispatcherHandler.builder(*keys)
             .register_p2_im_message_receive_v1(self._on_message)
             .register_p2_card_action_trigger(self._on_card_action)
             .build()
         )
+
+    @property
+    def decrypt_here(self) -> bool:
+        """An encrypt key without a verification token: the HTTP route decrypts the events itself, once
+        their signature holds (:func:`bot.handlers.feishu.http.events_route`)."""
+        return bool(self._encrypt_key) and not self._verification_token
+
+    def events_route(self) -> BaseRoute:
+        """``POST /feishu/events`` for this bot's dispatcher and keys."""
+        return events_route(self.dispatcher, encrypt_key=self._encrypt_key, decrypt_here=self.decrypt_here)
 
     @property
     def open_id(self) -> str:
@@ -149,7 +162,13 @@ class FeishuBot:
         lang = await self.core.reply_language(intent, conversation)
         place = Place(message.chat_id, thread=message.message_id)
 
+        async def rate_limited(seconds: float) -> None:
+            text = chat_phrases(lang).rate_limited.format(minutes=max(1, math.ceil(seconds / 60)))
+            await self.deliverer.post(place, [render_note_feishu("prhub", feishu_text(text))],
+                                      key=f"{message.message_id}:rate-limited")
+
         async def answer() -> None:
+            on_long_wait(once(rate_limited))
             working: str | None = None
             if is_slow(intent):  # a "处理中" card, patched into the answer when it is ready
                 sent = await self.deliverer.client.send_cards(Target(reply_to=message.message_id, in_thread=True),
@@ -167,7 +186,8 @@ class FeishuBot:
                                       key=f"failed:{message.message_id}")
 
         what = f"feishu message {message.message_id} (event {message.event_id or '-'}, {type(intent).__name__})"
-        await answer_once(self.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s)
+        await answer_once(self.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s,
+                          attempts=settings.answer_attempts)
 
     async def _ephemeral(self, message: IncomingMessage, reply: Reply, working: str | None,
                          lang: Language) -> bool:
@@ -325,7 +345,7 @@ async def running(bot: FeishuBot, *, mode: FeishuMode, app_id: str, app_secret: 
     await bot.start()
     if mode == "http":
         try:
-            yield [events_route(bot.dispatcher)]
+            yield [bot.events_route()]
         finally:
             await bot.drain()
         return

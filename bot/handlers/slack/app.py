@@ -15,7 +15,8 @@ def build_slack_app(deps: SlackDeps, *, signing_secret: str) -> AsyncApp:
 
     Args:
         deps: the core, the claims and the deliverer (whose Web API client the app uses).
-        signing_secret: ``SLACK_SIGNING_SECRET`` (verifies HTTP requests; bolt requires it).
+        signing_secret: ``SLACK_SIGNING_SECRET`` (verifies HTTP requests); empty in Socket Mode, whose events
+            come over the app token's own connection (bolt skips the check there, and refuses any HTTP request).
     """
     app = AsyncApp(client=deps.deliverer.client, signing_secret=signing_secret)
     commands.register(app, deps)

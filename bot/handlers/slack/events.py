@@ -17,12 +17,14 @@ bot messages are ignored.
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 
 from bot.cards.i18n import chat_phrases
 from bot.claims import seen_key
+from bot.deadline import on_long_wait, once
 from bot.delivery import Place, post_reply
 from bot.handlers.core import Conversation, answer_once, is_slow
 from bot.handlers.intents import parse_intent
@@ -72,7 +74,12 @@ async def _answer(deps: SlackDeps, body: dict[str, Any], event: dict[str, Any], 
                                 locale=str(event["user_locale"]) if event.get("user_locale") else None)
     lang = await deps.core.reply_language(intent, conversation)
 
+    async def rate_limited(seconds: float) -> None:
+        text = chat_phrases(lang).rate_limited.format(minutes=max(1, math.ceil(seconds / 60)))
+        await deps.deliverer.ephemeral(channel, conversation.user, text, thread=thread)
+
     async def answer() -> None:
+        on_long_wait(once(rate_limited))
         if is_slow(intent):
             await deps.deliverer.ephemeral(channel, conversation.user, chat_phrases(lang).working, thread=thread)
         reply = await deps.core.answer(intent, conversation)
@@ -86,4 +93,5 @@ async def _answer(deps: SlackDeps, body: dict[str, Any], event: dict[str, Any], 
         await deps.deliverer.ephemeral(channel, conversation.user, chat_phrases(lang).failed, thread=thread)
 
     what = f"slack event {body.get('event_id') or '-'} ({channel}:{ts}, {type(intent).__name__})"
-    await answer_once(deps.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s)
+    await answer_once(deps.claims, keys, answer, what=what, tell=tell, deadline_s=settings.answer_deadline_s,
+                      attempts=settings.answer_attempts)

@@ -178,7 +178,7 @@ def test_contract_evidence_holds_only_where_the_diff_shows_it(pr6039: PullReques
         "removed", "enable_resource_pool", Strength.CONTRACT)
     assert check(_cite(dataclass_file, "removed", name="DistillationTeacherModelConfig.enable_resource_pool")) == (
         "removed", "enable_resource_pool", Strength.CONTRACT)
-    assert check(_cite(teacher, "default", name="resource_pool")) == ("default", "resource_pool", Strength.CONTRACT)
+    assert check(_cite(teacher, "default", name="resource_pool")) == ("default", "resource_pool", Strength.DEFAULT)
     # a name that is not in the diff, a file that is not in the PR: nothing
     assert check(_cite(dataclass_file, "removed", name="use_colocated_teacher")) is None
     assert check(_cite("verl/workers/config/teacher.py", "removed", name="enable_resource_pool")) is None

@@ -239,3 +239,49 @@ async def test_a_lower_score_citing_real_code_is_honoured(
     assert kept is not None
     assert kept.importance == band(base.importance, IMPORTANCE_BAND, bar=verl_settings.repo(REPO).key_pr_bar)[0]
     assert kept.recommendation.level == "close_read"
+
+
+# --- (d) a changed default is evidence of a changed default, not of a key PR -------------------------------
+
+DEFAULT_PATCH = '''@@ -8,7 +8,7 @@ class ClientConfig:
+     """How the client talks to the server."""
+
+     url: str = "http://localhost:8000"
+-    retries: int = 3
++    retries: int = 5
+     timeout_s: float = 30.0
+'''
+
+
+async def test_a_changed_default_cited_for_a_10_moves_the_score_only_so_far(
+    fake: FakeLLMServer, default_settings: Settings,
+) -> None:
+    from datetime import UTC, datetime
+
+    from bot.digest.llm.evidence import DEFAULT_RAISE_STEP
+    from bot.models import FileChange
+
+    window = week_window(2026, 16, SHANGHAI)
+    pr = PullRequest(repo="o/client", number=77, title="bump client retries", body="More retries.", author="a",
+                     merged_at=datetime(2026, 4, 14, 3, tzinfo=UTC), merge_commit_sha="c" * 40, additions=1,
+                     deletions=1, changed_files=1,
+                     files=(FileChange(path="client/config.py", status="modified", additions=1, deletions=1,
+                                       patch=DEFAULT_PATCH),))
+    base = build_digest([pr], repo="o/client", window=window, settings=default_settings).pr(77).analysis
+    assert base is not None
+
+    def respond(request: RecordedRequest) -> Reply:  # a model sure that this is a 10 and a close read
+        return _reply(77, importance=10, insight=9, level="close_read", evidence=[
+            {"path": "client/config.py", "change": "default", "name": "retries",
+             "why": "the default number of retries changes for every caller"}])
+
+    fake.responder = respond
+    settings = llm_settings(default_settings, fake.base_url, llm_timeout_s=TIMEOUT_S)
+    async with redis_store() as store:
+        digest, _ = await llm_build([pr], window=window, settings=settings, store=store, repo="o/client",
+                                    narrate=False)
+    judged = digest.pr(77).analysis
+    assert judged is not None
+    assert [(e.change, e.name) for e in judged.score_evidence] == [("default", "retries")]  # the evidence holds
+    assert judged.importance <= base.importance + IMPORTANCE_BAND + DEFAULT_RAISE_STEP < 10  # but is no 10
+    assert judged.importance > base.importance + IMPORTANCE_BAND  # it still counts for something

@@ -1,4 +1,4 @@
-"""The channel binding of the README's example, and Store.claim in memory and in Redis."""
+"""The channel binding of the operator guide's example, and Store.claim in memory and in Redis."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from bot.store import MemoryStore, RedisStore
 from .conftest import REDIS_URL, ROOT
 
 
-def test_readme_channel_example_binds_a_channel(no_config: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```toml\n(.*?)```", readme, re.DOTALL) if "[channels." in b)
+def test_the_guide_channel_example_binds_a_channel(no_config: Path) -> None:
+    guide = (ROOT / "docs" / "operator-guide.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", guide, re.DOTALL) if "[channels." in b)
     (no_config / "prhub.toml").write_text(block, encoding="utf-8")
     settings = load_settings()
     bound = settings.channel("slack:C0123456789")
