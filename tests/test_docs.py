@@ -37,6 +37,8 @@ INSTALL_LINE = ("python3 -m venv .venv && .venv/bin/pip install --require-hashes
                 "jsonl:examples/verl-2026-W12-W16.jsonl.gz --repo verl-project/verl --week 2026-W16")
 DOCKER = ("needs a Docker engine, which this CI has not: tests/test_env_example.py checks docker-compose.yml, "
           "tests/test_install.py the Dockerfile")
+BENCH = ("a benchmark a developer runs by hand (timings are no test); tests/understand/test_corpus.py scores the "
+         "same corpora")
 ELSEWHERE = {
     INSTALL_LINE: "tests/test_install.py::test_readme_install_and_digest_in_a_fresh_venv (slow) runs it",
     "scripts/test": ".ci/run runs it",
@@ -44,6 +46,9 @@ ELSEWHERE = {
     "docker compose logs bot": DOCKER,
     "docker compose restart bot": DOCKER,
     "docker compose run --rm bot config check": DOCKER + "; its prhub config check runs here on the shipped file",
+    ".venv/bin/python bench/bench_understand.py": BENCH,
+    ".venv/bin/python bench/bench_understand.py --corpus tuning2": BENCH,
+    ".venv/bin/python bench/bench_understand.py --corpus held_out2": BENCH,
 }
 """Documented commands this module does not run, and who does."""
 
