@@ -195,7 +195,9 @@ def _decide(r: _Reading) -> Intent:
     labelled = _label(bare)
     rest = _blank(bare, [labelled[1]]) if labelled else bare
     label = labelled[0] if labelled else None
-    terms = _terms(rest, label) + [p for p in r.path_like if p.lower() not in _EN_STOP]
+    folders = [(m["p"] or m["q"]).strip("/").lower() for m in _FOLDER.finditer(rest)]  # "docker 目录": docker
+    terms = [t for t in _terms(rest, label) if t.lower() not in _FOLDER_WORDS and t.lower() not in folders]
+    terms += folders + [p for p in r.path_like if p.lower() not in _EN_STOP]
     terms = terms[:MAX_TERMS]
     concept = any(_concepts().find(t) is not None for t in terms)
     change = _CHANGE.search(rest) is not None or concept
@@ -216,7 +218,7 @@ def _decide(r: _Reading) -> Intent:
         terms = [t for t in terms if t != label]
         single_label = False
         if not terms or not change:
-            return _clarified(r, LabelIntent(label, repo=r.repo, language=lang, window=window, said=said))
+            return _clarified(r, LabelIntent(label, repo=r.repo, language=lang, window=window, said=said, loose=True))
     who = _WHO.search(rest)
     if _authors_asked(rest, terms):
         return _clarified(r, MergedIntent(window, repo=r.repo, language=lang, said=said, focus="authors"))
@@ -230,7 +232,7 @@ def _decide(r: _Reading) -> Intent:
         else:
             intent = LabelIntent(label, repo=r.repo, language=lang, window=window, said=said)
     elif change and terms and (about_prs or _OPENER.search(rest) or _QUESTION_END.search(text) or (
-            concept and r.window is not None)):
+            concept and r.window is not None) or asks_for):
         # "哪些 PR 改了 rollout 的配置", "which PRs touched fully_async last week", "W16 有没有改 megatron 的 PR"
         intent = QuestionIntent(tuple(terms), window=window, repo=r.repo, language=lang, said=said, text=text)
     elif terms and about_prs and not _DIGEST.search(rest):
@@ -245,8 +247,9 @@ def _decide(r: _Reading) -> Intent:
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
     elif single_label and any((m["a"] or m["b"] or m["c"]).lower() == terms[0] and (m["c"] or asked)
                               for m in _AREA.finditer(rest)):
-        # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样", "how's fsdp doing lately"
-        intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
+        # "what's new in rollout this week", "npu 的动态", "rollout 最近怎么样", "fsdp 最近有啥动静"
+        intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said,
+                             loose=True)
     elif terms and _BY_LABEL.search(text) and single_label:  # vllm 相关的 上上周 按标签看下
         intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window, said=said)
     elif terms and r.window is not None and _QUESTION_END.search(text) and not _DIGEST.search(rest) \
@@ -282,6 +285,12 @@ def _clarified(r: _Reading, intent: Intent) -> Intent:
 _COMPARED = re.compile(r"对比|比较|比一比|比比|(?<![A-Za-z])(?:compare|comparison|versus|vs\.?|side\s+by\s+side)"
                        r"(?![A-Za-z])", re.IGNORECASE)
 """A comparison asked for in so many words (a PR comparison without numbers is asked back)."""
+_FOLDER = re.compile(r"(?<![A-Za-z0-9_./-])(?P<p>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})\s?(?:的)?\s?(?:目录|文件夹|路径)|"
+                     r"(?<![A-Za-z])(?:folder|directory|dir)\s+(?P<q>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})",
+                     re.IGNORECASE)
+"""A folder named as one (``docker 目录``, ``the docker folder``): its name is searched (paths match it), the word
+目录 is not."""
+_FOLDER_WORDS = frozenset({"目录", "文件夹", "路径", "folder", "directory", "dir"})
 _PRS_NAMED = re.compile(r"pr|合并请求|修复|的修|改动|(?<![A-Za-z])(?:fix(?:es)?|changes|patches)(?![A-Za-z])",
                         re.IGNORECASE)
 _EVENT = re.compile(r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"

@@ -53,7 +53,7 @@ RISKS = re.compile(r"风险|隐患|有坑|坑吗|会不会(?:炸|挂|出问题|�
                    r"(?<![A-Za-z])(?:risks?|risky|what\s+could\s+(?:break|go\s+wrong)|any\s+gotchas|dangerous|break\s+anything)(?![A-Za-z])",
                    re.IGNORECASE)
 START = re.compile(r"从哪(?:里|儿)?(?:个|些)?(?:文件|模块|部分|块|地方|函数|类)?\s?(?:开始|入手|看起|读起|下手|看|读)|"
-                   r"先(?:看|读)哪|入口在哪|入口是|哪(?:个|些)(?:文件|模块|部分|块|函数)[^。？?]{0,6}(?:先|开始|入手)|"
+                   r"先(?:看|读)哪|入口|哪(?:个|些)(?:文件|模块|部分|块|函数)[^。？?]{0,6}(?:先|开始|入手)|"
                    r"(?<![A-Za-z])(?:where\s+(?:do|should|can)?\s*(?:i|we)\s+(?:should\s+)?(?:start|begin)|"
                    r"where\s+to\s+(?:start|begin)|start(?:ing)?\s+point|entry\s+point|"
                    r"which\s+(?:file|module|part|function)s?\s+(?:first|should|do|to)|begin\s+to\s+read|"

@@ -88,6 +88,9 @@ class LabelIntent:
     language: Language | None = None
     window: str | None = None
     said: str | None = field(default=None, compare=False)
+    loose: bool = field(default=False, compare=False)
+    """Read from a digest request with one word more (``fsdp 最近有啥动静``): when the word is no label of the
+    data, the digest is answered."""
 
 
 @dataclass(frozen=True)

@@ -44,12 +44,13 @@ _STATEMENT = re.compile(
     re.IGNORECASE)
 """The speaker's own past, plans and opinions."""
 _REQUEST = re.compile(
-    r"帮我|帮忙|给我|发我|发一下|请问|请帮|麻烦(?!大家)|能否|能不能|可不可以|可以帮|我想(?:看|要|问|了解|订|知道)|我要|看一下|"
-    r"看下|查一下|查下|列一下|列下|总结|整理|订阅|退订|提醒我|通知我|"
-    rf"{_A}(?:can\s+you|could\s+you|please|pls|show\s+me|give\s+me|list|send\s+me|tell\s+me|subscribe|"
-    rf"unsubscribe|summari[sz]e|what|which|who|where|how|any){_Z}",
+    r"帮我|帮忙|给我|发我|请问|请帮|麻烦(?!大家)|能否|能不能|可不可以|可以帮|我想(?:看|要|问|了解|订|知道)|我要|订阅|退订|"
+    r"提醒我|通知我|"
+    rf"{_A}(?:can\s+you|could\s+you|please|pls|show\s+me|give\s+me|send\s+me|tell\s+me|subscribe|unsubscribe|"
+    rf"what|which|who|where|how){_Z}",
     re.IGNORECASE)
-"""A request or a question to the bot."""
+"""A request or a question to the bot (a verb such as 看下 after ``我回头`` is the speaker's own plan)."""
+_SECOND = re.compile(r"你|您|(?<![A-Za-z])(?:you|your)(?![A-Za-z])", re.IGNORECASE)
 _QUESTION = re.compile(r"[?？]\s*$|[吗嗎呢]\s*[?？!！。.~～]*\s*$")
 _PR = re.compile(r"#\s?[0-9]{3,7}|(?<![0-9])[0-9]{4}(?![0-9])")
 
@@ -70,7 +71,7 @@ _ASKS_BOT = re.compile(r"帮我|给我|发我|发一下|发下|麻烦|请问|请
 
 _CAPABILITY = re.compile(
     r"(?:你|机器人|bot|这个?工具|这玩意儿?)[^。？?！!]{0,8}(?:能|会|可以)[^。？?！!]{0,6}(?:干|做|帮)?(?:些|点)?"
-    r"(?:什么|啥|哪些)|"
+    r"(?:什么|啥|哪些|嘛)|"
     r"(?:支持|提供|有)(?:哪些|什么|啥)(?:功能|命令|指令|用法)|(?:使用说明|使用文档|用法说明|说明书|帮助文档)|"
     r"(?:机器人|bot|这个?工具)[^。？?！!]{0,6}(?:怎么|咋|如何)用|"
     rf"{_A}(?:what(?:['’]s|\s+is)\s+(?:this|the)\s+(?:bot|thing|tool)\s+(?:good\s+for|for)|what\s+can\s+(?:you|it|this\s+bot)|"
@@ -91,10 +92,13 @@ def remark(text: str) -> bool:
     request in it is theirs); or a first-person statement without a request or question to the bot."""
     if _GROUP.search(text):
         return True  # "各位，… 大家有空可以看看", "fyi the W16 digest mentions #6053": said to the channel
+    mention = _MENTION.search(text) is not None
+    if mention and _SECOND.search(text):
+        return True  # "@张三 你看下 #6046 是不是把你那个 bug 修了": said to them
     statement = _STATEMENT.search(text) is not None
     if not statement:
         return False
-    if _MENTION.search(text):
+    if mention:
         return True  # "@Lukas I think #5961 is the fix … can you try?": the request is theirs
     return _REQUEST.search(text) is None and _QUESTION.search(text) is None
 

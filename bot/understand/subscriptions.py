@@ -37,6 +37,7 @@ from bot.understand.subparts import part_request
 __all__ = ["github_handle", "personal_digest_action", "read_request", "subscription_command", "subscription_intent"]
 
 _LIST_SUBS = re.compile(r"(?<![A-Za-z])(?:which|what)\s+subscriptions?(?![A-Za-z])|订阅(?:了)?(?:有)?(?:哪些|什么|啥)|"
+                        r"我(?:都)?订了(?:些|哪些)?(?:什么|啥)|"
                         r"(?<![A-Za-z])subscriptions?\s+(?:do\s+)?(?:i|we)\s+have(?![A-Za-z])|我的订阅|订阅列表|查看订阅|(?:我|我们)?(?:现在|目前|当前)的订阅|看(?:下|一下|"
                         r"看)?(?:我|我们)的?订阅|"
                         r"(?:my|list|show)\s+subscriptions?|^\s*subscriptions?\s*$", re.IGNORECASE)
