@@ -103,8 +103,10 @@ class ObservedWebClient(AsyncWebClient):
         """The call, its outcome recorded (a :class:`~slack_sdk.errors.SlackApiError` by Slack's error code)."""
         try:
             response = await super().api_call(api_method, **kwargs)
-        except SlackApiError as exc:
-            self.state.called(False, str(exc.response.get("error") or "slack_api_error"))
+        except SlackApiError as exc:  # a 5xx page is no JSON: its status is the error (never an AttributeError)
+            data = getattr(exc.response, "data", None)
+            self.state.called(False, str(data.get("error") or "slack_api_error") if isinstance(data, dict)
+                              else f"http_{exc.response.status_code}")
             raise
         except Exception as exc:  # transport failures: recorded by class, then raised unchanged
             self.state.called(False, type(exc).__name__)
