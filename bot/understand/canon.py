@@ -23,7 +23,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["OWN_WORDS", "canonical"]
+__all__ = ["OWN_WORDS", "canonical", "warm_up"]
 
 OWN_WORDS = ("订阅", "退订", "周报", "月报", "提醒", "通知", "推送", "合并", "合入", "标签", "账号", "风险", "贡献")
 """The bot's own Chinese words whose homophone typos are corrected."""
@@ -139,3 +139,11 @@ def canonical(text: str) -> str:
     if _CJK.search(text):
         text = _COLLOQUIAL.sub("订阅", _homophones(_simplified(text)))
     return _english(text)
+
+
+def warm_up() -> None:
+    """Load what the first messages would load (OpenCC's tables, pypinyin's dictionary), e.g. in a worker thread
+    at the bot's start, so that no early message waits for it."""
+    _traditional()
+    _converter()
+    _sound("订")

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FILLER", "add_words", "chinese_words", "segment"]
+__all__ = ["FILLER", "add_words", "chinese_words", "is_content", "segment", "warm_up"]
 
 FILLER = frozenset(tomllib.loads(resources.files("bot").joinpath("defaults/words.toml").read_text(
     encoding="utf-8"))["filler"]["words"].split())
@@ -143,3 +143,10 @@ def chinese_words(run: str, *, keep: Iterable[str] = ()) -> list[str]:
         else:
             out.append(word)
     return out
+
+
+def warm_up() -> None:
+    """Load the segmenter and its parts of speech now (about a second, e.g. in a worker thread at the bot's start)
+    rather than on the first Chinese message."""
+    _load()
+    _tags()
