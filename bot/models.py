@@ -115,8 +115,10 @@ class Risk(_Value):
 
     ``kind`` is a stable id (``missing_tests``, ``core_path_change``,
     ``config_contract_change``, ``dependency_upgrade``, ``dependency_range``,
-    ``dependency_pin``, ``ci_action_bump``, ``version_bump``, ``large_change``,
-    ``revert``, ``breaking_change``); ``title`` is shown to people in the
+    ``dependency_pin``, ``ci_action_bump``, ``version_bump``, ``dev_version_bump``,
+    ``large_change``, ``revert``, ``breaking_change``, ``deprecation``,
+    ``deprecated_removal``, ``behavior_change``, ``numerics_change``,
+    ``object_cache``); ``title`` is shown to people in the
     analysis language; ``evidence`` lists the files or facts behind it.
     """
 

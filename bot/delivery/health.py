@@ -103,10 +103,10 @@ class ObservedWebClient(AsyncWebClient):
         """The call, its outcome recorded (a :class:`~slack_sdk.errors.SlackApiError` by Slack's error code)."""
         try:
             response = await super().api_call(api_method, **kwargs)
-        except SlackApiError as exc:  # a 5xx page is no JSON: its status is the error (never an AttributeError)
-            data = getattr(exc.response, "data", None)
-            self.state.called(False, str(data.get("error") or "slack_api_error") if isinstance(data, dict)
-                              else f"http_{exc.response.status_code}")
+        except SlackApiError as exc:
+            data = exc.response.data  # a dict from Slack; the text of an HTML page from a proxy's 5xx
+            code = data.get("error") if isinstance(data, dict) else f"http_{exc.response.status_code}"
+            self.state.called(False, str(code or "slack_api_error"))
             raise
         except Exception as exc:  # transport failures: recorded by class, then raised unchanged
             self.state.called(False, type(exc).__name__)

@@ -17,6 +17,7 @@ from functools import lru_cache
 from itertools import accumulate
 
 from bot.digest import texts
+from bot.digest.dependencies import follows_release, is_dev_version
 from bot.digest.description import repeats_title, shorten
 from bot.digest.labels import OTHER, subject, title_key
 from bot.models import DigestPR, DigestStats, HotFile, LabelGroup, LabelTrend, RiskRollup
@@ -38,9 +39,10 @@ MAX_GROUP_LINES = 2
 _SOURCE_SUFFIXES = (".py", ".cc", ".cu", ".cpp", ".h", ".hpp", ".rs", ".go", ".ts", ".js", ".java", ".kt", ".scala")
 
 # Order in which risk kinds are shown when their counts tie: the ones a reviewer can act on first.
-RISK_ORDER = ("breaking_change", "revert", "missing_tests", "core_path_change", "config_contract_change",
-              "dependency_upgrade", "dependency_pin", "dependency_range", "large_change", "ci_action_bump",
-              "version_bump")
+RISK_ORDER = ("breaking_change", "revert", "deprecated_removal", "behavior_change", "numerics_change", "missing_tests",
+              "core_path_change", "config_contract_change", "deprecation", "object_cache", "dependency_upgrade",
+              "dependency_pin", "dependency_range", "large_change", "ci_action_bump", "version_bump",
+              "dev_version_bump")
 
 
 def _importance(pr: DigestPR) -> int:
@@ -184,6 +186,7 @@ _VERSION_BUMP = re.compile(
     re.IGNORECASE,
 )
 _DOTTED = re.compile(r"\d\.\d")
+_VERSION_IN_TITLE = re.compile(r"\bv?\d+\.\d+[\w.+-]*")
 _OWN_VERSION_WORDS = frozenset({"package", "project", "release", "library", "lib", "our"})
 
 
@@ -191,10 +194,13 @@ def is_release(title: str, repo: str = "") -> bool:
     """The PR releases the repository: ``Release: v0.28``, ``Bump version to 0.2.0``,
     ``[release] chore: bump version to v0.4``, ``Bump torchtitan version to v0.2.1`` (with
     ``repo`` ``pytorch/torchtitan``); not ``Bump python version to 3.12`` nor ``Add a
-    release workflow``."""
+    release workflow``, nor a bump to a development version (``Bump version to 0.19.2.dev0``) or the one
+    after a release (``Update version.txt after 0.19.4 release``, ``post release v0.35.0``)."""
     text = subject(title)
     if not _DOTTED.search(text):  # every pattern needs a version number such as 0.2
         return False
+    if follows_release(text) or any(is_dev_version(v) for v in _VERSION_IN_TITLE.findall(text)):
+        return False  # the bump after a release, or to a development version: no release
     if any(r.search(text) for r in _RELEASE):
         return True
     bump = _VERSION_BUMP.search(text)

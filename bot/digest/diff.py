@@ -34,9 +34,16 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from bot.digest.dependencies import DependencyChange, read_dependencies
 from bot.digest.diffscan import ChangedLine, changed_lines
 from bot.digest.files import FileKind, is_config_schema
+from bot.digest.meaning import Finding, read_meaning
+from bot.digest.surface import surface as read_surface
 from bot.models import PullRequest
+
+# the dependency reading lives in bot.digest.dependencies, the meaning in bot.digest.meaning; imported here as before
+__all__ = ["MAX_NAMES", "PRODUCT_KINDS", "DependencyChange", "DiffFacts", "Finding", "fingerprint",
+           "read_dependencies", "read_diff"]
 
 PRODUCT_KINDS = frozenset({FileKind.SOURCE, FileKind.CONFIG, FileKind.SCRIPT})
 """The project's own files: where a change of code is a change of behaviour or contract."""
@@ -69,6 +76,24 @@ class DiffFacts:
         changed_defaults: ``(path, name)`` of defaults the PR changes, product files only.
         required_parameters: ``(path, "function(+param)")`` of parameters without a default the PR adds to a
             public function, product files only.
+        moved_lines: of all changed code lines, those that move (the same code removed in one place and added in
+            another, re-indented in place included); part of ``mechanical_lines``.
+        reindented_lines: of ``moved_lines``, those whose line differs from its pair in whitespace only.
+        substituted_lines: of all changed code lines, those of a repeated substitution; part of
+            ``mechanical_lines``.
+        surface_lines: changed code lines of product files that are surface (:mod:`bot.digest.surface`: only their
+            type annotations change, imports of typing names, the own ``__version__``) or re-indented. The
+            annotation, typing and version lines are part of ``mechanical_lines``; a re-indented line is there only
+            where it is long enough to count as a move (a block wrapped in a new ``with`` is no sweep).
+        unswept_lines: the re-indented lines of product files that ``mechanical_lines`` leaves out: taken out of
+            ``residual_lines`` on their own.
+        deprecations: what the PR deprecates (:mod:`bot.digest.meaning`: warnings, decorators, ``deprecate()``
+            calls, docs that say so), each a :class:`~bot.digest.meaning.Finding` (file, line, name, code).
+        deprecated_removals: deprecation notices the PR removes with what they guarded: a removal behind a release.
+        raises_instead: ``raise`` statements added where the removed lines fell back (warned, returned, exited).
+        numerics: changed lines of modified source that change what is computed (a loss, a scale, a dtype, a
+            seed, a learning rate, …), moves and substitutions left out.
+        object_caches: caches keyed on live objects (``data_ptr()``, ``id()``, modules, ``lru_cache`` on a method).
     """
 
     patched: bool = False
@@ -79,11 +104,22 @@ class DiffFacts:
     removed_names: tuple[tuple[str, str], ...] = ()
     changed_defaults: tuple[tuple[str, str], ...] = ()
     required_parameters: tuple[tuple[str, str], ...] = ()
+    moved_lines: int = 0
+    reindented_lines: int = 0
+    substituted_lines: int = 0
+    surface_lines: int = 0
+    unswept_lines: int = 0
+    deprecations: tuple[Finding, ...] = ()
+    deprecated_removals: tuple[Finding, ...] = ()
+    raises_instead: tuple[Finding, ...] = ()
+    numerics: tuple[Finding, ...] = ()
+    object_caches: tuple[Finding, ...] = ()
 
     @property
     def prose_only(self) -> bool:
-        """The product files' changed lines are all prose (and there were some)."""
-        return self.patched and self.code_lines == 0 and self.prose_lines > 0
+        """The product files' changed lines are all prose or surface (and some are prose): comments,
+        docstrings, help texts, type annotations, re-indented lines."""
+        return self.patched and self.code_lines <= self.surface_lines and self.prose_lines > 0
 
     @property
     def mechanical_share(self) -> float:
@@ -92,9 +128,9 @@ class DiffFacts:
 
     @property
     def residual_lines(self) -> int:
-        """Changed code lines of product files left once moves and substitutions are taken out (an estimate:
-        the mechanical lines are taken out in proportion)."""
-        return round(self.code_lines * (1 - self.mechanical_share))
+        """Changed code lines of product files left once moves, substitutions and surface are taken out (an
+        estimate: the mechanical lines are taken out in proportion, then the re-indented lines they leave)."""
+        return max(0, round(self.code_lines * (1 - self.mechanical_share)) - self.unswept_lines)
 
     @property
     def contract(self) -> tuple[tuple[str, str], ...]:
@@ -239,14 +275,18 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
     patched = False
     code = prose = 0
     all_code: list[ChangedLine] = []
-    mechanical: set[int] = set()
+    paths: list[str] = []  # the file of each of ``all_code``
     signatures: Counter[tuple[str, ...]] = Counter()
     pairs: list[tuple[int, int, tuple[str, ...]]] = []
     per_file: dict[str, tuple[FileKind, list[ChangedLine]]] = {}
+    moved: set[int] = set()
+    reindented: set[int] = set()
+    surface: set[int] = set()
+    product: set[int] = set()  # indexes of the product files' lines
     for f in pr.files:
         kind = kinds.get(f.path, FileKind.OTHER)
-        if not f.patch or kind in (FileKind.GENERATED, FileKind.DOC):
-            continue
+        if not f.patch or kind in (FileKind.GENERATED, FileKind.DOC, FileKind.DATA):
+            continue  # data is not code: its keys are no contract and its lines no code to read
         with_code: list[ChangedLine] = []
         prose_only = 0
         for line in changed_lines(f.path, f.patch):
@@ -261,23 +301,30 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
             prose += prose_only
         offset = len(all_code)
         all_code += with_code
+        paths += [f.path] * len(with_code)
+        if kind in PRODUCT_KINDS:
+            product.update(range(offset, len(all_code)))
+        shifted, marked = read_surface(with_code)
+        reindented.update(offset + i for i in shifted)
+        surface.update(offset + i for i in marked)
         for a, b, signature in _substitutions(with_code):
             pairs.append((offset + a, offset + b, signature))
             signatures.update((op,) for op in set(signature))
-    for a, b, signature in pairs:
-        if all(signatures[(op,)] >= _repeats_needed(op) for op in signature):
-            mechanical.update((a, b))
+    substituted = {i for a, b, signature in pairs if all(signatures[(op,)] >= _repeats_needed(op) for op in signature)
+                   for i in (a, b)}
     removed_at: dict[str, list[int]] = {}
     added_at: dict[str, list[int]] = {}
     for index, line in enumerate(all_code):
         text = _normal(line.code) if len(line.code) >= MOVE_MIN_CHARS else ""
-        if len(text) >= MOVE_MIN_CHARS:
+        if len(text) >= MOVE_MIN_CHARS and index not in reindented:
             (removed_at if line.sign == "-" else added_at).setdefault(text, []).append(index)
     for text, removed in removed_at.items():
         added = added_at.get(text, [])
         n = min(len(removed), len(added))
-        mechanical.update(removed[:n])
-        mechanical.update(added[:n])
+        moved.update(removed[:n])
+        moved.update(added[:n])
+    mechanical = moved | substituted | surface  # a re-indented line counts here where it is long enough to move
+    moved |= reindented
     added_code = _Occurrences("\n".join(line.code for line in all_code if line.sign == "+"))
     removed_names: dict[tuple[str, str], None] = {}
     changed: dict[tuple[str, str], None] = {}
@@ -315,119 +362,16 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
             for param, default in new_params.items():
                 if param not in old_params and default is None:
                     required[(path, f"{function}(+{param})")] = None
+    meaning = read_meaning(pr, kinds, {(paths[i], all_code[i].sign, all_code[i].number) for i in mechanical})
     return DiffFacts(
         patched=patched, code_lines=code, prose_lines=prose, mechanical_lines=len(mechanical),
         all_code_lines=len(all_code), removed_names=tuple(removed_names), changed_defaults=tuple(changed),
-        required_parameters=tuple(required),
+        required_parameters=tuple(required), moved_lines=len(moved), reindented_lines=len(reindented),
+        substituted_lines=len(substituted), surface_lines=len((surface | reindented) & product),
+        unswept_lines=len((reindented - mechanical) & product), deprecations=meaning.deprecations,
+        deprecated_removals=meaning.deprecated_removals, raises_instead=meaning.raises_instead,
+        numerics=meaning.numerics, object_caches=meaning.object_caches,
     )
-
-
-_SPEC = r"""(?:===|==|>=|<=|~=|!=|<|>)\s*[^"',;#\s]+"""
-_REQUIREMENT = re.compile(rf"""^\s*["']?([A-Za-z][A-Za-z0-9_.\-]*)(?:\[[^\]]*\])?\s*({_SPEC}(?:\s*,\s*{_SPEC})*)""")
-_OWN_VERSION = re.compile(r"""^\s*["']?(?:__version__|version|VERSION)["']?\s*[:=]\s*["']?v?\d+(?:\.\w+)+""")
-_PYTHON_REQUIRES = re.compile(r"""^\s*["']?(?:requires-python|python_requires)["']?\s*[:=]\s*["']([^"']+)["']""")
-_ACTION = re.compile(r"\buses:\s*([\w.\-]+/[\w.\-/]+)@(\S+)")
-_IMAGE = re.compile(r"^\s*FROM\s+(\S+?):(\S+)", re.I)
-_PIP_IN_SCRIPT = re.compile(r"\bpip3?\s+install\b.*?\b([A-Za-z][\w.\-]*)\s*==\s*([\w.+\-]+)")
-_VERSION_GATE = re.compile(r"__version__|\bversion\.parse\s*\(|\bparse_version\s*\(|\bVersion\s*\(|"
-                           r"\bversion_info\b|\bis_version_(?:ge|gt|le|lt)\b|\bversion\s*\(\s*\S")
-_TEMPORARY = re.compile(r"\b(?:temporar\w*|for now|until|workaround|pin(?:ned|s)?)\b", re.I)
-
-
-@dataclass(frozen=True)
-class DependencyChange:
-    """One dependency change of a PR, as :func:`read_dependencies` classifies it.
-
-    Attributes:
-        kind: ``dependency_upgrade`` (a dependency added, removed or moved to another exact version, a base image
-            or an installed package version changed), ``dependency_pin`` (an exact or upper-bound pin put on),
-            ``dependency_range`` (a version range changed, or code made to depend on a dependency's version),
-            ``ci_action_bump`` (a CI action's version), ``version_bump`` (the repository's own version).
-        path: the file.
-        name: the package, action or image (empty for the own version).
-        before: the old specifier (empty when added).
-        after: the new specifier (empty when removed).
-    """
-
-    kind: str
-    path: str
-    name: str
-    before: str = ""
-    after: str = ""
-
-    @property
-    def evidence(self) -> str:
-        """``path: name before -> after`` for a risk's evidence."""
-        change = f"{self.before or '-'} -> {self.after or '-'}" if self.before or self.after else ""
-        return f"{self.path}: {' '.join(x for x in (self.name, change) if x)}".rstrip(": ")
-
-
-def _specs(lines: list[str], pattern: re.Pattern[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for text in lines:
-        found = pattern.search(text)
-        if found and any(c.isdigit() for c in found.group(2)):
-            out[found.group(1).lower()] = re.sub(r"\s+", "", found.group(2))
-    return out
-
-
-def _pinned(spec: str) -> bool:
-    return spec.startswith("==") or bool(re.search(r"(?:^|,)<(?!=)", spec)) or "<=" in spec
-
-
-def read_dependencies(pr: PullRequest, kinds: dict[str, FileKind]) -> tuple[DependencyChange, ...]:
-    """The dependency changes of ``pr`` read from its patches: requirement lines of manifests (``name==1.2``,
-    ``"name>=1,<2"``), the own ``version`` of a manifest, ``uses: action@v4`` of CI files, ``FROM image:tag`` and
-    ``pip install name==x`` of Docker files and scripts, and added code that compares a dependency's version.
-    The supported Python versions of a manifest (``requires-python``, ``python_requires``) are the range of a
-    dependency named ``python``: raising its lower bound drops users of the older versions.
-    A manifest edit that changes none of these gives nothing. Files without a patch give nothing."""
-    out: list[DependencyChange] = []
-    temporary = bool(_TEMPORARY.search(pr.title))
-    for f in pr.files:
-        kind = kinds.get(f.path, FileKind.OTHER)
-        if not f.patch or kind is FileKind.GENERATED:
-            continue
-        raw = f.patch.splitlines()
-        removed = [line[1:] for line in raw if line.startswith("-") and not line.startswith("---")]
-        added = [line[1:] for line in raw if line.startswith("+") and not line.startswith("+++")]
-        if kind is FileKind.DEPENDENCY:
-            if any(_OWN_VERSION.match(x) for x in added) and any(_OWN_VERSION.match(x) for x in removed):
-                out.append(DependencyChange("version_bump", f.path, ""))
-            before = _specs([x for x in removed if not _OWN_VERSION.match(x)], _REQUIREMENT)
-            after = _specs([x for x in added if not _OWN_VERSION.match(x)], _REQUIREMENT)
-            for side, lines in ((before, removed), (after, added)):
-                found = [m.group(1) for m in map(_PYTHON_REQUIRES.match, lines) if m]
-                if found:
-                    side["python"] = re.sub(r"\s+", "", found[-1])
-            for name in sorted(set(before) | set(after)):
-                old, new = before.get(name, ""), after.get(name, "")
-                if old == new:
-                    continue
-                if old and new and old.startswith("==") and new.startswith("=="):
-                    change = "dependency_upgrade"  # from one exact version to another
-                elif new and _pinned(new) and (not _pinned(old) if old else temporary):
-                    change = "dependency_pin"
-                elif old and new:
-                    change = "dependency_range"
-                else:
-                    change = "dependency_upgrade"  # a dependency added or dropped
-                out.append(DependencyChange(change, f.path, name, old, new))
-        elif kind is FileKind.CI:
-            before, after = _specs(removed, _ACTION), _specs(added, _ACTION)
-            out += [DependencyChange("ci_action_bump", f.path, name, before[name], after[name])
-                    for name in sorted(set(before) & set(after)) if before[name] != after[name]]
-        if kind in (FileKind.DOCKER, FileKind.SCRIPT, FileKind.CI):
-            for pattern in (_IMAGE, _PIP_IN_SCRIPT):
-                before, after = _specs(removed, pattern), _specs(added, pattern)
-                out += [DependencyChange("dependency_pin" if temporary else "dependency_upgrade", f.path, name,
-                                         before[name], after[name])
-                        for name in sorted(set(before) & set(after)) if before[name] != after[name]]
-        if kind is FileKind.SOURCE:
-            code = [line.code for line in changed_lines(f.path, f.patch) if line.sign == "+"]
-            if any("ersion" in c and _VERSION_GATE.search(c) for c in code):  # each of its forms has "[vV]ersion"
-                out.append(DependencyChange("dependency_range", f.path, "version check"))
-    return tuple(out)
 
 
 def fingerprint(pr: PullRequest, *, inverted: bool = False) -> str | None:

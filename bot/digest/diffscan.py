@@ -25,7 +25,9 @@ A hunk can start inside a docstring or a block comment: when the first
 delimiter of a hunk closes one rather than opens it, the lines before it are
 read as prose — unless the hunk's side starts at the file's first line (its
 ``@@ -a,b +c,d @@`` header says line 1, or 0 for a file that is added or
-removed), where nothing can be open yet. Lines beyond :data:`MAX_LINE_CHARS` are cut there.
+removed), where nothing can be open yet. A Python hunk side with no delimiter at
+all that holds a backtick (no Python token; docstrings write ``name (`str`)``)
+lies inside a docstring: all prose. Lines beyond :data:`MAX_LINE_CHARS` are cut there.
 """
 
 from __future__ import annotations
@@ -116,12 +118,18 @@ def syntax_for(path: str) -> Syntax:
 
 
 class ChangedLine(NamedTuple):
-    """One added (``sign == "+"``) or removed (``"-"``) line of a patch."""
+    """One added (``sign == "+"``) or removed (``"-"``) line of a patch: its text, split into code and prose;
+    its line number in its side's file (the new file for ``+``, the old one for ``-``; 0 when the hunk header
+    gives none) and the hunk it is in (0 for the first), with that hunk's context (what follows the ``@@ … @@``
+    of its header: the enclosing function or class, as ``git diff`` writes it; empty when none)."""
 
     sign: str
     text: str
     code: str
     prose: str
+    number: int = 0
+    hunk: int = 0
+    context: str = ""
 
 
 class _Scan:
@@ -191,7 +199,7 @@ def _scan_line(line: str, scan: _Scan) -> tuple[str, str]:
     return "".join(code), " ".join(filter(None, map(str.strip, prose)))
 
 
-_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$")
 _OPENER = re.compile(r"(?:[=(\[{,+:]|\breturn|\byield)$")
 _PREFIX = re.compile(r"[rRbBuUfF]{1,2}$")
 
@@ -241,16 +249,23 @@ def _read_side(lines: list[str], syntax: Syntax, at_top: bool, needed: int) -> l
     scan = _Scan(syntax)
     result = _read(lines, scan, needed)
     inside = None if at_top else _starts_inside(lines, scan)
+    if inside is None and syntax.triple and scan.first is None and not at_top and any("`" in c for c, _ in result):
+        # no quote, comment or delimiter in the whole side, and a backtick (no Python token): the hunk lies
+        # inside a docstring (a Markdown-style ``name (`str`, defaults to ...)`` line of an argument list)
+        inside = TRIPLE_QUOTES[0]
     return result if inside is None else _read(lines, _Scan(syntax, state=inside), needed)
 
 
 class _Hunk(NamedTuple):
     """One hunk: the lines of each side (context lines in both), the changed lines as (sign, text, index in
-    its side), and whether each side starts at the file's first line."""
+    its side), whether each side starts at the file's first line, the number of each side's first line, and
+    the header's context."""
 
     sides: dict[str, list[str]]
     changes: list[tuple[str, str, int]]
     tops: dict[str, bool]
+    starts: dict[str, int]
+    context: str
 
 
 def _hunks(patch: str) -> list[_Hunk]:
@@ -279,7 +294,9 @@ def _hunks(patch: str) -> list[_Hunk]:
             header = _HUNK_HEADER.match(raw)
             starts = (int(header.group(1)), int(header.group(2))) if header else (2, 2)
             old, new, changes = [], [], []
-            hunks.append(_Hunk({"-": old, "+": new}, changes, {"-": starts[0] <= 1, "+": starts[1] <= 1}))
+            hunks.append(_Hunk({"-": old, "+": new}, changes, {"-": starts[0] <= 1, "+": starts[1] <= 1},
+                               {"-": starts[0], "+": starts[1]} if header else {"-": 0, "+": 0},
+                               header.group(3).strip()[:MAX_LINE_CHARS] if header else ""))
     return hunks
 
 
@@ -299,12 +316,21 @@ def changed_lines(path: str, patch: str) -> tuple[ChangedLine, ...]:
     syntax = syntax_for(path)
     new = tuple.__new__  # ChangedLine(...) without the NamedTuple's Python-level __new__: the same tuple, faster
     out: list[ChangedLine] = []
-    for hunk in _hunks(patch):
+    for number, hunk in enumerate(_hunks(patch)):
+        starts, context = hunk.starts, hunk.context
         if syntax.prose:
-            out += [new(ChangedLine, (sign, text, "", text)) for sign, text, _ in hunk.changes]
+            out += [new(ChangedLine, (sign, text, "", text, _line(starts[sign], index), number, context))
+                    for sign, text, index in hunk.changes]
             continue
         # per side with changed lines (the other is not read): how many of its lines are needed
         needed = {sign: index + 1 for sign, _, index in hunk.changes}
         read = {sign: _read_side(hunk.sides[sign], syntax, hunk.tops[sign], lines) for sign, lines in needed.items()}
-        out += [new(ChangedLine, (sign, text, *read[sign][index])) for sign, text, index in hunk.changes]
+        out += [new(ChangedLine, (sign, text, *read[sign][index], _line(starts[sign], index), number, context))
+                for sign, text, index in hunk.changes]
     return tuple(out)
+
+
+def _line(start: int, index: int) -> int:
+    """The file line number of a hunk side's line ``index`` (0 when the header gave no start; a side that
+    starts at 0 is an empty file, whose first line is 1)."""
+    return max(start, 1) + index if start else 0

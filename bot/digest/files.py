@@ -1,8 +1,15 @@
-"""What kind of file a changed path is: source, test, doc, CI, config, dependency manifest, …
+"""What kind of file a changed path is: source, test, doc, CI, data, config, dependency manifest, …
 
 Classification is by path only (the snapshot has no diff text). The rules are
 product decisions; they are written as data below so they are easy to read and
 to change. The first kind that matches wins, in the order of :class:`FileKind`.
+
+Data is not code: result tables, benchmark and experiment outputs, notebooks, serialized arrays, fixtures,
+evaluation task definitions (``**/tasks/**/*.yaml``) and the configs of examples, recipes and experiments are
+:attr:`FileKind.DATA`. Their keys are no public name and no config contract (a task YAML of an evaluation
+harness, an example config of a fine-tuning library, a regenerated benchmark JSON); what a repository's own
+config *schema* defines (its config classes, its flags, its packaged default configs) stays
+:attr:`FileKind.CONFIG` or :attr:`FileKind.SOURCE`.
 """
 
 from __future__ import annotations
@@ -14,6 +21,9 @@ from functools import lru_cache
 from wcmatch import fnmatch, glob
 
 _FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.BRACE
+_TABLE_SUFFIXES = frozenset({"csv", "tsv", "jsonl", "ndjson", "parquet", "arrow", "feather", "npy", "npz", "pkl",
+                             "pickle", "h5", "hdf5", "xlsx", "ipynb"})
+"""Data files by their format alone: tables, serialized arrays, notebooks."""
 
 
 class FileKind(StrEnum):
@@ -23,6 +33,7 @@ class FileKind(StrEnum):
     DEPENDENCY = "dependency"  # manifests that pin what the project installs
     TEST = "test"
     CI = "ci"
+    DATA = "data"  # results, tables, notebooks, fixtures, task definitions, example and experiment configs
     DOC = "doc"
     DOCKER = "docker"
     CONFIG = "config"
@@ -49,6 +60,20 @@ _RULES: dict[FileKind, tuple[str, ...]] = {
                     "**/*.test.{js,ts,tsx}", "**/*.spec.{js,ts,tsx}", "**/conftest.py"),
     FileKind.CI: (".github/**", ".gitlab-ci.yml", ".gitlab/**", ".circleci/**", ".buildkite/**",
                   "**/Jenkinsfile", ".pre-commit-config.yaml"),
+    FileKind.DATA: (
+        f"**/*.{{{','.join(sorted(_TABLE_SUFFIXES))}}}",
+        # evaluation task definitions and benchmark suites (an evaluation harness's tasks are data it runs)
+        "**/tasks/**/*{.yaml,.yml,.json,_yaml}", "**/benchmarks/**/*.{yaml,yml,json,toml}",
+        # results and outputs that tools write and people regenerate
+        "**/{results,result,benchmark_results,outputs,output,runs,logs,reports,leaderboard}/**/*.{json,yaml,yml,toml,txt}",
+        "**/*{result,results,benchmark,metrics,scores,leaderboard}*.json",
+        # fixtures and sample data outside the tests (inside, they are the tests')
+        "**/{fixtures,fixture,testdata,test_data,sample_data,samples,data,datasets,assets}/**/*.{json,yaml,yml,txt,xml}",
+        # the configs of examples, recipes and experiments: what a user copies, not what the package reads
+        "{examples,example,recipes,recipe,experiments,cookbook,cookbooks,tutorials,notebooks,projects}"
+        "/**/*.{yaml,yml,json,toml}",
+        "**/{examples,example,recipes,recipe,cookbook,tutorials}/**/*.{yaml,yml,json,toml}",
+    ),
     FileKind.DOC: ("docs/**", "doc/**", "**/*.md", "**/*.rst", "**/*.mdx", "**/*.txt", "LICENSE*"),
     FileKind.DOCKER: ("**/Dockerfile*", "**/*.dockerfile", "docker/**", "**/docker-compose*.y*ml"),
     FileKind.CONFIG: ("**/*.{yaml,yml,toml,ini,cfg,json,conf}", "**/config/**", "**/configs/**"),
@@ -138,10 +163,18 @@ def is_lock_file(path: str) -> bool:
     return name in LOCK_FILE_NAMES or name.endswith(".lock")
 
 
+_UNREAD_DATA = re.compile(rf"\.(?:{'|'.join(sorted(_TABLE_SUFFIXES))})$|"
+                          r"(?:^|/)(?:results?|benchmark_results|outputs?|runs|logs|reports|leaderboard)/|"
+                          r"(?:result|benchmark|metrics|scores|leaderboard)[^/]*\.json$", re.I)
+
+
 @lru_cache(maxsize=65536)
 def is_reading(path: str, kind: FileKind) -> bool:
     """Whether a reviewer reads the diff of ``path``: not a generated file, a lock file, a notebook, a
-    test snapshot, vendored code, minified or serialized output (their lines count for no reading time)."""
+    test snapshot, vendored code, minified or serialized output, nor a data table or a results file (their
+    lines count for no reading time; a task definition or an example config is read)."""
+    if kind is FileKind.DATA and _UNREAD_DATA.search(path):
+        return False
     return kind is not FileKind.GENERATED and not is_lock_file(path) and not _NOT_READING.search(path)
 
 

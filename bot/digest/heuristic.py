@@ -28,7 +28,15 @@ Risks (each with the files or facts behind it)
     ``dependency_range``       a version range widened or narrowed, or code that branches on a
                                dependency's version.
     ``dependency_pin``         an exact pin or an upper bound put on (to be removed later).
-    ``ci_action_bump``         a CI action's version; ``version_bump``: the repository's own version.
+    ``ci_action_bump``         a CI action's version; ``version_bump``: the repository's own version, to a
+                               release; ``dev_version_bump``: to a development version (``0.19.2.dev0``, or the
+                               bump a title says follows a release), which is no release.
+    ``deprecation``            the diff deprecates a name (a warning that says so, ``@deprecated``, a
+                               ``deprecate()`` call, docs); ``deprecated_removal``: it removes deprecated code;
+                               ``behavior_change``: it raises where the removed lines fell back; ``numerics_change``:
+                               changed lines of modified source touch what is computed (a loss, a scale, a dtype, a
+                               seed, a learning rate); ``object_cache``: a cache keyed on live objects. Evidence
+                               ``path:line name`` (:mod:`bot.digest.meaning`).
     ``large_change``           >= LARGE_CHANGE_LINES reviewable lines or >= LARGE_CHANGE_FILES files.
     ``revert``                 the PR reverts another (the number when the title or body names it, else
                                the PR of the window or before it whose title the ``Revert "…"`` quotes).
@@ -478,11 +486,50 @@ def _risks(facts: _Facts, context: AnalysisContext, t: texts.AnalysisTexts) -> l
         risks.append(Risk(kind="config_contract_change", title=t.contract_title,
                           detail=t.contract_detail.format(n=touched, s="" if touched == 1 else "s"),
                           evidence=tuple(f"{path}: {name}" if name else path for path, name in contract[:5])))
+    risks += _meaning_risks(facts, t)
     risks += _dependency_risks(facts, t)
     if facts.reviewable_lines >= LARGE_CHANGE_LINES or len(pr.files) >= LARGE_CHANGE_FILES:
         risks.append(Risk(kind="large_change", title=t.large_title,
                           detail=t.large_detail.format(files=len(pr.files), lines=facts.reviewable_lines),
                           evidence=(f"{len(pr.files)} files", f"+{pr.additions}/-{pr.deletions}")))
+    return risks
+
+
+MEANING_KINDS = ("deprecation", "deprecated_removal", "behavior_change", "numerics_change", "object_cache")
+"""Risk kinds read from what the changed lines mean (:mod:`bot.digest.meaning`), in the order they are listed."""
+
+
+# A title that deprecates (``Deprecate X``, ``[core] start deprecating Y``), not one that moves off another project's
+# deprecated API (``Replace deprecated torch_dtype``, ``fix deprecation warning``); one that removes deprecated code.
+_DEPRECATES_TITLE = re.compile(r"^(?:start\s+|begin\s+)?deprecat(?:e|es|ing)\b|"
+                               r"(?:^|[,;&]|\band)\s*deprecat(?:e|es|ing)\s+(?!warning)", re.I)
+_REMOVES_DEPRECATED_TITLE = re.compile(r"\b(?:remove[sd]?|removing|drop(?:s|ped)?|delete[sd]?|clean(?:s|ed)?\s*up)\s+"
+                                       r"(?:the\s+|all\s+)?(?:[\w`.-]+\s+)?deprecated\b", re.I)
+
+
+def _meaning_risks(facts: _Facts, t: texts.AnalysisTexts) -> list[Risk]:
+    """One risk per kind of meaning the diff shows, the file, line and name of each finding as its evidence. Where
+    the title deprecates something or removes deprecated code and no line says so, the title is the evidence (with
+    the names the diff removes, for a removal)."""
+    diff = facts.diff
+    found = dict(zip(MEANING_KINDS, (diff.deprecations, diff.deprecated_removals, diff.raises_instead, diff.numerics,
+                                     diff.object_caches), strict=True))
+    said = subject(facts.pr.title)
+    risks = []
+    for kind, findings in found.items():
+        title, template = t.meaning_kinds[kind]
+        if findings:
+            evidence = tuple(f.evidence for f in findings[:5])
+            names = list(dict.fromkeys(f.name for f in findings))[:3]
+        elif kind == "deprecated_removal" and _REMOVES_DEPRECATED_TITLE.search(said) and facts.touches_code:
+            gone = [f"{path}: {name}" if name else path for path, name in _contract(facts)]
+            evidence, names = (facts.pr.title, *gone[:4]), [said]
+        elif kind == "deprecation" and _DEPRECATES_TITLE.search(said) and not _REMOVES_DEPRECATED_TITLE.search(said):
+            evidence, names = (facts.pr.title,), [said]
+        else:
+            continue
+        risks.append(Risk(kind=kind, title=title, detail=template.format(evidence=t.reason_sep.join(names)),
+                          evidence=evidence))
     return risks
 
 
@@ -498,12 +545,13 @@ def _dependency_risks(facts: _Facts, t: texts.AnalysisTexts) -> list[Risk]:
     for change in changes:
         by_kind.setdefault(change.kind, []).append(change.evidence)
     if "dependency_upgrade" not in by_kind and _UPGRADE_TITLE.search(pr.title) and not by_kind.keys() - {
-            "version_bump"} and (facts.touches_code or not read):
+            "version_bump", "dev_version_bump"} and (facts.touches_code or not read):
         by_kind["dependency_upgrade"] = [pr.title]
     if not read and manifests and not by_kind:
         by_kind["dependency_upgrade"] = [f.path for f in manifests]
     risks = []
-    for kind in ("dependency_upgrade", "dependency_range", "dependency_pin", "ci_action_bump", "version_bump"):
+    for kind in ("dependency_upgrade", "dependency_range", "dependency_pin", "ci_action_bump", "version_bump",
+                 "dev_version_bump"):
         evidence = tuple(dict.fromkeys(by_kind.get(kind, ())))[:5]
         if not evidence:
             continue

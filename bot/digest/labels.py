@@ -22,7 +22,9 @@ repository's aliases and lower-cased:
 
 Change-type words (``[fix]``, ``[minor]``, ``[feat]``, ``[BREAKING]``, counters such
 as ``[5/n]`` …) are never labels. A PR that changes only tests gets ``test``; one
-that matches nothing gets ``other``. Rules
+that none of these labels gets where it changed most (:func:`where`: its largest
+component, else the folder or the kind of its largest file); ``other`` is left for a
+PR without files. Rules
 live in ``bot/defaults/labels.toml`` and the repository's section of
 ``prhub.toml``; they are compiled once per process for each distinct rule set.
 """
@@ -36,8 +38,8 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from bot.config import LabelRule, RepoConfig
-from bot.digest.files import Globs, compile_globs
-from bot.models import PullRequest
+from bot.digest.files import FileKind, Globs, classify, compile_globs
+from bot.models import FileChange, PullRequest
 
 OTHER = "other"
 
@@ -60,12 +62,22 @@ CONTAINERS = frozenset({
 })
 """Folders that hold components rather than being one: a component is looked for below them."""
 
+GENERIC = frozenset({"utils", "util", "misc", "helpers", "helper", "shared", "common", "core", "tools", "tool",
+                     "runtime"})
+"""Generic path words: a container whose topic is what lies below it (``pkg/utils/trainer.py`` -> ``trainer``);
+the word itself only when nothing below names a topic (``pkg/utils/__init__.py`` -> ``utils``)."""
+
+_GENERIC_SUFFIX = re.compile(r"_(?:utils?|helpers?|common|misc|tools?)$")
+
 NOT_SOURCE = frozenset({
     "tests", "test", "testing", "docs", "doc", "examples", "example", "scripts", "script", "benchmarks",
     "benchmark", "bench", "tools", "tool", "docker", "dockerfile", "ci", "recipe", "recipes", "third_party",
     "vendor", "assets", "requirements", "data", "notebooks", "tutorials",
 })
 """Top-level folders that are not the repository's package (their files get labels from the rules)."""
+_NOT_A_FOLDER_COMPONENT = NOT_SOURCE - {"data", "tools", "tool", "docker", "ci", "requirements"}
+"""Folders below the package that end the search for a component (``pkg/tests/``, ``pkg/examples/``);
+``pkg/data/`` is a topic there."""
 
 _NOT_A_COMPONENT = frozenset({
     "__init__", "__main__", "main", "setup", "conftest", "version", "_version", "init", "py", "readme",
@@ -147,19 +159,24 @@ def component(path: str) -> str | None:
         return None
     rest = parts[1:]
     found: str | None = None
+    generic: str | None = None  # the first generic folder passed: the answer when nothing below names a topic
     for index, part in enumerate(rest):
         last = index == len(rest) - 1
         name = label_name(PurePosixPath(part).stem if last else part)
-        if not last and name in CONTAINERS:
+        if not last and (name in CONTAINERS or name in GENERIC):
+            generic = generic or (name if name in GENERIC else None)
             continue
         if last and found is not None:
             return found
-        if (last and name in _NOT_A_COMPONENT) or name in NOT_SOURCE or name == label_name(parts[0]) or len(name) < 2:
-            return found
+        if last:
+            name = _GENERIC_SUFFIX.sub("", name)  # `megatron_utils.py` is about megatron
+        if ((last and name in _NOT_A_COMPONENT) or name in _NOT_A_FOLDER_COMPONENT or name == label_name(parts[0])
+                or len(name) < 2):
+            return found or generic
         if found is not None or last:
             return name
         found = name
-    return found
+    return found or generic
 
 
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*$|_test\.[a-z]+$|\.(?:test|spec)\.[a-z]+$")
@@ -312,18 +329,73 @@ class Labeler:
         unique = [label for label in dict.fromkeys(found) if label and not is_change_type(label)]
         if not unique and pr.files and all(is_test_path(f.path) for f in pr.files):
             unique = [self.canonical("test")]
+        if not unique and pr.files:
+            unique = [label for label in (self.canonical(where(pr)),) if label and not is_change_type(label)]
         return tuple(unique) or (OTHER,)
 
     def _components(self, pr: PullRequest, files: list[_File]) -> list[str]:
-        """The components that hold at least ``label_min_share`` of the PR's changed lines,
-        most lines first (at most :data:`MAX_COMPONENTS`)."""
+        """The components that hold at least ``label_min_share`` of the changed lines of the PR's files
+        other than tests (source before tests: a fix whose regression test outweighs it is about what it
+        fixes), most lines first (at most :data:`MAX_COMPONENTS`); when those name none, of all its files
+        (tests inside a component, ``pkg/feature/tests/``, name it)."""
+        pairs = list(zip(pr.files, files, strict=True))
+        source = [(change, file) for change, file in pairs if not is_test_path(change.path)]
+        return self._covering(source) or self._covering(pairs)
+
+    def _covering(self, pairs: list[tuple[FileChange, _File]]) -> list[str]:
         members: dict[str, list[_File]] = {}
-        for change, file in zip(pr.files, files, strict=True):
+        for change, file in pairs:
             name = component(change.path)
             if name is not None:
                 members.setdefault(name, []).append(file)
+        base = [file for _, file in pairs]
         ranked = sorted(members.items(), key=lambda kv: (-sum(f.lines for f in kv[1]), kv[0]))
-        return [name for name, hits in ranked if _covers(hits, files, self._min_share)][:MAX_COMPONENTS]
+        return [name for name, hits in ranked if _covers(hits, base, self._min_share)][:MAX_COMPONENTS]
+
+
+_KIND_LABELS = {FileKind.SCRIPT: "scripts", FileKind.DOCKER: "docker", FileKind.CI: "ci", FileKind.DEPENDENCY: "deps",
+                FileKind.DOC: "doc", FileKind.DATA: "data", FileKind.CONFIG: "config", FileKind.EXAMPLE: "examples",
+                FileKind.TEST: "test"}
+
+
+def where(pr: PullRequest) -> str:
+    """Where a PR that nothing else labels changed most: the component with the most changed lines of its files
+    other than tests, however small its share; else the top-level folder with the most changed lines
+    (``scripts/zeno_visualize.py`` -> ``scripts``), a lone module at the top of the package by its name
+    (``lm_eval/utils.py`` -> ``utils``); for files at the top or in a hidden folder, the kind of file
+    (``.github/dependabot.yml`` -> ``ci``, ``Dockerfile`` -> ``docker``), else the name (``CODEOWNERS`` ->
+    ``codeowners``). Tests count only when there is nothing else; empty for a PR without files."""
+    files = [f for f in pr.files if not is_test_path(f.path)] or list(pr.files)
+    weights: dict[str, int] = {}
+    for f in files:
+        name = component(f.path) if not is_test_path(f.path) else None
+        if name is not None:
+            weights[name] = weights.get(name, 0) + f.changed_lines
+    if not weights:
+        places: dict[str, list[FileChange]] = {}
+        for f in files:
+            places.setdefault(_place(f.path), []).append(f)
+        if len(places) == 1 and len(files) == 1 and _top_module(files[0].path):
+            return label_name(PurePosixPath(files[0].path).stem)
+        weights = {place: sum(f.changed_lines for f in group) for place, group in places.items()}
+    return max(sorted(weights), key=lambda name: weights[name]) if weights else ""
+
+
+def _place(path: str) -> str:
+    """The top-level folder of ``path`` (past ``src/``); for a file at the top or in a hidden folder, its kind
+    (:data:`_KIND_LABELS`), else its name."""
+    parts = PurePosixPath(path).parts
+    inner = parts[1:] if parts[0] == "src" and len(parts) > 2 else parts
+    if len(inner) > 1 and not inner[0].startswith("."):
+        return label_name(inner[0])
+    return _KIND_LABELS.get(classify(path)) or label_name(PurePosixPath(path).name.lstrip(".").split(".")[0])
+
+
+def _top_module(path: str) -> bool:
+    """``path`` is a module right in the package's folder (``lm_eval/utils.py``), not ``__init__.py``."""
+    parts = PurePosixPath(path).parts
+    inner = parts[1:] if parts[0] == "src" and len(parts) > 2 else parts
+    return len(inner) == 2 and classify(path) is FileKind.SOURCE and not inner[1].startswith("__")
 
 
 def _named_by(name: str, labels: list[str]) -> bool:

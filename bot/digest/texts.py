@@ -32,6 +32,7 @@ class AnalysisTexts:
     large_title: str
     large_detail: str
     dependency_kinds: dict[str, tuple[str, str]]  # risk kind -> (title, detail with {evidence})
+    meaning_kinds: dict[str, tuple[str, str]]  # risk kind read from what changed lines mean -> (title, detail)
     reason_importance: str
     reason_sep: str
     reason_mechanical: str
@@ -64,7 +65,19 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
             "dependency_range": ("依赖版本范围变化", "放宽、收紧了版本约束，或让代码按依赖版本分支：{evidence}。"),
             "dependency_pin": ("临时锁定依赖版本", "锁定了版本或加了上限：{evidence}；问题解决后记得去掉。"),
             "ci_action_bump": ("CI Action 版本升级", "CI 用的 Action 换了版本：{evidence}。"),
-            "version_bump": ("项目版本号变更", "仓库自身的版本号变了：{evidence}。"),
+            "version_bump": ("发布版本号", "仓库自身的版本号改为发布版本：{evidence}。"),
+            "dev_version_bump": ("开发版本号", "仓库自身的版本号改为开发版本（不是发布）：{evidence}。"),
+        },
+        meaning_kinds={
+            "deprecation": ("新增弃用", "弃用了 {evidence}：使用方需要迁移，之后的版本会删除它。"),
+            "deprecated_removal": ("删除已弃用的内容", "删除了此前已弃用的 {evidence}：还在使用它的调用方会失效。"),
+            "behavior_change": ("回退路径改为报错", "原来告警、返回或退出的路径现在抛出异常：{evidence}。"),
+            "numerics_change": ("计算结果可能变化",
+                                "改动的代码行涉及数值计算（loss、缩放、归一化、dtype、随机种子、学习率等）："
+                                "{evidence}；结果可能与之前不同。"),
+            "object_cache": ("以存活对象为键的缓存",
+                             "缓存以模块、张量或其 data_ptr()/id() 为键：对象无法释放，或内存复用后命中过期结果："
+                             "{evidence}。"),
         },
         reason_importance="重要性 {importance}/10，洞察度 {insight}/10",
         reason_sep="；",
@@ -101,7 +114,24 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
             "dependency_pin": ("Temporary dependency pin",
                                "A version is pinned or capped: {evidence}; remove it once the cause is fixed."),
             "ci_action_bump": ("CI action bump", "A CI action moves to another version: {evidence}."),
-            "version_bump": ("Own version bump", "The repository's own version changes: {evidence}."),
+            "version_bump": ("Release version", "The repository's own version moves to a release: {evidence}."),
+            "dev_version_bump": ("Development version",
+                                 "The repository's own version moves to a development version (no release): "
+                                 "{evidence}."),
+        },
+        meaning_kinds={
+            "deprecation": ("Deprecation", "Deprecates {evidence}: users need to migrate before a later release "
+                                           "removes it."),
+            "deprecated_removal": ("Deprecated code removed",
+                                   "Removes what was deprecated: {evidence}; callers still using it break."),
+            "behavior_change": ("Raises where it fell back",
+                                "A path that used to warn, return or exit now raises: {evidence}."),
+            "numerics_change": ("Numerics change",
+                                "Changed lines touch what is computed (loss, scaling, normalisation, dtype, seed, "
+                                "learning rate, …): {evidence}; results may differ."),
+            "object_cache": ("Cache over live objects",
+                             "A cache keyed on modules, tensors, data_ptr() or id(): it keeps objects alive, or "
+                             "returns stale results once their memory is reused: {evidence}."),
         },
         reason_importance="importance {importance}/10, insight {insight}/10",
         reason_sep="; ",
@@ -218,6 +248,11 @@ DIGEST: dict[Language, DigestTexts] = {
             "large_change": "{prs} 改动较大，建议按模块拆分审阅并关注后续修复。",
             "revert": "确认 {prs} 回滚的功能何时、以何种方式重新合入。",
             "breaking_change": "{prs} 含破坏性变更，发布说明中需写明迁移方式。",
+            "deprecation": "{prs} 弃用了接口或参数：在发布说明中写明替代方式和删除版本。",
+            "deprecated_removal": "{prs} 删除了已弃用的内容：确认弃用期已过，并在发布说明中列出。",
+            "behavior_change": "{prs} 把原来的回退改成了报错：确认依赖旧行为的调用方已知晓。",
+            "numerics_change": "{prs} 改动了数值计算：用固定随机种子对比改动前后的 loss 或指标。",
+            "object_cache": "{prs} 新增了以对象为键的缓存：检查缓存何时清理，避免内存泄漏或命中过期结果。",
         },
         suggestion_default="本周期没有突出的风险，保持常规审阅即可。",
         suggestion_revert_pair=("{revert} 回滚了同期合并的 {target}，两者相抵；"
@@ -272,6 +307,16 @@ DIGEST: dict[Language, DigestTexts] = {
             "large_change": "{prs} are large; review them module by module and watch for follow-up fixes.",
             "revert": "Decide when and how the work reverted by {prs} comes back.",
             "breaking_change": "{prs} break compatibility; document the migration in the release notes.",
+            "deprecation": "{prs} deprecate names; state the replacement and the removal version in the release "
+                           "notes.",
+            "deprecated_removal": "{prs} remove deprecated code; confirm the deprecation period has passed and list "
+                                  "the removals in the release notes.",
+            "behavior_change": "{prs} now raise where they fell back; make sure callers relying on the old path "
+                               "know.",
+            "numerics_change": "{prs} change what is computed; compare losses or metrics before and after with a "
+                               "fixed seed.",
+            "object_cache": "{prs} add caches keyed on live objects; check when they are cleared, to avoid leaks "
+                            "and stale hits.",
         },
         suggestion_default="No notable risks in this window; the usual review is enough.",
         suggestion_revert_pair=("{revert} reverts {target}, merged in the same window, so the two cancel out; "
