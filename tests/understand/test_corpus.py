@@ -28,11 +28,14 @@ FLOORS = {
     "tuning2": {"zh": 110, "en": 44, "all": 154},
     "audit": {"zh": 21, "en": 17, "all": 38},
     "held_out": {"zh": 49, "en": 24, "all": 73},
+    "held_out2": {"zh": 50, "en": 20, "all": 70},
 }
 """Cases read right, at least. Tuning: 68 of 150 before issue 26, 144 after its first round, 147 after the second.
 Tuning2: 79 of 160 by the first round's rules (83 with the harness comparing what the person sees), 154 after the
 second. Held out (measured only): 49 of 80 after the first round (53 with the fairer harness), 73 after the
-second. Raise a floor as the reading improves, never lower it."""
+second. Held out 2 (fresh, read once at the end of the second round): 70 of 90 (zh 50 of 65, en 20 of 25) —
+short of the issue's 90 % / 88 %: the rules still generalise less than the tuning sets say. Raise a floor as
+the reading improves, never lower it."""
 
 
 @pytest.fixture
