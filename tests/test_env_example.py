@@ -14,7 +14,7 @@ from bot.config import Settings
 
 TOML_ONLY = {"channels", "repositories", "defaults", "subscriptions", "feishu_webhooks", "concepts"}
 """Tables of prhub.toml: a channel's binding, a repository's rules, the config's subscriptions and webhooks, the
-team's concepts ([concepts.NAME], docs/understanding.md)."""
+concepts people ask about."""
 OTHER_VARIABLES = {"PRHUB_CONFIG", "PRHUB_CHROMIUM"}
 """Read outside Settings: the config file's path (bot/config.py) and the browser of --format pdf (bot/cards/pdf.py)."""
 

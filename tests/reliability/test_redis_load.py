@@ -88,3 +88,24 @@ def test_healthz_answers_at_once_while_redis_hangs(fake_slack: FakeSlack, privat
             took.append(time.monotonic() - started)
             time.sleep(0.3)
         assert max(took) < 1.0, took
+
+
+def test_a_burst_at_start_up_asks_slack_who_the_bot_is_once(
+        fake_slack: FakeSlack, private_redis: PrivateRedis) -> None:
+    """Every request of a burst reaching a bot that has not yet asked auth.test is answered (no HTTP 500 from a
+    slow auth.test), and auth.test is asked once, not once per request (bot/handlers/slack/app.py)."""
+    with Bot(bot_settings(fake_slack), private_redis.url) as bot:
+        before = sum(1 for c in fake_slack.calls if c.method == "auth.test")
+
+        async def burst() -> list[int]:
+            async with httpx.AsyncClient(timeout=60) as http:
+                async def one(n: int) -> int:
+                    body = _body(f"EvStart{n}", "C0ST", f"1713700200.{n:06d}", "帮助")
+                    answer = await http.post(f"{bot.url}/slack/events", content=body, headers=_headers(body))
+                    return answer.status_code
+
+                return list(await asyncio.gather(*(one(n) for n in range(40))))
+
+        assert asyncio.run(burst()) == [200] * 40
+        assert wait_until(lambda: all(answers(fake_slack, "C0ST", f"1713700200.{n:06d}") for n in range(40)))
+        assert sum(1 for c in fake_slack.calls if c.method == "auth.test") - before <= 1
