@@ -177,7 +177,8 @@ def _settings(config: Path | None, keep_llm: bool) -> Any:
 
 
 async def _one_week(table: dict[str, Any], name: str, data: Path, settings: Any, config_name: str,
-                    use_llm: bool) -> Week:
+                    use_llm: bool, model: Any = None) -> Week:
+    from bot.digest.heuristic import HeuristicAnalyzer
     from bot.digest.service import DigestService
     from bot.digest.window import week_window
     from bot.sources.jsonl import SnapshotSource
@@ -193,7 +194,7 @@ async def _one_week(table: dict[str, Any], name: str, data: Path, settings: Any,
         from bot.store import MemoryStore
 
         llm = llm_runtime(settings, MemoryStore())
-    service = DigestService(settings, llm=llm)
+    service = DigestService(settings, llm=llm, analyzer=HeuristicAnalyzer(model=model) if model is not None else None)
     earlier = await service.look_back(source, repo, window)
     digest = await service.digest(prs, repo=repo, window=window, lookback=earlier.lookback, known=earlier.known)
     await service.aclose()
@@ -215,9 +216,13 @@ async def _one_week(table: dict[str, Any], name: str, data: Path, settings: Any,
     return week
 
 
-def evaluate(root: Path, judged_dir: Path, data: Path, *, use_llm: bool = False) -> dict[str, list[Week]]:
+def evaluate(root: Path, judged_dir: Path, data: Path, *, use_llm: bool = False,
+             models: dict[str, Any] | None = None) -> dict[str, list[Week]]:
     """Build every judged week's digest; returns the weeks by analyzer run (``heuristic``, ``llm``),
-    the unconfigured ones first and the shipped-config verl W16 last (its ``config`` is ``shipped``)."""
+    the unconfigured ones first and the shipped-config verl W16 last (its ``config`` is ``shipped``).
+
+    ``models``: per repository, the judgement model its digests use (leave one repository out: each fitted on the
+    other repositories); default the shipped one."""
     tables = []
     for path in sorted(judged_dir.glob("*.toml")):
         table = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -232,14 +237,26 @@ def evaluate(root: Path, judged_dir: Path, data: Path, *, use_llm: bool = False)
         shipped = _settings(root / "prhub.toml", keep_llm=llm) if (root / "prhub.toml").is_file() else None
 
         async def all_weeks(bare: Any = bare, shipped: Any = shipped, llm: bool = llm) -> list[Week]:
-            weeks = [await _one_week(t, name, data, bare, "none", llm) for name, t in tables]
+            pick = (lambda repo: models.get(repo)) if models else (lambda repo: None)
+            weeks = [await _one_week(t, name, data, bare, "none", llm, pick(t["repo"])) for name, t in tables]
             for name, t in tables:
                 if shipped is not None and (t["repo"], t["week"]) == REFERENCE_WEEK:
-                    weeks.append(await _one_week(t, name, data, shipped, "shipped", llm))
+                    weeks.append(await _one_week(t, name, data, shipped, "shipped", llm, pick(t["repo"])))
             return weeks
 
         out[run] = asyncio.run(all_weeks())
     return out
+
+
+def out_of_repository_models(root: Path, judged: Path, data: Path) -> dict[str, Any]:
+    """Per repository of ``judged``, the judgement fitted (``bench/fit_judgement.py``, calibration chosen
+    inside the fold) on the judged weeks of every other repository."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import fit_judgement
+
+    weeks = fit_judgement.collect(judged, data)
+    repos = sorted({w.repo for w in weeks})
+    return {repo: fit_judgement.fit_chosen([w for w in weeks if w.repo != repo]) for repo in repos}
 
 
 def reference_check(week: Week) -> tuple[int, int]:
@@ -306,6 +323,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--judged", help="folder of judged tables (default: <root>/tests/data/judged)")
     parser.add_argument("--data", help="folder of the PR records (default: <root>/tests/data)")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--loo", action="store_true",
+                        help="leave one repository out: each repository's digests use the judgement fitted on the "
+                             "other repositories' judged weeks (bench/fit_judgement.py); printed beside the shipped "
+                             "model's (in-repository) figures")
     args = parser.parse_args(argv)
     root = _root(args.root)
     sys.path.insert(0, str(root))
@@ -313,6 +334,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = Path(args.data).resolve() if args.data else root / "tests" / "data"
     use_llm = bool(os.environ.get("PRHUB_LLM_MODEL"))
     result = summary(evaluate(root, judged, data, use_llm=use_llm))
+    if args.loo:
+        outside = summary(evaluate(root, judged, data, models=out_of_repository_models(root, judged, data)))
+        result["heuristic, out of repository"] = outside["heuristic"]
     print(render(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")

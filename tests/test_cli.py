@@ -212,7 +212,7 @@ def test_repo_spelling_is_normalised_to_the_source() -> None:
     data = json.loads(out)
     assert data["repo"] == "verl-project/verl"
     assert data["stats"]["pr_count"] == 39
-    assert data["stats"]["key_pr_count"] == 15  # prhub.toml's section applied despite the spelling (12 without)
+    assert data["stats"]["key_pr_count"] == 15  # prhub.toml's section applied despite the spelling (11 without)
     assert "config " in err
     assert "prhub.toml" in err
 
@@ -229,11 +229,11 @@ def test_summary_line_names_missing_config(no_config: Path, monkeypatch: pytest.
 
 def test_config_option_is_the_file_read_wherever_one_runs(no_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same command gives the same digest in any folder with --config (15 key PRs with verl's prhub.toml,
-    12 without it), and the digest's metadata line names the file."""
+    11 without it), and the digest's metadata line names the file."""
     monkeypatch.delenv("PRHUB_CONFIG", raising=False)
     code, out, err = run("digest", *W16, "--format", "json")
     assert code == 0
-    assert json.loads(out)["stats"]["key_pr_count"] == 12
+    assert json.loads(out)["stats"]["key_pr_count"] == 11
     assert json.loads(out)["config_file"] is None
     code, out, err = run("digest", *W16, "--format", "json", "--config", str(ROOT / "prhub.toml"))
     assert code == 0, err

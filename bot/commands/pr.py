@@ -3,7 +3,7 @@
 ::
 
     prhub pr N --source jsonl:PATH [--repo OWNER/NAME] [--lang zh|en]
-               [--format markdown|json|slack|feishu] [--out FILE]
+               [--format markdown|json|slack|feishu] [--out FILE] [--explain]
 
 ``N`` is ``6046``, ``#6046`` or the PR's address
 (``https://github.com/OWNER/NAME/pull/6046``; then the repository comes from
@@ -11,6 +11,11 @@ it). The PR is read from the source first: an unknown number ends with one
 line ``error: PR #N not found in this source (…)`` and exit code 1, before any
 analysis. The analysis sees the PRs merged in the same ISO week (in the
 configured time zone) as the weekly digest does, so both give the same verdict.
+
+``--explain`` adds how the heuristic judgement came about: each fact read from the PR (its
+feature value), the points of importance and of verdict score it moved, the repository calibration, and
+where the totals fall (:func:`bot.digest.judgement.explain`); as a section of the Markdown answer, or as
+``explanation`` in the JSON one.
 
 stdout carries only the answer (or nothing with ``--out``); a one-line summary
 and errors go to stderr; every :class:`~bot.errors.PrhubError` ends the
@@ -44,6 +49,7 @@ from bot.errors import PrhubError, PRNotFoundError, UsageError
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.digest.judgement import Judgement
     from bot.models import DigestPR, Language, PullRequest, Window
     from bot.sources.base import PRSource
 
@@ -112,6 +118,9 @@ def pr(
                                           help="markdown, json, slack or feishu.")] = PRFormat.markdown,
     out: Annotated[Path | None, typer.Option(metavar="FILE", help="Write to this file instead of stdout.")] = None,
     config: ConfigOption = None,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Also print each fact the judgement read and how much it moved importance and verdict.",
+    )] = False,
 ) -> None:
     """Is PR N worth reading? Its analysis: verdict, what it does, risks, where to start.
 
@@ -130,9 +139,14 @@ def pr(
             raise UsageError(f"the URL names {url_repo} but --repo says {repo.strip()}",
                              zh=f"地址里的仓库是 {url_repo}，但 --repo 是 {repo.strip()}")
         wanted = repo or url_repo
+        if explain and fmt not in (PRFormat.markdown, PRFormat.json):
+            raise UsageError("--explain goes with --format markdown or json",
+                             zh="--explain 只能和 --format markdown 或 json 一起用")
         spec = check_source_spec(default_source_spec(source, wanted, settings))
-        name, item = run(_answer(settings, spec, wanted, number))
+        name, item, why = run(_answer(settings, spec, wanted, number, explain=explain))
         text = _render(item, fmt, repo=name, language=settings.language, timezone=settings.timezone)
+        if why is not None:
+            text = _with_explanation(text, fmt, why, settings.language)
     except PrhubError as exc:
         raise fail(exc, language) from exc
     summary = f"{name} #{number}: {_verdict(item)} · config {settings_source(settings)}"
@@ -148,10 +162,12 @@ def pr(
     _stderr.print(Text(f"wrote {out} · {summary}"), highlight=False, soft_wrap=True)
 
 
-async def _answer(settings: Settings, spec: str, wanted: str | None, number: int) -> tuple[str, DigestPR]:
-    """The repository's name and PR ``number``'s analysis, from the process's services (:mod:`bot.app`):
+async def _answer(settings: Settings, spec: str, wanted: str | None, number: int, *,
+                  explain: bool = False) -> tuple[str, DigestPR, Judgement | None]:
+    """The repository's name, PR ``number``'s analysis, from the process's services (:mod:`bot.app`):
     the heuristic, or with ``PRHUB_LLM_MODEL`` set the LLM's (from the cache when the digest already
-    analysed this PR; LLM usage goes to stderr; an unusable model gives the heuristic, said so)."""
+    analysed this PR; LLM usage goes to stderr; an unusable model gives the heuristic, said so) — and with
+    ``explain`` the heuristic's judgement of it in the same context, to print what moved it."""
     import asyncio
 
     from bot.app import open_services
@@ -165,11 +181,40 @@ async def _answer(settings: Settings, spec: str, wanted: str | None, number: int
         week = await asyncio.to_thread(_week_prs, pr_source, found, settings.timezone)
         history = await services.digests.earlier_records(pr_source, found.repo, _week_of(found, settings.timezone))
         item = await services.digests.pr(found, window_prs=week, history=history)
+        judgement = None
+        if explain:
+            from bot.digest.heuristic import HeuristicAnalyzer
+            from bot.digest.service import pr_context
+
+            context = pr_context(found, settings=settings, window_prs=week, history=history)
+            judgement = HeuristicAnalyzer().judge(found, context)
         if (usage := services.digests.usage()) is not None:
             from bot.digest.usage import describe_usage
 
             _stderr.print(Text(describe_usage(usage)), highlight=False, soft_wrap=True)
-    return name, item
+    return name, item, judgement
+
+
+def _with_explanation(text: str, fmt: PRFormat, judgement: Judgement, language: Language) -> str:
+    """``text`` (the answer in ``fmt``) with the judgement's explanation: a Markdown section, or the JSON
+    answer's ``explanation`` (intercept, contributions, offset, totals, verdict cuts)."""
+    from bot.digest.judgement import explain, shipped_model
+
+    if fmt is PRFormat.json:
+        model = shipped_model()
+        data = json.loads(text)
+        data["explanation"] = {
+            "intercept": model.importance_intercept,
+            "contributions": [{"feature": c.name, "value": c.value, "importance": round(c.importance, 4)}
+                              for c in judgement.contributions],
+            "repository_offset": round(judgement.offset, 4),
+            "importance_score": round(judgement.importance_score, 4), "importance": judgement.importance,
+            "verdict": judgement.verdict,
+            "skim_from": model.verdict_cuts[0], "close_read_from": model.verdict_cuts[1],
+        }
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    head = "## 判断依据（启发式）" if language == "zh" else "## Why this judgement (heuristic)"
+    return text.rstrip("\n") + f"\n\n{head}\n\n```\n" + "\n".join(explain(judgement, language)) + "\n```\n"
 
 
 def _pull_request(source: PRSource, repo: str, number: int) -> PullRequest:

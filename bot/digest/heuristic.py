@@ -43,33 +43,18 @@ Risks (each with the files or facts behind it)
     ``breaking_change``        ``[BREAKING]`` / ``type!:`` in the title or a
                                ``BREAKING CHANGE:`` line in the description.
 
-Importance (1–10) = base of the change type (TYPE_BASE; at most NON_CODE_BASE when no
-    source/config/dependency file changed) + size bucket of the code lines to read (moves and
-    repeated substitutions taken out; SIZE_BUCKETS) + reasons, together at most MAX_REASON_POINTS:
-    CORE_BONUS, CONTRACT_BONUS, DEPENDENCY_BONUS (not for a CI action or own version), and 1 for a
-    fix whose description explains it (>= EXPLAINED_FIX_PROSE letters); at most MAX_WITHOUT_BREAKING,
-    then + BREAKING_BONUS. A fix of source code whose title names what the code computes (a loss, a gradient,
-    a mask, padding, a dtype, a normalisation; _NUMERICS_TITLE) gets NUMERICS_BONUS beyond that cap: such fixes
-    change results silently, however small. A title that only validates an input or config
-    (``Validate …``) is at most GUARD_MAX_IMPORTANCE; a change other than a fix whose title names instrumentation
-    (logging, timers, profiling, dumps, debug aids; _OBSERVABILITY_TITLE) at most OBSERVABILITY_MAX_IMPORTANCE,
-    below the key bar: it changes what a run reports, not what it computes (a fix is left alone, as the run may
-    have crashed in that code; metrics are not instrumentation here: a metric computed wrong misleads). A docs-only
-    diff is at most PROSE_ONLY_MAX_IMPORTANCE; a revert at most REVERT_MAX_IMPORTANCE. A mechanical change
-    (>= MECHANICAL_DIFF_SHARE of >= MECHANICAL_MIN_CODE_LINES changed code lines only move or repeat one
-    substitution; or, by file counts, >= MECHANICAL_MIN_FILES files, >= MECHANICAL_SHARE of them replacing as
-    many lines as they remove) gets no size or core points and at most MECHANICAL_MAX_IMPORTANCE — unless it
-    also edits the packaging metadata (a project or package rename: PROJECT_RENAME_IMPORTANCE) or deletes a
-    source module whose callers it rewrites (a public import path removed: REMOVED_PATH_IMPORTANCE) — and is
-    at most ``skim``.
+Importance (1–10) and the verdict come from the fitted judgement (:mod:`bot.digest.judgement`): the facts
+    above and a few more — the rubric's kinds of change (a real fix in a core path, a feature in a central or a
+    secondary part, a contract change, a fix of what the code computes, a small or local fix, a minor or
+    trivial non-code change), how much code is left to read once moves and substitutions are taken out, how
+    much the description explains, whether the change is mechanical, a revert, a guard, instrumentation —
+    become named features (:func:`features`); two linear models fitted on the hand-judged weeks of seven
+    repositories weigh them, calibrated to the repository by what its recent PRs usually score
+    (:func:`history_profile`). ``prhub pr N --explain`` prints every contribution.
 Insight (1–10) = 1 + how much the description explains (PROSE_BUCKETS) + 1 for
     design points, + 1 for test notes + source size (INSIGHT_SIZE_BUCKETS)
     + 1 for a new source module + 1 for a core path.
-Recommendation: ``close_read`` at the key-PR bar (at most CLOSE_READ_IMPORTANCE), ``skim``
-    at SKIM_IMPORTANCE, else ``skip``; a mechanical change is at most ``skim``; a broad non-code change
-    (>= BROAD_NON_CODE_FILES files and >= BROAD_NON_CODE_LINES lines, or >= BROAD_NON_CODE_MANY_FILES files
-    however few lines, of examples, CI, images or docs, not tests only) is at least ``skim`` with importance
-    at least BROAD_NON_CODE_IMPORTANCE. Minutes =
+Recommendation: the fitted verdict. Minutes =
     lines to read (not generated, lock, notebook, snapshot or vendored files) / LINES_PER_MINUTE +
     description words / WORDS_PER_MINUTE, at least 1. Where to start: files that lose a public
     name or change a default, then core files, then source before config, tests and docs.
@@ -91,6 +76,7 @@ from bot.digest.description import Description, parse_description, shorten
 from bot.digest.diff import DiffFacts, fingerprint, read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_config_schema, is_reading, matches_any
 from bot.digest.history import series_keys
+from bot.digest.judgement import Judgement, Model, judge, repository_offset, shipped_model
 from bot.digest.labels import TITLE_TAIL, subject, title_key
 from bot.models import (
     Analysis,
@@ -105,53 +91,29 @@ from bot.models import (
     Risk,
 )
 
-ANALYZER_NAME = "heuristic-v1"
+ANALYZER_NAME = "heuristic-v2"  # v2: importance and verdict from the fitted judgement
 
 HOT_FILE_MIN_PRS = 3
 HOT_FILE_MAX = 10  # at most this many hot files, however long the window
 CORE_MIN_SERIES = 3  # earlier PRs (a series once) that touched a source file before it counts as core
 CORE_FILE_MAX = 20  # at most this many core files from the history
 MECHANICAL_DIFF_SHARE = 0.7  # of changed code lines that only move or repeat one substitution
-MECHANICAL_MAX_IMPORTANCE = 3
-PROJECT_RENAME_IMPORTANCE = 6
-REMOVED_PATH_IMPORTANCE = 6  # a sweep that deletes a module: every downstream import of the old path breaks
 MECHANICAL_MIN_CODE_LINES = 10  # fewer changed code lines are read, however they look
-PROSE_ONLY_MAX_IMPORTANCE = 2
-CONTRACT_BONUS = 1
 MISSING_TESTS_MIN_LINES = 10
 LARGE_CHANGE_LINES = 1000
 LARGE_CHANGE_FILES = 40
 MECHANICAL_MIN_FILES = 20
 MECHANICAL_SHARE = 0.8  # of files with as many lines added as deleted: a find-and-replace sweep
 
-TYPE_BASE: dict[ChangeType, int] = {
-    "feat": 4, "fix": 4, "perf": 4, "revert": 2, "refactor": 3,
-    "test": 2, "ci": 2, "chore": 2, "doc": 1,
-}
-NON_CODE_BASE = 2
 # A non-code change this broad (examples, CI workflows, images, docs; not only tests) changes what users run or
-# read: a skim at BROAD_NON_CODE_IMPORTANCE, though no line of it is code to review.
+# read, though no line of it is code to review (a feature of the judgement).
 BROAD_NON_CODE_FILES = 3
 BROAD_NON_CODE_LINES = 40
 BROAD_NON_CODE_MANY_FILES = 10  # this many example / CI / doc files changed is broad however short each edit is
-BROAD_NON_CODE_IMPORTANCE = 3
-SIZE_BUCKETS = ((500, 3), (100, 2), (20, 1))  # (source lines at least, points)
-CORE_BONUS = 1
-BREAKING_BONUS = 2
-DEPENDENCY_BONUS = 1
-MAX_REASON_POINTS = 2  # core + contract + dependency + explained fix, together at most this many
-MAX_WITHOUT_BREAKING = 9
-EXPLAINED_FIX_PROSE = 350  # letters of description prose that make a fix "explained"
-REVERT_MAX_IMPORTANCE = 3  # its content is known from the reverted PR
-NUMERICS_BONUS = 1  # a fix of what the program computes (a loss, a gradient, a mask, a dtype): a silent wrong result
-GUARD_MAX_IMPORTANCE = 3  # a check that fails earlier with a clearer error: behaviour otherwise unchanged
-OBSERVABILITY_MAX_IMPORTANCE = 5  # what a run reports (logs, timers, profiles, dumps), not what it computes
 
 PROSE_BUCKETS = ((1200, 3), (500, 2), (150, 1))  # (letters of prose at least, points)
 INSIGHT_SIZE_BUCKETS = ((300, 2), (50, 1))
 
-CLOSE_READ_IMPORTANCE = 7
-SKIM_IMPORTANCE = 4
 LINES_PER_MINUTE = 50
 WORDS_PER_MINUTE = 200
 MAX_FOCUS_FILES = 5
@@ -181,7 +143,7 @@ _NUMERICS_TITLE = re.compile(
 _GUARD_TITLE = re.compile(r"^\s*(?:validate|validation\s+(?:of|for))\b", re.I)
 # Instrumentation: a change to what a run reports about itself (log output, timers, profiles, dumps, debug aids)
 # leaves what it trains and computes as it was. Metrics are not in it: a metric computed wrong misleads every run.
-# Fixes are not capped by it: the reporting code may have crashed the run.
+# A fix is not instrumentation: the reporting code may have crashed the run.
 _OBSERVABILITY_TITLE = re.compile(
     r"\b(?:logging|logger|tim(?:ing|ings|er|ers)|profil(?:e|es|er|ers|ing)|dump(?:s|ed|ing)?|debug(?:ger|ging)?|"
     r"wandb|tensorboard)\b", re.I)
@@ -211,6 +173,9 @@ class AnalysisContext:
             number: a ``Revert "<title>"`` is linked to the PR it reverts by them.
         diffs: what the PRs merged in the window and before it change (:func:`diffs`): a PR whose diff is the
             inverse of an earlier one's is linked to it as its revert, whatever its title says.
+        profile: the mean path-level feature values of the repository's recent PRs (:func:`history_profile`),
+            which calibrate every importance to the repository (:func:`bot.digest.judgement.repository_offset`);
+            ``None`` when the history is unknown or too short.
     """
 
     repo: RepoConfig
@@ -218,6 +183,7 @@ class AnalysisContext:
     hot_files: frozenset[str] = field(default_factory=frozenset)
     subjects: Mapping[str, int] = field(default_factory=dict)
     diffs: Mapping[str, Undone] = field(default_factory=dict)
+    profile: Mapping[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -350,8 +316,20 @@ class HeuristicAnalyzer:
 
     name = ANALYZER_NAME
 
-    def __init__(self, *, descriptions: bool = True) -> None:
+    def __init__(self, *, descriptions: bool = True, model: Model | None = None) -> None:
         self.descriptions = descriptions
+        self.model = model
+
+    def features(self, pr: PullRequest, context: AnalysisContext) -> dict[str, float]:
+        """The named facts the judgement weighs for ``pr`` (:func:`features`; 0-valued ones left out)."""
+        facts = _facts(pr, context.repo, context.subjects, descriptions=self.descriptions, undone=context.diffs)
+        return features(facts, {r.kind for r in _risks(facts, context, texts.ANALYSIS[context.language])})
+
+    def judge(self, pr: PullRequest, context: AnalysisContext) -> Judgement:
+        """The fitted judgement of ``pr`` (importance, verdict and what moved them; see
+        :mod:`bot.digest.judgement`), calibrated to the repository by ``context.profile``."""
+        model = self.model or shipped_model()
+        return judge(self.features(pr, context), model=model, offset=repository_offset(model, context.profile))
 
     def analyze(self, pr: PullRequest, context: AnalysisContext) -> Analysis:
         """Analyse one PR from its title, description and file statistics.
@@ -368,7 +346,9 @@ class HeuristicAnalyzer:
         t = texts.ANALYSIS[context.language]
         risks = _risks(facts, context, t)
         kinds = {r.kind for r in risks}
-        importance = _importance(facts, kinds)
+        model = self.model or shipped_model()
+        judgement = judge(features(facts, kinds), model=model, offset=repository_offset(model, context.profile))
+        importance = judgement.importance
         insight = _insight(facts, "core_path_change" in kinds)
         return Analysis(
             summary=_summary(facts, t),
@@ -377,7 +357,7 @@ class HeuristicAnalyzer:
             importance=importance,
             insight=insight,
             risks=tuple(risks),
-            recommendation=_recommendation(facts, importance, insight, risks, context, t),
+            recommendation=_recommendation(facts, importance, insight, judgement.verdict, risks, t),
             key_points=_key_points(facts, t),
             coverage=_coverage(facts),
             status="heuristic",
@@ -586,45 +566,6 @@ def _bucket(value: int, buckets: tuple[tuple[int, int], ...]) -> int:
     return next((points for at_least, points in buckets if value >= at_least), 0)
 
 
-def _importance(facts: _Facts, risk_kinds: set[str]) -> int:
-    base = TYPE_BASE[facts.change_type]
-    if not facts.touches_code:
-        base = min(base, NON_CODE_BASE)
-    sweep = facts.mechanical
-    score = base + (0 if sweep else _bucket(facts.code_size, SIZE_BUCKETS))
-    reasons = (CORE_BONUS if "core_path_change" in risk_kinds and not sweep else 0)
-    reasons += CONTRACT_BONUS if "config_contract_change" in risk_kinds else 0
-    reasons += DEPENDENCY_BONUS if risk_kinds & DEPENDENCY_KINDS - {"ci_action_bump", "version_bump"} else 0
-    if (facts.change_type in ("fix", "perf") and facts.touches_code and not sweep
-            and facts.description.prose_chars >= EXPLAINED_FIX_PROSE):
-        reasons += 1  # a fix its author had to explain is rarely a one-liner to skip
-    score = min(score + min(reasons, MAX_REASON_POINTS), MAX_WITHOUT_BREAKING)
-    if _numerics_fix(facts) and not sweep:
-        score = min(score + NUMERICS_BONUS, MAX_WITHOUT_BREAKING)
-    if _GUARD_TITLE.match(subject(facts.pr.title)):
-        score = min(score, GUARD_MAX_IMPORTANCE)
-    if facts.change_type != "fix" and _OBSERVABILITY_TITLE.search(subject(facts.pr.title)):
-        score = min(score, OBSERVABILITY_MAX_IMPORTANCE)
-    score += BREAKING_BONUS if facts.breaking else 0
-    if facts.change_type == "doc" and facts.diff.prose_only:
-        score = min(score, PROSE_ONLY_MAX_IMPORTANCE)
-    if sweep:
-        score = min(score, MECHANICAL_MAX_IMPORTANCE)
-        if len(facts.pr.files) >= MECHANICAL_MIN_FILES and facts.files(FileKind.DEPENDENCY):
-            # a sweep that reaches the packaging metadata renames the project or its package: every user's
-            # imports, links and install commands change, though there is little to read
-            score = PROJECT_RENAME_IMPORTANCE
-        elif _removed_modules(facts):
-            # the callers were rewritten and the old module deleted: little to read, but the import path is gone
-            # for everyone outside the repository
-            score = REMOVED_PATH_IMPORTANCE
-    if facts.broad_non_code and facts.change_type != "revert":
-        score = max(score, BROAD_NON_CODE_IMPORTANCE)
-    if facts.change_type == "revert":
-        score = min(score, REVERT_MAX_IMPORTANCE)
-    return max(1, min(10, score))
-
-
 def _removed_modules(facts: _Facts) -> list[str]:
     """Source modules the PR deletes (not a package's ``__init__.py``): import paths that stop working."""
     return [f.path for f in facts.pr.files if f.status == "removed" and facts.kinds[f.path] is FileKind.SOURCE
@@ -648,23 +589,10 @@ def _insight(facts: _Facts, core: bool) -> int:
     return max(1, min(10, score))
 
 
-def _level(importance: int, insight: int, bar: int) -> RecommendationLevel:
-    if importance >= min(bar, CLOSE_READ_IMPORTANCE):
-        return "close_read"
-    if importance >= SKIM_IMPORTANCE:
-        return "skim"
-    return "skip"
-
-
 def _recommendation(
-    facts: _Facts, importance: int, insight: int, risks: list[Risk], context: AnalysisContext,
+    facts: _Facts, importance: int, insight: int, level: RecommendationLevel, risks: list[Risk],
     t: texts.AnalysisTexts,
 ) -> Recommendation:
-    level = _level(importance, insight, context.repo.key_pr_bar)
-    if facts.mechanical and level == "close_read":
-        level = "skim"
-    if level == "skip" and facts.broad_non_code and facts.change_type != "revert":
-        level = "skim"  # what users run or read changed widely: worth a look, not a review
     words = len(" ".join(facts.description.paragraphs).split())
     minutes = max(1, math.ceil(facts.reviewable_lines / LINES_PER_MINUTE + words / WORDS_PER_MINUTE))
     core = {p for r in risks if r.kind == "core_path_change" for p in r.evidence}
@@ -734,3 +662,129 @@ def _coverage(facts: _Facts) -> Coverage:
         lines_total=sum(f.changed_lines for f in pr.files),
         left_out=tuple(left_out),
     )
+
+
+def _log2(n: float) -> float:
+    return math.log2(1 + max(0.0, n))
+
+
+def features(facts: _Facts, risk_kinds: set[str]) -> dict[str, float]:
+    """The named facts of one PR that :mod:`bot.digest.judgement` weighs (see its ``FEATURES``).
+
+    Sizes are on a log2 scale (``log2(1 + n)``); everything else is 0 or 1. A mechanical change counts neither
+    its size nor its core files: there is little to read in it, wherever it lands."""
+    sweep = facts.mechanical
+    contract = facts.diff.removed_names + facts.diff.required_parameters if facts.diff.patched else ()
+    values: dict[str, float] = {
+        f"type_{facts.change_type}": 1.0,
+        "code_size": 0.0 if sweep else _log2(facts.code_size),
+        "files": _log2(sum(1 for f in facts.pr.files if is_reading(f.path, facts.kinds[f.path]))),
+        "no_code": float(not facts.touches_code),
+        "broad_non_code": float(facts.broad_non_code),
+        "mechanical": float(sweep),
+        "core": float("core_path_change" in risk_kinds and not sweep),
+        "removed_names": _log2(len(contract)),
+        "changed_default": float(bool(facts.diff.changed_defaults)),
+        "removed_module": float(bool(_removed_modules(facts)) or any(
+            f.status == "renamed" and facts.kinds[f.path] is FileKind.SOURCE for f in facts.pr.files)),
+        "breaking": float(facts.breaking),
+        "numerics_fix": float(_numerics_fix(facts)),
+        "guard": float(bool(_GUARD_TITLE.match(subject(facts.pr.title)))),
+        "instrumentation": float(facts.change_type != "fix"
+                                 and bool(_OBSERVABILITY_TITLE.search(subject(facts.pr.title)))),
+        "explained": _log2(facts.description.prose_chars / 100),
+        "tests": float(bool(facts.files(FileKind.TEST))),
+        "new_module": float(any(f.status == "added" for f in facts.files(FileKind.SOURCE))),
+        "prose_only": float(facts.change_type == "doc" and facts.diff.prose_only),
+        "large": float("large_change" in risk_kinds),
+        "project_rename": float(sweep and len(facts.pr.files) >= MECHANICAL_MIN_FILES
+                                and bool(facts.files(FileKind.DEPENDENCY))),
+    }
+    for kind in ("dependency_upgrade", "dependency_range", "dependency_pin", "ci_action_bump", "version_bump",
+                 "dev_version_bump", *MEANING_KINDS):
+        values[kind] = float(kind in risk_kinds)
+    title = subject(facts.pr.title)
+    source = facts.files(FileKind.SOURCE)
+    new_lines = sum(f.changed_lines for f in source if f.status == "added")
+    existing = [f for f in source if f.status != "added"]
+    changed = sum(f.changed_lines for f in existing)
+    values["code_new"] = 0.0 if sweep else _log2(new_lines)
+    values["tiny"] = float(facts.touches_code and not sweep and facts.code_size <= TINY_CODE_LINES)
+    values["crash_fix"] = float(facts.change_type == "fix" and bool(_CRASH_TITLE.search(title)))
+    first = facts.description.first_paragraph or ""
+    values["correctness_words"] = float(bool(_CORRECTNESS.search(title) or _CORRECTNESS.search(first)))
+    values["spread"] = _log2(len({_area(f.path) for f in source}) - 1) if source else 0.0
+    values["title_docs"] = float(bool(_DOCS_TITLE.search(title)))
+    values["deleted_share"] = (sum(f.deletions or 0 for f in existing) / changed) if changed else 0.0
+    values["config_schema"] = float(any(is_config_schema(f.path) for f in source))
+    values.update(_rubric(values))
+    return {k: v for k, v in values.items() if v}
+
+
+def _rubric(v: Mapping[str, float]) -> dict[str, float]:
+    """The rubric's kinds of change (tests/data/judged/RUBRIC.md), each a combination of the facts above: a real
+    fix in a core path, a feature in a central or a secondary part, a contract change, a fix of what the code
+    computes, an upgrade that needed code, a local or a small fix, a minor or a trivial non-code change."""
+    fix = bool(v.get("type_fix") or v.get("type_perf"))
+    feat = bool(v.get("type_feat"))
+    core = bool(v.get("core"))
+    size = v.get("code_size", 0.0)
+    sweep = bool(v.get("mechanical"))
+    return {
+        "fix_core": float(fix and core and size >= _log2(RUBRIC_FIX_LINES)),
+        "feature_core": float(feat and core and size >= _log2(RUBRIC_FEATURE_LINES)),
+        "feature_secondary": float(feat and not core and size >= _log2(RUBRIC_SMALL_FEATURE_LINES)),
+        "contract": float(not sweep and bool(v.get("removed_names") or v.get("changed_default")
+                                             or v.get("removed_module"))),
+        "numerics": float(bool(v.get("numerics_fix")) or (fix and bool(v.get("correctness_words")))),
+        "upgrade_with_code": float(bool(v.get("dependency_upgrade")) and size >= _log2(RUBRIC_UPGRADE_LINES)),
+        "local_fix": float(fix and not core and size >= _log2(RUBRIC_FIX_LINES)),
+        "small_fix": float(fix and size < _log2(RUBRIC_FIX_LINES)),
+        "minor_non_code": float(bool(v.get("no_code")) and not v.get("broad_non_code")),
+        "trivial": float(bool(v.get("prose_only")) or (bool(v.get("ci_action_bump")) and bool(v.get("no_code")))
+                         or (bool(v.get("title_docs")) and size < _log2(RUBRIC_DOCS_LINES))),
+    }
+
+
+RUBRIC_FIX_LINES = 5  # fewer code lines: a small fix, whatever it touches
+RUBRIC_FEATURE_LINES = 50  # a feature in a core file at least this big is a new capability in a central part
+RUBRIC_SMALL_FEATURE_LINES = 20
+RUBRIC_UPGRADE_LINES = 10  # an upgrade that needed this much code changed
+RUBRIC_DOCS_LINES = 30  # a change titled as docs, comments or type hints with fewer code lines is trivial
+
+
+TINY_CODE_LINES = 4
+_CRASH_TITLE = re.compile(r"\b(?:crash\w*|error|exception|hang\w*|(?:type|key|attribute|index|value|import|runtime)"
+                          r"error|oom|segfault|fail(?:s|ing|ure)?)\b", re.I)
+_CORRECTNESS = re.compile(r"\b(?:silent(?:ly)?|wrong(?:ly)?|incorrect(?:ly)?|corrupt\w*|mismatch\w*|leak\w*|race|"
+                          r"deadlock\w*|nan|regress\w*|inconsistent|inaccurate)\b", re.I)
+# what a title says about text for readers (not "docs" alone: in evaluation code a doc is a document)
+_DOCS_TITLE = re.compile(r"\b(?:docstrings?|type[- ]?hints?|typos?|comments?|documentation|readme)\b", re.I)
+
+
+def _area(path: str) -> str:
+    """The first two folders of ``path``: the part of the repository a file belongs to."""
+    return "/".join(path.split("/")[:2])
+
+
+HISTORY_MIN_PRS = 10
+"""Fewer earlier PRs than this say too little about what a repository usually merges: no calibration."""
+
+
+def path_level(pr: PullRequest) -> PullRequest:
+    """``pr`` as every source gives its history (the GitHub API included): title, files and line counts, no
+    description and no patches."""
+    return pr.model_copy(update={"body": "", "files": tuple(f.model_copy(update={"patch": None}) for f in pr.files)})
+
+
+def history_profile(history: Sequence[PullRequest], context: AnalysisContext) -> dict[str, float] | None:
+    """The mean path-level feature values (:func:`path_level`, :func:`features`) of the repository's recent PRs
+    ``history`` in ``context`` — what the repository usually merges, as :attr:`AnalysisContext.profile`;
+    ``None`` with fewer than :data:`HISTORY_MIN_PRS` of them."""
+    if len(history) < HISTORY_MIN_PRS:
+        return None
+    bare = HeuristicAnalyzer(descriptions=False)
+    total: Counter[str] = Counter()
+    for pr in history:
+        total.update(bare.features(path_level(pr), context))
+    return {name: value / len(history) for name, value in sorted(total.items())}

@@ -36,7 +36,15 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from bot.config import RepoConfig, Settings
 from bot.digest import aggregate, texts
-from bot.digest.heuristic import AnalysisContext, HeuristicAnalyzer, core_files, diffs, hot_files, subjects
+from bot.digest.heuristic import (
+    AnalysisContext,
+    HeuristicAnalyzer,
+    core_files,
+    diffs,
+    history_profile,
+    hot_files,
+    subjects,
+)
 from bot.digest.history import CHART_WINDOWS, Lookback, earlier_windows, read_earlier
 from bot.digest.labels import Labeler
 from bot.digest.usage import UsageMeter
@@ -286,11 +294,15 @@ async def _analyze_all(
 
 
 def _context(selected: Sequence[PullRequest], config: RepoConfig, lang: Language, lookback: Lookback | None,
-             history: Sequence[PullRequest] | None) -> AnalysisContext:
+             history: Sequence[PullRequest] | None, *, calibrated: bool = True) -> AnalysisContext:
     records = history if history is not None else (lookback.records if lookback is not None else ())
-    return AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback, history),
-                           subjects=subjects([*records, *selected]),
-                           diffs=diffs([*records, *selected], undoers=selected))
+    context = AnalysisContext(repo=config, language=lang, hot_files=_core(selected, config, lookback, history),
+                              subjects=subjects([*records, *selected]),
+                              diffs=diffs([*records, *selected], undoers=selected))
+    if not calibrated:
+        return context
+    # what the repository usually merges calibrates every importance (bot.digest.judgement)
+    return dataclasses.replace(context, profile=history_profile(records, context))
 
 
 def _core(selected: Sequence[PullRequest], config: RepoConfig, lookback: Lookback | None,
@@ -379,15 +391,17 @@ async def analyze_pr_async(
 
 def pr_context(
     pr: PullRequest, *, settings: Settings, language: Language | None = None, window_prs: Sequence[PullRequest] = (),
-    history: Sequence[PullRequest] | None = None,
+    history: Sequence[PullRequest] | None = None, calibrated: bool = True,
 ) -> AnalysisContext:
     """The analysis context of one PR: its repository's config, the language, and the core files — from
     ``history`` when given, else the hot files of ``window_prs`` (with ``pr`` itself) — as :func:`build_digest`
-    computes them."""
+    computes them; with ``calibrated``, also the history's profile (the fitting script leaves it out: it reads
+    the history itself)."""
     config = settings.repo(pr.repo)
     neighbours = {p.number: p for p in window_prs if p.repo.lower() == pr.repo.lower()}
     neighbours[pr.number] = pr
-    return _context(list(neighbours.values()), config, language or settings.language, None, history or None)
+    return _context(list(neighbours.values()), config, language or settings.language, None, history or None,
+                    calibrated=calibrated)
 
 
 def _digest_pr(pr: PullRequest, context: AnalysisContext, analysis: Analysis | None) -> DigestPR:

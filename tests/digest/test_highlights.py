@@ -81,9 +81,9 @@ def test_reverts_in_the_same_week_are_linked(verl_settings: Settings, language: 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_a_quiet_week_names_its_top_prs(default_settings: Settings, language: str) -> None:
-    """OpenRLHF 2025-W11: five PRs, none key. The highlights and the key changes still name the most
+    """OpenRLHF 2025-W14: five PRs, none key. The highlights and the key changes still name the most
     important ones; no section prints "(none)"."""
-    digest = _week("openrlhf.jsonl.gz", "OpenRLHF/OpenRLHF", "2025-W11", "Asia/Shanghai", default_settings, language)
+    digest = _week("openrlhf.jsonl.gz", "OpenRLHF/OpenRLHF", "2025-W14", "Asia/Shanghai", default_settings, language)
     assert digest.stats.key_pr_count == 0
     named = [h for h in digest.highlights if re.match(r"#\d+ ", h)]
     assert len(named) >= aggregate.MIN_NAMED_PRS
