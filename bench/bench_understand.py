@@ -61,7 +61,7 @@ def hostile() -> list[str]:
             "a/" * 20_000, "4/13-" * 8_000, "PR 6046 和 " * 4_000, "w1" * 20_000, "https://x/" + "a" * 39_990, mix]
 
 
-def corpus(name: str, repeat: int) -> None:
+def corpus(name: str, repeat: int, *, quiet: bool = False) -> None:
     """Time ``understand()`` on the corpus' messages and score the corpus through the chat core."""
     import asyncio
 
@@ -92,6 +92,8 @@ def corpus(name: str, repeat: int) -> None:
     outcomes = asyncio.run(run())
     got = cc.score(outcomes)
     print("            right: " + ", ".join(f"{k} {r}/{t} ({r / t:.0%})" for k, (r, t) in got.items() if t))
+    if quiet or name.startswith("held_out"):  # a held-out set is scored, never shown
+        return
     for o in outcomes:
         if not o.right:
             print(f"            ✗ [{o.case['lang']}] {o.case['text']!r} ({o.case['expect']}): {'; '.join(o.problems)}")
@@ -100,7 +102,10 @@ def corpus(name: str, repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--corpus", default="tuning", help="corpus file to score (tuning | held_out | none)")
+    parser.add_argument("--corpus", default="tuning",
+                        help="corpus file to score (tuning | tuning2 | held_out | held_out2 | none); a held-out "
+                             "set's cases are never printed")
+    parser.add_argument("--quiet", action="store_true", help="print the scores only, not the cases read wrong")
     args = parser.parse_args()
     os.environ.setdefault("PRHUB_CONFIG", str(ROOT / "prhub.toml"))
     settings = load_settings()
@@ -116,7 +121,7 @@ def main() -> None:
           f"({read / len(table) * 1e6:.0f} µs a message)")
 
     if args.corpus != "none":
-        corpus(args.corpus, args.repeat)
+        corpus(args.corpus, args.repeat, quiet=args.quiet)
 
     long = hostile()
     base = best_of(args.repeat, lambda: [normalize(t) for t in long])

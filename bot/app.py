@@ -606,6 +606,8 @@ async def serve(settings: Settings, *, slack: SlackMode, feishu: FeishuMode, hos
                                                                  jobs=True))
         from bot.scheduler.refresh import PendingRefresher
 
+        warming = asyncio.create_task(asyncio.to_thread(_warm_understanding))  # no first message waits for it
+        stack.push_async_callback(_awaited, warming)
         refresher = PendingRefresher(services.digests)
         stack.push_async_callback(refresher.aclose)
         scheduler = await stack.enter_async_context(
@@ -750,3 +752,20 @@ def _source_opener(settings: Settings, *, fetch: bool = False) -> SourceOpener:
         return open_source(spec, settings=settings, fetch=fetch and settings.git_fetch_interval_s > 0)
 
     return opener
+
+
+def _warm_understanding() -> None:
+    """Load the understanding's dictionaries (segmenter, parts of speech, OpenCC, pinyin) ahead of the first
+    message (:func:`bot.understand.tokens.warm_up`, :func:`bot.understand.canon.warm_up`)."""
+    from bot.understand import canon, tokens
+
+    tokens.warm_up()
+    canon.warm_up()
+
+
+async def _awaited(task: asyncio.Task[None]) -> None:
+    """Wait for a start-up task on the way out (its failure was logged by it, or is raised here)."""
+    if not task.done():
+        task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -527,12 +527,20 @@ _ASK_BACK: dict[Language, dict[str, str]] = {
         "no_context": "“{said}”是接着哪个问题问的？请在我回答的话题里接着问，或把周、标签或 PR 写完整，例如“上周 npu "
         "标签”。",
         "which_pr": "对得上好几个 PR：{said}。请说是哪一个（带编号）。",
+        "unknown_ref": "我不知道“{said}”指的是哪段时间或哪件事（那是聊天之外的事）。请写周、日期、标签或 PR 编号，"
+        "例如“W15 的周报”或“#6046 有啥风险”。",
+        "compare_which": "要对比哪几个 PR？请带上编号，例如“对比 #6029 和 #6046”；也可以先问“这周 sglang 的 PR”，"
+        "再从列表里挑编号。",
     },
     "en": {
         "no_pr": "Which PR? Add its number, e.g. “risks of #6046”, or ask in the thread of my answer about a PR.",
         "no_context": "What does “{said}” follow? Ask in the thread of my answer, or name the week, label or PR, "
                       "e.g. “npu label last week”.",
         "which_pr": "That fits several PRs: {said}. Which one (by number)?",
+        "unknown_ref": "I don't know which time or thing “{said}” means (it happened outside this chat). Name the "
+                       "week, dates, label or PR number, e.g. “digest for W15” or “risks of #6046”.",
+        "compare_which": "Which PRs should I compare? Give their numbers, e.g. “compare #6029 and #6046”, or ask "
+                         "“sglang PRs this week” first and pick numbers from the list.",
     },
 }
 """Questions back that are not about a window (:class:`bot.understand.ClarifyIntent`'s other problems)."""

@@ -227,6 +227,15 @@ class Answers:
         if label not in labels:  # a near miss of a label is corrected and said; an unknown one named
             vocab = await self._vocabulary(intent, conversation, digest, records)
             resolved = vocab.resolve_label(label)
+            own_name = label == digest.repo.rsplit("/", 1)[-1].lower()
+            if resolved.how == "unknown" and vocab.knows(label) and not own_name:  # "fp8 stuff in wk16": a word
+                return await self.question(QuestionIntent((intent.label,), window=intent.window, repo=intent.repo,
+                                                          language=intent.language, said=intent.said,
+                                                          text=intent.label), conversation, lang)
+            if own_name or (intent.loose and resolved.how == "unknown"):
+                # "verl 最近有啥动静", "oncall 最近有啥动静": no label, the window's digest
+                return await self.digest(DigestIntent(week=intent.window, repo=intent.repo, language=intent.language,
+                                                      said=intent.said), conversation, lang)
             label = resolved.value or label
             note = label_note(resolved, sorted(labels), lang)
             notes = (*notes, note) if note else notes

@@ -28,6 +28,7 @@ from bot.models import Language
 from bot.understand import ClarifyIntent, FollowUpIntent, Intent, PRIntent, SmallTalkIntent
 from bot.understand.followup import remembered
 from bot.understand.followup import resolve as resolve_follow_up
+from bot.understand.inherit import inherit
 from bot.understand.intents import SmallTalkKind
 
 
@@ -76,6 +77,7 @@ _SMALL_TALK: dict[Language, dict[SmallTalkKind, str]] = {
         "ack": "好的。",
         "how_are_you": "挺好的，随时可以帮你看 PR。",
         "bye": "回头见！",
+        "complaint": "抱歉！整周的分析要读很多 PR，可能要几秒；说具体点（比如“#6046 有啥风险”）会更快更准。",
     },
     "en": {
         "thanks": "You're welcome — mention me any time.",
@@ -84,6 +86,8 @@ _SMALL_TALK: dict[Language, dict[SmallTalkKind, str]] = {
         "ack": "OK.",
         "how_are_you": "All good — ready to look at PRs with you.",
         "bye": "See you!",
+        "complaint": "Sorry! A whole week's analysis reads many PRs and can take a few seconds; a precise ask "
+                     "(“risks of #6046”) is faster and sharper.",
     },
 }
 
@@ -118,6 +122,8 @@ class Conversations:
             else:
                 resolved = resolve_follow_up(follow, previous, tz=self.core.settings.timezone, now=self.core.now())
             log.info("follow-up %r read as %s", intent.text[:60], type(resolved).__name__)
+        else:  # in a thread: what the message leaves unsaid comes from the thread's own last request
+            resolved = inherit(intent, await self.memory.recall_thread(c.platform, c.channel, c.thread))
         record = remembered(resolved)
         if record is not None:
             await self.memory.remember(c.platform, c.channel, c.thread, c.user, record)

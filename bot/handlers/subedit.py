@@ -22,7 +22,7 @@ from bot.models import Language
 from bot.subscriptions import Subscription
 from bot.understand.vocabulary import Vocabulary
 
-__all__ = ["Fitted", "fit_labels", "part_edits", "part_note", "widened"]
+__all__ = ["Fitted", "fit_labels", "held_terms", "part_edits", "part_note", "widened"]
 
 _FILE_SUFFIXES = (".py", ".yaml", ".yml", ".toml", ".json", ".sh", ".md", ".txt", ".cfg", ".cu", ".cc", ".h")
 _NOTES: dict[Language, dict[str, str]] = {
@@ -97,23 +97,44 @@ def _same(asked: Term, held: Term) -> bool:
         parts = [p for p in h.replace("**", "").split("/") if p and p != "*"]
         return a.strip("/") in parts or h.rstrip("/*") == a.rstrip("/*") or h.rstrip("/*").endswith("/" + a.strip("/"))
     if held.key == "author" and asked.key in ("label", "author"):
-        return a.lstrip("@") == h
+        a = a.lstrip("@")  # a login, or its number ("048" of contributor-048)
+        return a == h or (a.isdigit() and len(a) >= 3 and h.endswith(("-" + a, "_" + a)))
     if held.key == asked.key == "label" and len(a) >= 4:
         return fuzz.ratio(a, h) >= 80
     return False
 
 
-def part_edits(subs: Sequence[Subscription], removal: Filter) -> list[tuple[Subscription, Filter]]:
-    """The subscriptions that hold every include term of ``removal``, each with its filter less those terms
-    (an empty filter: the subscription goes). Exact values first; near misses only when nothing is exact."""
+def held_terms(subs: Sequence[Subscription], values: Sequence[str]) -> list[Term]:
+    """The terms of ``subs`` that ``values`` name: a value as a label, login (or its number), folder or near miss
+    of one; ``kind:author`` / ``kind:path`` / ``kind:label`` every term of that kind."""
+    found: list[Term] = []
+    for value in values:
+        kind = value.partition("kind:")[2]
+        every = [h for sub in subs for h in sub.filter.include]
+        exact = [h for h in every if h.value.lower() == value.lower()]
+        hits = exact or [h for h in every if (h.key == kind if kind else _same(Term(key="label", value=value.lower()),
+                                                                                 h))]
+        found.extend(h for h in hits if h not in found)
+    return found
+
+
+def part_edits(subs: Sequence[Subscription], removal: Filter, *, any_of: bool = False) -> list[tuple[Subscription,
+                                                                                                     Filter]]:
+    """The subscriptions that hold every include term of ``removal`` (``any_of``: any of them), each with its
+    filter less those terms (an empty filter: the subscription goes). Exact values first; near misses only
+    when nothing is exact."""
     asked = removal.include
     if not asked:
         return []
     edits: list[tuple[Subscription, Filter]] = []
     for sub in subs:
         held = list(sub.filter.include)
-        matched = [next((h for h in held if _same(a, h)), None) for a in asked]
-        if any(m is None for m in matched):
+        matched = [next((h for h in held if _same(a, h) or (any_of and a == h)), None) for a in asked]
+        if any_of:
+            matched = [m for m in matched if m is not None]
+            if not matched:
+                continue
+        elif any(m is None for m in matched):
             continue
         kept = tuple(h for h in held if h not in matched)
         edits.append((sub, Filter(include=kept, exclude=sub.filter.exclude, bounds=sub.filter.bounds)))

@@ -56,6 +56,13 @@ class ThreadMemory:
                 return found
         return None
 
+    async def recall_thread(self, platform: str, channel: str, thread: str | None) -> Remembered | None:
+        """The thread's own last request (never the person's elsewhere), or ``None``: what a request made in the
+        thread leaves unsaid is taken from it (:func:`bot.understand.inherit.inherit`)."""
+        if not thread:
+            return None
+        return Remembered.from_json(await self._store.get_json(cache_key("thread", platform, channel, thread)))
+
     async def remember(self, platform: str, channel: str, thread: str | None, user: str,
                        record: Remembered) -> None:
         """Keep ``record`` as the thread's (and the person's, in this conversation) last request."""

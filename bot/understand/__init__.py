@@ -27,7 +27,8 @@ from bot.understand.intents import (
     SubscribeIntent,
     UnsubscribeIntent,
 )
-from bot.understand.parse import MAX_CHARS, detect_language, normalize, understand, understand_command
+from bot.understand.lexicon import MAX_CHARS, detect_language, normalize
+from bot.understand.parse import understand, understand_command
 
 __all__ = [
     "MAX_CHARS",

@@ -77,7 +77,12 @@ class Concepts:
     def find(self, word: str) -> Concept | None:
         """The concept ``word`` (any case, spaces and ``-``/``_`` alike) is one of the words of, else ``None``."""
         key = " ".join(word.strip().lower().split())
-        return self._by_word.get(key) or self._by_word.get(key.replace("_", " ").replace("-", " "))
+        found = self._by_word.get(key) or self._by_word.get(key.replace("_", " ").replace("-", " "))
+        if found is None and key.isascii() and len(key) > 4:  # another form of a word: deprecations, checkpoints
+            for suffix in ("s", "es", "ing", "ed", "d"):
+                if key.endswith(suffix) and (found := self._by_word.get(key[: -len(suffix)])) is not None:
+                    break
+        return found
 
     def words(self) -> tuple[str, ...]:
         """Every word of every concept (lower case), for the segmenter and the fuzzy match."""

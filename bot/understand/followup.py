@@ -52,13 +52,17 @@ TRAIL = re.compile(r"(?:的)?\s*(?:呢|咧|嘞)\s*[?？!！。.~～]*$|\s*[?？]
 RISKS = re.compile(r"风险|隐患|有坑|坑吗|会不会(?:炸|挂|出问题|有问题|影响)|有没有影响|影响大|"
                    r"(?<![A-Za-z])(?:risks?|risky|what\s+could\s+(?:break|go\s+wrong)|any\s+gotchas|dangerous|break\s+anything)(?![A-Za-z])",
                    re.IGNORECASE)
-START = re.compile(r"从哪(?:里|儿)?(?:开始|入手|看起|读起|下手)|先看哪|先读哪|入口在哪|"
-                   r"(?<![A-Za-z])(?:where\s+(?:do|should|can)\s+(?:i|we)\s+(?:start|begin)|where\s+to\s+(?:start|begin)|start(?:ing)?\s+point|which\s+file\s+first)"
-                   r"(?![A-Za-z])", re.IGNORECASE)
+START = re.compile(r"从哪(?:里|儿)?(?:个|些)?(?:文件|模块|部分|块|地方|函数|类)?\s?(?:开始|入手|看起|读起|下手|看|读)|"
+                   r"先(?:看|读)哪|入口|哪(?:个|些)(?:文件|模块|部分|块|函数)[^。？?]{0,6}(?:先|开始|入手)|"
+                   r"(?<![A-Za-z])(?:where\s+(?:do|should|can)?\s*(?:i|we)\s+(?:should\s+)?(?:start|begin)|"
+                   r"where\s+to\s+(?:start|begin)|start(?:ing)?\s+point|entry\s+point|"
+                   r"which\s+(?:file|module|part|function)s?\s+(?:first|should|do|to)|begin\s+to\s+read|"
+                   r"(?:read|look\s+at)\s+first)(?![A-Za-z])", re.IGNORECASE)
 WORTH = re.compile(r"值得|值不值|要不要(?:看|读)|(?<![A-Za-z])(?:worth|should\s+i\s+read)(?![A-Za-z])", re.IGNORECASE)
 WHAT = re.compile(r"讲了?(?:什么|啥)|是干(?:嘛|啥|什么)|做了?(?:什么|啥)|(?<![A-Za-z])(?:what\s+does\s+it\s+do|tl;?dr|"
                   r"explain)(?![A-Za-z])", re.IGNORECASE)
-BEFORE = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+before(?:\s+that)?(?![A-Za-z])|再往前(?:一|1)?(?:周|週|"
+BEFORE = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+before(?:\s+that)?(?![A-Za-z])(?!\s+last)|"
+                    r"再往前(?:一|1)?(?:周|週|"
                     r"个星期)|"
                     r"前一(?:周|週)|(?<![A-Za-z])previous\s+one(?![A-Za-z])|再前一周", re.IGNORECASE)
 AFTER = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+after(?:\s+that)?(?![A-Za-z])|再往后(?:一|1)?(?:周|週)|"
@@ -240,6 +244,10 @@ def resolve(follow: FollowUpIntent, previous: Remembered | None, *, tz: str, now
         case "merged" | "authors":
             return MergedIntent(window, repo=repo, language=lang, said=said,
                                 focus="authors" if prev.kind == "authors" else "list")
+        case "question" if follow.label is not None and not follow.narrow and not prev.label and prev.terms:
+            # "sglang 的呢" after "哪些 PR 动了 vllm rollout": the first word swapped, the others kept
+            terms = (follow.label, *prev.terms[1:]) if follow.label not in prev.terms else prev.terms
+            return QuestionIntent(terms, window=window, repo=repo, language=lang, said=said, text=follow.text)
         case "question":
             return QuestionIntent(prev.terms, window=window, label=label, repo=repo, language=lang, said=said,
                                   text=follow.text)

@@ -56,6 +56,8 @@ class PRIntent:
     repo: str | None = None
     language: Language | None = None
     question: PRQuestion = "worth"
+    text: str = field(default="", compare=False)
+    """The message as asked (a thread's PR may be compared with it: ``what's the difference with #5997``)."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,9 @@ class LabelIntent:
     language: Language | None = None
     window: str | None = None
     said: str | None = field(default=None, compare=False)
+    loose: bool = field(default=False, compare=False)
+    """Read from a digest request with one word more (``fsdp 最近有啥动静``): when the word is no label of the
+    data, the digest is answered."""
 
 
 @dataclass(frozen=True)
@@ -134,17 +139,23 @@ class SubscribeIntent:
     repo: str | None = None
     language: Language | None = None
     text: str = ""
+    add: bool = False
+    """Add the filter's values to the subscription held (``再加个 trtllm``, ``also throw in sglang``)."""
 
 
 @dataclass(frozen=True)
 class UnsubscribeIntent:
     """Stop alerts: the subscription with the filter ``text`` says (``退订 npu``), or every one
-    (``退订全部``, ``unsubscribe all``, of ``repo`` when named); ``label`` as in :class:`SubscribeIntent`."""
+    (``退订全部``, ``unsubscribe all``, of ``repo`` when named); ``label`` as in :class:`SubscribeIntent`.
+    ``parts``: values to take out of the subscriptions held (``rollout 和 megatron 先都停掉 只看 npu``), a
+    login's number (``048``) or near miss included; ``kind:author`` / ``kind:path`` / ``kind:label`` is every
+    value of that kind (``drop the author part``)."""
 
     label: str = ""
     repo: str | None = None
     language: Language | None = None
     text: str = ""
+    parts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -182,16 +193,18 @@ class ClarifyIntent:
 
     ``said`` is the words as written, ``problem`` why they could not be read (a window's problem, or
     ``no_pr``: a PR question without a PR, ``no_context``: a follow-up with nothing before it,
-    ``which_pr``: words that fit several PRs), ``wanted`` what the person was asking for.
+    ``which_pr``: words that fit several PRs, ``unknown_ref``: a time or thing known only outside the chat
+    — ``上次 oncall 轮换那周``, ``the week of the hackathon``, ``that week`` outside a thread —, ``compare_which``: a
+    comparison of PRs named only by topic), ``wanted`` what the person was asking for.
     """
 
     said: str
-    problem: WindowProblem | Literal["no_pr", "no_context", "which_pr"]
+    problem: WindowProblem | Literal["no_pr", "no_context", "which_pr", "unknown_ref", "compare_which"]
     wanted: Literal["digest", "label", "merged", "question", "pr"]
     language: Language | None = None
 
 
-SmallTalkKind = Literal["thanks", "greeting", "praise", "ack", "how_are_you", "bye"]
+SmallTalkKind = Literal["thanks", "greeting", "praise", "ack", "how_are_you", "bye", "complaint"]
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,13 @@ from bot.understand.intents import (
     SubscribeIntent,
     UnsubscribeIntent,
 )
+from bot.understand.subparts import part_request
 
 __all__ = ["github_handle", "personal_digest_action", "read_request", "subscription_command", "subscription_intent"]
 
-_LIST_SUBS = re.compile(r"我的订阅|订阅列表|查看订阅|(?:我|我们)?(?:现在|目前|当前)的订阅|看(?:下|一下|"
+_LIST_SUBS = re.compile(r"(?<![A-Za-z])(?:which|what)\s+subscriptions?(?![A-Za-z])|订阅(?:了)?(?:有)?(?:哪些|什么|啥)|"
+                        r"我(?:都)?订了(?:些|哪些)?(?:什么|啥)|"
+                        r"(?<![A-Za-z])subscriptions?\s+(?:do\s+)?(?:i|we)\s+have(?![A-Za-z])|我的订阅|订阅列表|查看订阅|(?:我|我们)?(?:现在|目前|当前)的订阅|看(?:下|一下|"
                         r"看)?(?:我|我们)的?订阅|"
                         r"(?:my|list|show)\s+subscriptions?|^\s*subscriptions?\s*$", re.IGNORECASE)
 _EXTEND = re.compile(r"把\s?(?P<add>[^。！？!?,，]{1,60}?)\s?也?(?:加到|加进|加入|放到|并到)(?:我们?)?(?:的|"
@@ -62,18 +65,33 @@ _LINK = (
     re.compile(rf"\b(?:link|set|connect)\s+(?:my\s+)?{_GITHUB}\s*(?:handle|account|user\s?name|login)?\s*"
                rf"(?:to|as|=|:)?\s*{_HANDLE}", re.IGNORECASE),
 )
-_MINE = re.compile(r"(?:我的|个人|自己的|我自己的)\s?(?:专属)?(?:周报|週報|每周摘要|每周汇总)|(?:个人|"
+_MINE = re.compile(r"(?:我的|个人|自己的|我自己的|(?:只)?(?:和|跟|与)我(?:自己)?(?:相关|有关)的)\s?"
+                   r"(?:那个|那份|这份|一份)?\s?"
+                   r"(?:专属)?(?:周报|週報|每周摘要|每周汇总)|(?:个人|"
                    r"自己)的?\s?(?:报告|總結|总结)|"
                    r"\bmy\s+(?:own\s+|personal\s+)?(?:weekly\s+)?(?:digest|summary|report)\b|"
                    r"\bpersonal\s+(?:weekly\s+)?(?:digest|summary|report|thing|one)\b|\bpersonal\s+weekly\b",
                    re.IGNORECASE)
-_OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|退订|"
-                  r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause)\b",
+_OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|退订|停一下|停一停|暂停|先停|"
+                  r"暂时不用|"
+                  r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause|"
+                  r"hold\s+off|skip|suspend)\b",
                   re.IGNORECASE)
 _ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|订阅|以后|"
                  r"\b(?:every\s+week|each\s+week|weekly|subscribe|turn\s+on|enable|start|opt\s+in|"
                  r"every\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
                  re.IGNORECASE)
+_TELL_ME = re.compile(r"(?<![A-Za-z])(?:tell|ping|notify|alert|message|dm|nudge|poke)\s+(?:me|us)|"
+                      r"(?:give|send)\s+(?:me|us)\s+a\s+(?:shout|ping|heads[\s-]?up|nudge)|let\s+(?:me|us)\s+know|"
+                      r"@\s?me(?![A-Za-z])", re.IGNORECASE)
+_WHEN = re.compile(r"(?<![A-Za-z])(?:when|whenever|if|once|as\s+soon\s+as)\s+(?P<clause>[^,.;!?]{1,160})",
+                   re.IGNORECASE)
+_ALL_MINE = re.compile(r"(?<![A-Za-z])(?:remove|delete|clear|drop|cancel|stop)\s+all\s+(?:of\s+)?(?:my|our|the)\s+"
+                       r"(?:subscriptions?|subs?|alerts?|notifications?)(?![A-Za-z])", re.IGNORECASE)
+_WANT_ALERTS = re.compile(r"(?<![A-Za-z])(?:i|we)\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?"
+                          r"(?:receive|get|have)\s+"
+                          r"(?:the\s+)?(?:alerts?|notifications?|pings?)\s+(?:for|on|about|of)?\s*(?:prs?\s+)?"
+                          r"(?:from|by|of|on|about|under|in)?", re.IGNORECASE)
 _SEND = re.compile(r"发|推送|送|\b(?:send|deliver|email|post|dm)\b", re.IGNORECASE)
 _WEEKLY = re.compile(r"每周|weekly", re.IGNORECASE)
 
@@ -117,10 +135,45 @@ def subscription_intent(text: str, language: Language | None) -> Intent | None:
     verb = subscription_action(text)
     if _LIST_SUBS.search(text) and verb not in ("unsubscribe", "unsubscribe_all"):  # 把我的订阅全部取消: not a listing
         return ListSubscriptionsIntent(language=language)
+    if _ALL_MINE.search(text):  # "remove all my subscription"
+        return UnsubscribeIntent(repo=_repo(text), language=language, text="unsubscribe all")
+    wants = _WANT_ALERTS.search(text) if verb is None else None
+    when = _WHEN.search(text) if verb is None and _TELL_ME.search(text) else None
+    # "I want to receive alerts for PRs from contributor-195"; "give me a shout when anything lands under docker/"
+    values = _values(text[wants.end():]) if wants else _values(when.group("clause")) if when else []
+    if values:
+        return SubscribeIntent(repo=_repo(text), language=language, text="subscribe " + " ".join(values))
+    part = part_request(text) if verb != "unsubscribe_all" else None
+    if part is not None and part.action == "add" and verb != "unsubscribe":
+        return SubscribeIntent(repo=_repo(text), language=language, text="subscribe " + " ".join(part.values),
+                               add=True)
+    if part is not None and part.action == "remove" and (verb is None or (verb == "unsubscribe" and not _reads_as(
+            text, part.values))):
+        return UnsubscribeIntent(repo=_repo(text), language=language, text=text, parts=part.values)
     if verb is None:
         return None
     kind = SubscribeIntent if verb == "subscribe" else UnsubscribeIntent
     return kind(repo=_repo(text), language=language, text=text)
+
+
+_NOT_VALUES = frozenset({"prs", "pr", "me", "us", "the", "a", "an", "any", "anything", "something", "new", "please",
+                         "pls", "lands", "land", "landed", "merges", "merged", "merge", "gets", "get", "is", "are",
+                         "under", "in", "into", "to", "on", "touches", "touching", "changes", "changed", "change",
+                         "someone", "anyone", "somebody", "there", "by", "from", "of", "files", "file", "folder",
+                         "label", "labels", "with", "goes", "go", "ships", "shipped", "tell", "ping", "and", "or"})
+
+
+def _values(clause: str) -> list[str]:
+    """The filter values a clause names (labels, logins, paths), without the words around them."""
+    return [v for v in re.findall(r"[A-Za-z0-9][A-Za-z0-9_./*-]{1,63}", clause) if v.lower() not in _NOT_VALUES]
+
+
+def _reads_as(text: str, values: tuple[str, ...]) -> bool:
+    """Whether the grammar reads ``text`` as a filter of just ``values`` (then it is kept as said)."""
+    found = read_request(text)
+    if found is None or found.filter is None:
+        return False
+    return {t.value.lower() for t in found.filter.include} == {v.lower() for v in values}
 
 
 def subscription_command(command: str, rest: str, language: Language | None, repo: str | None = None) -> Intent:

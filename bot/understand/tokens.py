@@ -19,9 +19,10 @@ import threading
 import tomllib
 from collections.abc import Iterable
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
-__all__ = ["FILLER", "add_words", "chinese_words", "segment"]
+__all__ = ["FILLER", "add_words", "chinese_words", "is_content", "segment", "warm_up"]
 
 FILLER = frozenset(tomllib.loads(resources.files("bot").joinpath("defaults/words.toml").read_text(
     encoding="utf-8"))["filler"]["words"].split())
@@ -30,6 +31,8 @@ FILLER = frozenset(tomllib.loads(resources.files("bot").joinpath("defaults/words
 
 _lock = threading.Lock()
 _tokenizer: Any = None
+_pos: dict[str, str] | None = None
+_user: set[str] = set()
 _pending: set[str] = set()
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,7 @@ def add_words(words: Iterable[str]) -> None:
     wanted = {w.strip() for w in words if w.strip() and any("\u3400" <= ch <= "\u9fff" for ch in w)}
     if not wanted:
         return
+    _user.update(wanted)
     with _lock:
         if _tokenizer is None:
             _pending.update(wanted)
@@ -75,6 +79,8 @@ def _load() -> Any:
             for word in sorted(_own_words() | _pending):
                 if any("\u3400" <= ch <= "\u9fff" for ch in word):
                     tokenizer.add_word(word)
+            _user.update(_pending)
+            _tags()
             _pending.clear()
             _tokenizer = tokenizer
     return _tokenizer
@@ -87,13 +93,60 @@ def segment(text: str) -> list[str]:
     return [w for w in _load().lcut(text) if w.strip()]
 
 
+CONTENT_TAGS = frozenset({"n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "ng", "eng", "j"})
+"""Parts of speech (jieba's dictionary tags) of words that can be searched: nouns, proper nouns, foreign words,
+abbreviations. Verbs, adverbs, pronouns, particles, prepositions, numerals, time and place words
+(``了解``, ``就是``, ``别的``, ``基于``, ``提前``) are function words and fillers of a question, never search words."""
+
+
+def _tags() -> dict[str, str]:
+    """Each word of jieba's dictionary with its part of speech (read once, with the segmenter)."""
+    global _pos
+    if _pos is None:
+        import jieba
+
+        found: dict[str, str] = {}
+        path = Path(jieba.__file__).with_name("dict.txt")
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 3:
+                    found[parts[0]] = parts[2]
+        _pos = found
+    return _pos
+
+
+def is_content(word: str) -> bool:
+    """Whether ``word`` can be a search word by its part of speech: a noun-like word of jieba's dictionary, a word
+    the bot or the data added, or a word the dictionary does not know that has a character of content."""
+    if word in _user:
+        return True
+    tags = _tags()
+    tag = tags.get(word)
+    if tag is not None:
+        return tag in CONTENT_TAGS
+    # a word the segmenter joined: content unless every character is a function word of its own (做个, 一并)
+    return not all(tags.get(ch, "n") not in CONTENT_TAGS for ch in word)
+
+
 def chinese_words(run: str, *, keep: Iterable[str] = ()) -> list[str]:
-    """The content words of a run of Chinese ``run``: jieba's words less :data:`FILLER`, each of at
-    least two characters unless it is in ``keep`` (concept words such as ``oom`` never reach here)."""
+    """The content words of a run of Chinese ``run``: jieba's words less :data:`FILLER` and the words whose
+    part of speech is not a noun's (:func:`is_content`), each of at least two characters; a word of ``keep`` (concept
+    words) always stays."""
     kept = set(keep)
     out: list[str] = []
     for word in segment(run):
-        if word in FILLER or (len(word) < 2 and word not in kept):
+        if word in kept:
+            out.append(word)
+        elif word in FILLER or len(word) < 2 or not is_content(word):
             continue
-        out.append(word)
+        else:
+            out.append(word)
     return out
+
+
+def warm_up() -> None:
+    """Load the segmenter and its parts of speech now (about a second, e.g. in a worker thread at the bot's start)
+    rather than on the first Chinese message."""
+    _load()
+    _tags()

@@ -297,6 +297,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"{_A}(?:(?:in\s)?the\s)?(?:last|past)\s(?P<n>{_E})\smonths?{_Z}"), _offset("days", 30)),
     # months and years
     (_p(r"(?:本|这|這|当|當)\s?(?:个|個)?\s?月(?!份?\s?[0-9])"), _fixed("month-0")),
+    (_p(r"(?<![0-9一二三四五六七八九十上])月初\s?(?:到现在|到今天|至今|以来|开始|起)"), _fixed("month-0")),
     (_p(r"(?P<ups>(?:上\s?){2,8})(?:个|個)\s?月"), _back("month", "other")),
     (_p(r"上\s?(?:个|個|一个|一個)?\s?月"), _fixed("month-1")),
     (_p(rf"(?:(?P<y>[0-9]{{4}})\s?年\s?)?(?<![0-9上本这這当當个個])(?P<m>{_N})\s?(?:月份|月)"), _month),
@@ -491,9 +492,16 @@ def read_windows(text: str) -> tuple[WindowReading | None, list[tuple[int, int]]
     return _reading(text, parts), [(p.start, p.end) for p in parts]
 
 
+_RESTATED = re.compile(r"就是|也就是|即|我是说|我说的是|不对|"
+                       r"(?<![A-Za-z])(?:i\.e\.|i\s+mean|that\s+is|or\s+rather)(?![A-Za-z])", re.IGNORECASE)
+"""Words that restate what came before (``这个月的就是四月份的``): of two windows, the later one is meant."""
+
+
 def _reading(text: str, parts: list[_Part]) -> WindowReading | None:
     if not parts:
         return None
+    parts = [p for p, nxt in zip(parts, [*parts[1:], None], strict=True)
+             if nxt is None or not _RESTATED.search(text[p.end:nxt.start])]
     if len(parts) > 1 and len({p.spec for p in parts}) > 1:
         first, last = parts[0], parts[-1]
         return WindowReading(None, text[first.start:last.end], first.start, last.end, "several_windows")

@@ -1,9 +1,12 @@
 """The phrasing corpus read by the chat core (:mod:`corpus_check`), scored against each case's expected reading.
 
-``tuning.toml``: 150 phrasings written by a helper who had not seen the rules, the set the rules were tuned
-on; ``held_out.toml``: phrasings written the same way and never tuned on (read once, at the end of issue 26's
-work; its floor is what that one reading scored). Each floor may only rise: a change that reads fewer cases
-right fails here, naming them.
+``tuning.toml``: 150 phrasings written by a helper who had not seen the rules (issue 26's first round was tuned
+on them); ``tuning2.toml``: 160 phrasings by eight imagined people, written the same way, scored once before the
+second round (79 of 160 right by the first round's rules) and tuned on after; ``audit.toml``: the invented
+examples of the audit of the first held-out set (classes of misses); ``held_out.toml``: the first held-out set —
+an auditor has read it, so it is measured, never tuned on, and no longer a clean held-out figure;
+``held_out2.toml``: a fresh held-out set, read once at the end of the second round. Each floor may only rise: a
+change that reads fewer cases right fails here, naming them (never a held-out set's texts).
 """
 
 from __future__ import annotations
@@ -21,12 +24,18 @@ from .corpus_check import TODAY, Outcome, Reader, load, score
 
 DATA = ROOT / "tests" / "data" / "verl-prs-with-patches.jsonl.gz"
 FLOORS = {
-    "tuning": {"zh": 89, "en": 55, "all": 144},
-    "held_out": {"zh": 30, "en": 19, "all": 49},
+    "tuning": {"zh": 89, "en": 58, "all": 147},
+    "tuning2": {"zh": 110, "en": 44, "all": 154},
+    "audit": {"zh": 21, "en": 17, "all": 38},
+    "held_out": {"zh": 49, "en": 24, "all": 73},
+    "held_out2": {"zh": 50, "en": 20, "all": 70},
 }
-"""Cases read right, at least. Tuning: 144 of 150 when issue 26 was done (68 before it). Held out: 49 of 80
-(zh 30 of 54, en 19 of 26) on its one reading at the end of issue 26 — the rules generalise far less than
-the tuning score says; raise the floor as the reading improves, never lower it."""
+"""Cases read right, at least. Tuning: 68 of 150 before issue 26, 144 after its first round, 147 after the second.
+Tuning2: 79 of 160 by the first round's rules (83 with the harness comparing what the person sees), 154 after the
+second. Held out (measured only): 49 of 80 after the first round (53 with the fairer harness), 73 after the
+second. Held out 2 (fresh, read once at the end of the second round): 70 of 90 (zh 50 of 65, en 20 of 25) —
+short of the issue's 90 % / 88 %: the rules still generalise less than the tuning sets say. Raise a floor as
+the reading improves, never lower it."""
 
 
 @pytest.fixture
@@ -44,12 +53,13 @@ async def _read_all(services: Services, name: str) -> list[Outcome]:
     return [await reader.read(case, i) for i, case in enumerate(load(name))]
 
 
-@pytest.mark.parametrize("name", ["tuning", "held_out"])
+@pytest.mark.parametrize("name", list(FLOORS))
 async def test_the_corpus_is_read_right_at_least_as_often_as_before(services: Services, name: str) -> None:
     outcomes = await _read_all(services, name)
     got = score(outcomes)
+    shown = not name.startswith("held_out")  # a held-out set's texts are never printed
     wrong = "\n".join(f"{o.case['text']!r} ({o.case['expect']}) -> {o.reading}: {'; '.join(o.problems)}"
-                      for o in outcomes if not o.right)
+                      for o in outcomes if not o.right and shown)
     for key, floor in FLOORS[name].items():
         assert got[key][0] >= floor, f"{name} {key}: {got[key][0]}/{got[key][1]} right, below {floor}:\n{wrong}"
-    assert got["all"][1] == len(outcomes) >= 60
+    assert got["all"][1] == len(outcomes) >= (30 if name == "audit" else 60)

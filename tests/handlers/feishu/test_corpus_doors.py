@@ -54,4 +54,4 @@ async def test_a_share_of_the_corpus_through_feishu(http: httpx.AsyncClient, bot
         if problems := door_problems(case, shown):
             wrong.append(f"{case['text']!r}: {'; '.join(problems)} — {shown[:300]}")
     assert not wrong, "\n".join(wrong)
-    assert len(cases) >= 20
+    assert len(cases) >= 35

@@ -56,4 +56,4 @@ def test_a_share_of_the_corpus_through_slack(start_bot: StartBot, fake_slack: Fa
         if problems := door_problems(case, shown):
             wrong.append(f"{case['text']!r}: {'; '.join(problems)} — {shown[:200]}")
     assert not wrong, "\n".join(wrong)
-    assert len(cases) >= 20
+    assert len(cases) >= 35

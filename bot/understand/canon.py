@@ -1,0 +1,149 @@
+"""The canonical form of a message, read before any rule: one spelling for what people type several ways.
+
+Three steps, each bounded by the message's length (already cut at :data:`bot.understand.lexicon.MAX_CHARS`):
+
+1. **Traditional Chinese as simplified** (``訂閱`` → ``订阅``, ``帳號`` → ``帐号``, ``什麼`` → ``什么``):
+   OpenCC's phrase-aware ``t2s`` tables (opencc-purepy), loaded on the first message holding a Chinese
+   character that differs between the two scripts.
+2. **Homophone typos of the bot's own words** (``订悦`` / ``定阅`` → ``订阅``, ``退丁`` → ``退订``, ``周抱`` →
+   ``周报``): a pair of characters that shares one character with one of :data:`OWN_WORDS`, in the same
+   place, and sounds the same (pypinyin, tones ignored) is that word. Only the bot's own verbs and nouns are
+   corrected, never the data's words (those are matched by :mod:`bot.understand.vocabulary`).
+3. **Near-miss spellings of the bot's own English words** (``gihtub`` → ``github``, ``chnages`` →
+   ``changes``, ``subscibe`` → ``subscribe``): one edit or one swap of neighbours away, in words of five
+   letters or more (rapidfuzz's optimal string alignment distance).
+
+:func:`canonical` never raises and keeps what it does not recognise as it is.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["OWN_WORDS", "canonical", "warm_up"]
+
+OWN_WORDS = ("订阅", "退订", "周报", "月报", "提醒", "通知", "推送", "合并", "合入", "标签", "账号", "风险", "贡献")
+"""The bot's own Chinese words whose homophone typos are corrected."""
+_OWN_EN = ("github", "subscribe", "unsubscribe", "subscriptions", "subscription", "digest", "changes", "merged",
+           "contributors", "authors", "labels", "please", "thanks", "summary", "weekly", "monthly", "alerts",
+           "deprecated", "deprecations", "recently", "lately")
+"""The bot's own English words whose near misses are corrected."""
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_EN_WORD = re.compile(r"(?<![A-Za-z0-9_./-])[A-Za-z]{5,14}(?![A-Za-z0-9_/-])")
+_lock = threading.Lock()
+_t2s: Any = None
+
+
+def _converter() -> Any:
+    global _t2s
+    if _t2s is None:
+        with _lock:
+            if _t2s is None:
+                from opencc_purepy import OpenCC
+
+                _t2s = OpenCC("t2s")
+    return _t2s
+
+
+@lru_cache(maxsize=1)
+def _traditional() -> frozenset[str]:
+    """Characters that are written differently in traditional Chinese (a message without them is converted
+    by nothing)."""
+    from importlib import resources
+
+    table = resources.files("opencc_purepy").joinpath("dicts/TSCharacters.txt").read_text(encoding="utf-8")
+    found = set()
+    for line in table.splitlines():
+        trad, _, simple = line.partition("\t")
+        if trad and simple and trad not in simple.split():
+            found.add(trad)
+    return frozenset(found)
+
+
+def _simplified(text: str) -> str:
+    if not any(ch in _traditional() for ch in text):
+        return text
+    converted: str = _converter().convert(text)
+    return converted if len(converted) == len(text) else text
+
+
+@lru_cache(maxsize=4096)
+def _sound(ch: str) -> str:
+    from pypinyin import lazy_pinyin
+
+    return "".join(lazy_pinyin(ch))
+
+
+@lru_cache(maxsize=1)
+def _by_char() -> dict[str, list[tuple[int, str]]]:
+    """Each character of :data:`OWN_WORDS` → (its place, the word)."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for word in OWN_WORDS:
+        for place, ch in enumerate(word):
+            found.setdefault(ch, []).append((place, word))
+    return found
+
+
+def _homophones(text: str) -> str:
+    index = _by_char()
+    chars = list(text)
+    for i, ch in enumerate(chars):
+        for place, word in index.get(ch, ()):
+            start = i - place
+            if start < 0 or start + len(word) > len(chars):
+                continue
+            span = "".join(chars[start:start + len(word)])
+            if span == word or not all(_CJK.match(c) for c in span):
+                continue
+            if all(a == b or _sound(a) == _sound(b) for a, b in zip(span, word, strict=True)):
+                chars[start:start + len(word)] = list(word)
+    return "".join(chars)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def _english(text: str) -> str:
+    from rapidfuzz.distance import OSA
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        lower = word.lower()
+        if lower in _OWN_EN:
+            return word
+        for own in _OWN_EN:
+            if own.startswith(lower) or lower.startswith(own) or _stem(own) == _stem(lower):
+                continue  # another form of the word (label, labels, changed), no typo
+            if abs(len(own) - len(lower)) <= 1 and lower[0] == own[0] and OSA.distance(lower, own) == 1:
+                return own
+        return word
+
+    return _EN_WORD.sub(fix, text)
+
+
+_COLLOQUIAL = re.compile(r"(?<!预)订(?:上|一下|下)(?![阅])|(?<!预)给我订(?![阅])")
+"""Spoken forms of 订阅 (``帮我订上``, ``订一下``)."""
+
+
+def canonical(text: str) -> str:
+    """``text`` with traditional characters simplified, homophone typos of the bot's Chinese words and near
+    misses of its English words corrected (same length for the Chinese steps; never raises)."""
+    if _CJK.search(text):
+        text = _COLLOQUIAL.sub("订阅", _homophones(_simplified(text)))
+    return _english(text)
+
+
+def warm_up() -> None:
+    """Load what the first messages would load (OpenCC's tables, pypinyin's dictionary), e.g. in a worker thread
+    at the bot's start, so that no early message waits for it."""
+    _traditional()
+    _converter()
+    _sound("订")
