@@ -227,5 +227,5 @@ def test_wheel_carries_the_data_files(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("bot/prompts/pr_analysis.j2", "bot/prompts/digest_summary.j2", "bot/defaults/labels.toml",
                    "bot/py.typed", "bot/cards/templates/report.html.j2", "bot/cards/templates/page.css",
-                   "bot/cards/templates/sort.js"):
+                   "bot/cards/templates/page.js"):
         assert needed in names, f"{needed} is missing from the wheel"
