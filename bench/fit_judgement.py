@@ -8,6 +8,10 @@ Run: ``.venv/bin/python bench/fit_judgement.py``            (writes bot/digest/w
      ``.venv/bin/python bench/fit_judgement.py --loo``      (leave one repository out: fit on six, measure the
                                                               seventh, for each; prints in- and out-of-repository
                                                               figures)
+     ``.venv/bin/python bench/fit_judgement.py --misses``   (the out-of-repository disagreements, one line each:
+                                                              judged and fitted importance and verdict, the title,
+                                                              the facts that moved it most — where to look before
+                                                              adding a feature)
 
 Offline, deterministic, well under two minutes. For every judged PR of ``tests/data/judged/*.toml`` (never the
 ``held-out/`` folder) the features the heuristic analyzer reads (:meth:`HeuristicAnalyzer.features`) are taken
@@ -79,6 +83,7 @@ class Row:
     values: dict[str, float]
     importance: int
     verdict: str
+    title: str = ""
 
 
 @dataclass
@@ -111,7 +116,7 @@ async def _week(table: dict[str, Any], data: Path, settings: Any) -> WeekData:
     # the context a digest of the week gives every PR of it: core files from the history, the window's titles
     context = pr_context(window_prs[0], settings=settings, window_prs=window_prs, history=history, calibrated=False)
     rows = [Row(repo, table["week"], j["number"], analyzer.features(prs[j["number"]], context), j["importance"],
-                j["verdict"]) for j in table["pr"]]
+                j["verdict"], prs[j["number"]].title) for j in table["pr"]]
     return WeekData(repo, table["week"], rows, history_profile(history, context))
 
 
@@ -271,6 +276,52 @@ def leave_one_out(weeks: Sequence[WeekData]) -> dict[str, tuple[Any, Any]]:
     return result
 
 
+@dataclass
+class Miss:
+    """One judged PR the model fitted without its repository disagrees on: by verdict, or by more than one point
+    of importance."""
+
+    row: Row
+    importance: int
+    verdict: str
+    moved: tuple[tuple[str, float], ...]
+    """The facts that moved its importance most (name, points), largest first; the calibration offset among them."""
+
+
+MISS_FACTS = 3
+
+
+def misses(weeks: Sequence[WeekData]) -> list[Miss]:
+    """The out-of-repository disagreements of :func:`leave_one_out` (each repository judged by the model chosen
+    and fitted on the others), in repository, week and PR order."""
+    from bot.digest.judgement import CALIBRATION_FEATURE, judge, repository_offset
+
+    out: list[Miss] = []
+    for repo in sorted({w.repo for w in weeks}):
+        model = fit_chosen([w for w in weeks if w.repo != repo])
+        for w in (w for w in weeks if w.repo == repo):
+            offset = repository_offset(model, w.profile)
+            for r in w.rows:
+                j = judge(r.values, model=model, offset=offset)
+                if j.verdict == r.verdict and abs(j.importance - r.importance) <= 1:
+                    continue
+                parts = [(p.name, p.importance) for p in j.contributions] + [(CALIBRATION_FEATURE, offset)]
+                moved = tuple(sorted((p for p in parts if p[1]), key=lambda p: -abs(p[1]))[:MISS_FACTS])
+                out.append(Miss(r, j.importance, j.verdict, moved))
+    return out
+
+
+def render_misses(found: Sequence[Miss]) -> str:
+    """One line per miss: repository, PR, judged → fitted importance and verdict, title, the facts that moved it."""
+    lines = [f"{len(found)} out-of-repository disagreements (verdict, or importance off by more than one)"]
+    for m in found:
+        r = m.row
+        facts = ", ".join(f"{name} {points:+.1f}" for name, points in m.moved)
+        lines.append(f"{r.repo.split('/')[-1][:14]:14s} {r.week} #{r.number:<6d} judged {r.importance} "
+                     f"{r.verdict:10s} fitted {m.importance} {m.verdict:10s} {r.title[:60]:60s} [{facts}]")
+    return "\n".join(lines)
+
+
 def render_loo(result: dict[str, tuple[Any, Any]]) -> str:
     """The in- and out-of-repository table a person reads."""
     def cell(f: Any) -> str:
@@ -292,8 +343,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--loo", action="store_true", help="print in- and out-of-repository figures")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="where the weights go (default: the package's)")
     parser.add_argument("--json", type=Path, help="with --loo: also write the figures to this file")
+    parser.add_argument("--misses", action="store_true",
+                        help="list the PRs the model fitted without their repository disagrees on, and why")
     args = parser.parse_args(argv)
     weeks = collect(ROOT / "tests" / "data" / "judged", ROOT / "tests" / "data")
+    if args.misses:
+        print(render_misses(misses(weeks)))
+        return 0
     if args.loo:
         result = leave_one_out(weeks)
         print(render_loo(result))

@@ -73,3 +73,19 @@ def test_every_repository_is_left_out_once(fit: ModuleType, weeks: list[Any]) ->
         fit.fit = original
     assert all("pytorch/torchtitan" not in s for s in seen)
     assert model.calibration in fit.CALIBRATIONS
+
+
+def test_the_misses_are_the_out_of_repository_disagreements(fit: ModuleType, weeks: list[Any]) -> None:
+    found = fit.misses(weeks)
+    pooled = fit.leave_one_out(weeks)["pooled"][1]
+    wrong_verdicts = [m for m in found if m.verdict != m.row.verdict]
+    # the same models as --loo: as many verdicts differ as its pooled out-of-repository agreement leaves
+    assert len(wrong_verdicts) == round((1 - pooled.verdict) * pooled.prs)
+    for m in found:
+        assert m.verdict != m.row.verdict or abs(m.importance - m.row.importance) > 1
+        assert 0 < len(m.moved) <= fit.MISS_FACTS
+        sizes = [abs(points) for _, points in m.moved]
+        assert sizes == sorted(sizes, reverse=True)
+    text = fit.render_misses(found).splitlines()
+    assert len(text) == len(found) + 1
+    assert all(f"#{m.row.number}" in line for m, line in zip(found, text[1:], strict=True))
