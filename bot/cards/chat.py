@@ -112,6 +112,9 @@ def subscription_text(reply: SubscriptionReply) -> str:
         lines = [head]
     if reply.message:
         lines.append(reply.message)
+    if reply.preview and reply.subscription is not None:
+        lines.append(reply.preview)
+        lines.append(words.preview_adjust.format(filter=reply.subscription.filter.text()))
     return "\n".join(lines)
 
 

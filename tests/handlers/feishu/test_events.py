@@ -126,7 +126,10 @@ async def test_subscribe_button_answers_with_a_toast(http: httpx.AsyncClient, bo
     response = await post_event(http, bot, payload)
     expected = ("已订阅 verl-project/verl：npu。符合的 PR 合并后会在这里提醒"
                 "（每 10 分钟最多一条消息，列出这段时间合并的全部 PR）。")
-    assert response.json()["toast"] == {"type": "success", "content": expected}
+    toast = response.json()["toast"]
+    assert toast["type"] == "success"
+    assert toast["content"].startswith(expected + "\n过去四周（")  # and the preview of the subscription (issue 29)
+    assert "这个订阅会发出 13 条提醒" in toast["content"]
     subs = await bot.core.subscriptions(_conversation())
     assert [(s.repo, s.filter.text()) for s in subs] == [("verl-project/verl", "label:npu")]
     assert fake_api.replies() == []
