@@ -229,6 +229,11 @@ def digest(
     compare: Annotated[bool, typer.Option(
         "--compare/--no-compare", help="Compare with the windows before (week over week), read from the same "
                                        "source without any LLM call.")] = True,
+    post: Annotated[list[str] | None, typer.Option(
+        "--post", metavar="TARGET",
+        help="Also post the digest: slack-webhook:URL (a Slack incoming webhook), feishu-webhook:URL (signed with "
+             "PRHUB_FEISHU_WEBHOOK_SECRET when set) or feishu-webhook:NAME (a [feishu_webhooks.NAME]); "
+             "may be given more than once. No bot or Redis needed.")] = None,
     config: ConfigOption = None,
 ) -> None:
     """Build the digest of the PRs merged in one window.
@@ -244,11 +249,21 @@ def digest(
         language = settings.language if lang is None else lang
         spec = check_source_spec(default_source_spec(source, repo, settings))
         window_of = window_option(week, since, until, settings.timezone)
+        targets = None
+        if post:
+            from bot.commands.post import parse_targets
+
+            targets = parse_targets(post, settings)
         if fmt is OutputFormat.pdf and out is None and sys.stdout.isatty():
             raise UsageError("--format pdf writes binary data: give --out FILE.pdf or redirect the output",
                              zh="--format pdf 输出的是二进制数据：请加 --out FILE.pdf 或重定向输出")
         result, requests, span = run(_digest(settings, spec, repo, window_of, compare))
         text = _render(result, fmt)
+        if targets:
+            from bot.commands.post import post_digest
+
+            for line in run(post_digest(result, targets)):
+                _stderr.print(line, highlight=False, soft_wrap=True)
         if charts_dir is not None:
             written = _write_charts(_charts(result), charts_dir)
             _stderr.print("wrote " + ", ".join(str(p) for p in written), highlight=False, soft_wrap=True)

@@ -444,6 +444,9 @@ class Settings(BaseSettings):
     """Feishu Open API origin (Lark: ``https://open.larksuite.com``; tests: a local fake); ``PRHUB_FEISHU_API_URL``."""
     feishu_webhooks: dict[str, FeishuWebhook] = Field(default_factory=dict)
     """Custom group-bot webhooks by name (push-only installs): ``[feishu_webhooks.NAME]`` with ``url``, ``secret``."""
+    feishu_webhook_secret: SecretStr | None = None
+    """The signing secret of ``prhub digest --post feishu-webhook:URL`` (a webhook given by its URL, not by a
+    ``[feishu_webhooks.NAME]``); ``PRHUB_FEISHU_WEBHOOK_SECRET``."""
     push_grace_s: int = Field(default=24 * 3600, ge=0)
     """A weekly push missed while the bot was down is caught up at start within this many seconds."""
     alerts_interval_s: int = Field(default=300, ge=10)
