@@ -171,7 +171,8 @@ async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Ca
     from bot.app import open_services
     from bot.sources.base import canonical_repo, merge_span, request_summary
 
-    async with open_services(settings, store="cache" if settings.llm_model else "memory", warn=warner(_stderr),
+    cached = settings.llm_model or settings.cache_file is not None
+    async with open_services(settings, store="cache" if cached else "memory", warn=warner(_stderr),
                              on_fallback=warner(_stderr)) as services:
         pr_source = services.channels.source(spec)
         window = window_of()

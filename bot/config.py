@@ -289,6 +289,10 @@ class Settings(BaseSettings):
     """``zh`` or ``en``: digests, cards, the bot's own words and the command line's messages."""
     redis_url: str = "redis://127.0.0.1:6379/0"
     """Redis of the bot (de-duplication, subscriptions, push markers, the job queue) and the analysis cache."""
+    cache_file: Path | None = None
+    """A JSON file that holds the command line's analysis cache instead of Redis (``PRHUB_CACHE_FILE``): read
+    at start, written at the end — a CI job without Redis keeps it in the CI's cache between runs
+    (docs/github-action.md). Unset: Redis at ``redis_url`` when it answers, else memory."""
     redis_key_prefix: str = ""
     """Put before every Redis key this process writes (deployments, or tests, sharing one Redis DB);
     ``PRHUB_REDIS_KEY_PREFIX``."""
