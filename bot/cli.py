@@ -159,7 +159,8 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
 
 
 async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Callable[[], Window],
-                  compare: bool) -> tuple[Digest, str, tuple[datetime, datetime, int] | None]:
+                  compare: bool, release: str | None = None,
+                  ) -> tuple[Digest, str, tuple[datetime, datetime, int] | None]:
     """Read the PRs and build the digest with the process's services (:mod:`bot.app`): the LLM analyzer
     when ``PRHUB_LLM_MODEL`` is set, cached in Redis when it answers (otherwise one warning line and an
     in-process cache), and the heuristic said so on stderr when the model is unusable; with ``compare``,
@@ -175,8 +176,17 @@ async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Ca
     async with open_services(settings, store="cache" if cached else "memory", warn=warner(_stderr),
                              on_fallback=warner(_stderr)) as services:
         pr_source = services.channels.source(spec)
-        window = window_of()
         name = canonical_repo(repo or settings.default_repo, await asyncio.to_thread(pr_source.repos))
+        if release is not None:  # the PRs first released in the tag (bot/digest/releases.py)
+            from bot.digest.releases import release_span
+
+            found = await asyncio.to_thread(release_span, pr_source, name, release, settings.timezone)
+            history = await services.digests.earlier_records(pr_source, name, found.window)
+            made = await services.digests.digest(found.prs, repo=name, window=found.window, history=history)
+            made = made.model_copy(update={"release": found.release.tag if found.release else release,
+                                           "previous_release": found.previous.tag if found.previous else None})
+            return made, request_summary(pr_source), None
+        window = window_of()
         with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
             prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
             earlier = await services.digests.look_back(pr_source, name, window) if compare else None
@@ -230,6 +240,10 @@ def digest(
     compare: Annotated[bool, typer.Option(
         "--compare/--no-compare", help="Compare with the windows before (week over week), read from the same "
                                        "source without any LLM call.")] = True,
+    release: Annotated[str | None, typer.Option(
+        "--release", metavar="TAG",
+        help="The PRs first released in TAG (from the release before it), with paste-able release notes; instead "
+             "of --week. Needs a source that knows releases: git:PATH (version tags) or github.")] = None,
     post: Annotated[list[str] | None, typer.Option(
         "--post", metavar="TARGET",
         help="Also post the digest: slack-webhook:URL (a Slack incoming webhook), feishu-webhook:URL (signed with "
@@ -258,7 +272,10 @@ def digest(
         if fmt is OutputFormat.pdf and out is None and sys.stdout.isatty():
             raise UsageError("--format pdf writes binary data: give --out FILE.pdf or redirect the output",
                              zh="--format pdf 输出的是二进制数据：请加 --out FILE.pdf 或重定向输出")
-        result, requests, span = run(_digest(settings, spec, repo, window_of, compare))
+        if release is not None and (week or since or until):
+            raise UsageError("--release takes the place of --week / --since / --until: give one of them",
+                             zh="--release 不能与 --week / --since / --until 同用：只给其中一种")
+        result, requests, span = run(_digest(settings, spec, repo, window_of, compare and release is None, release))
         text = _render(result, fmt)
         if targets:
             from bot.commands.post import post_digest

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.models import AnalysisStatus, Digest, Language, RecommendationLevel, Window
+from bot.models import AnalysisStatus, Digest, DigestPR, Language, RecommendationLevel, Window
 
 _WEEK_NAME = re.compile(r"^(?P<year>\d{4})-W(?P<week>\d{2})$")
 
@@ -248,10 +248,41 @@ def digest_title(digest: Digest) -> str:
     first, last = window_days(digest.window)
     pattern = words.short_date if first.year == last.year else "%Y-%m-%d"
     first_text, last_text = first.strftime(pattern), last.strftime(pattern)
+    if digest.release:  # --release v0.7.1: the PRs first released in it
+        since = digest.previous_release
+        if digest.language == "zh":
+            return f"{digest.release} 发布说明 · " + (f"自 {since} 以来" if since else f"{first_text} 至 {last_text}")
+        return f"{digest.release} release notes · " + (f"since {since}" if since else f"{first_text} to {last_text}")
     week = _WEEK_NAME.match(digest.window.name)
     if week:
         return words.week_title.format(year=week["year"], week=int(week["week"]), first=first_text, last=last_text)
     return words.range_title.format(first=first_text, last=last_text)
+
+
+_KIND_NAMES: dict[str, dict[str, str]] = {
+    "zh": {"feat": "新功能", "fix": "修复", "refactor": "重构", "perf": "性能", "doc": "文档", "ci": "CI",
+           "chore": "杂项", "test": "测试", "revert": "回滚"},
+    "en": {"feat": "Features", "fix": "Fixes", "refactor": "Refactoring", "perf": "Performance", "doc": "Docs",
+           "ci": "CI", "chore": "Chores", "test": "Tests", "revert": "Reverts"},
+}
+RELEASE_KINDS = ("feat", "perf", "fix", "refactor", "doc", "test", "ci", "chore", "revert")
+"""The order of a release note's groups (change kinds, :data:`bot.models.ChangeType`)."""
+
+
+def release_note_groups(digest: Digest) -> list[tuple[str, list[DigestPR]]]:
+    """The release's PRs grouped by change kind (``新功能``, ``修复``, … in :data:`RELEASE_KINDS` order, merge
+    order within a group; PRs not analysed yet last, under ``其他`` / ``other``); empty when the digest is not a
+    release's."""
+    if not digest.release:
+        return []
+    names = _KIND_NAMES[digest.language]
+    groups: dict[str, list[DigestPR]] = {}
+    for pr in digest.prs:
+        kind = pr.analysis.change_type if pr.analysis is not None else ""
+        groups.setdefault(kind, []).append(pr)
+    other = "其他" if digest.language == "zh" else "other"
+    ordered = [(names[k], groups[k]) for k in RELEASE_KINDS if k in groups]
+    return ordered + ([(other, groups[""])] if "" in groups else [])
 
 
 def format_generated(moment: datetime, timezone: str) -> str:
@@ -317,6 +348,16 @@ def level_name(level: RecommendationLevel, language: Language) -> str:
 def status_name(status: AnalysisStatus, language: Language) -> str:
     """Analysis status badge (``heuristic`` → ``启发式分析``)."""
     return phrases(language).statuses[status]
+
+
+def release_text(released_in: str | None, known: bool, language: Language) -> str:
+    """Whether a merged PR is in a release: ``已发布于 v0.7.1`` / ``released in v0.7.1``, ``尚未发布`` /
+    ``not released yet``; ``""`` when the source does not know the repository's releases."""
+    if not known:
+        return ""
+    if released_in:
+        return f"已发布于 {released_in}" if language == "zh" else f"released in {released_in}"
+    return "尚未发布" if language == "zh" else "not released yet"
 
 
 def minutes_text(minutes: int, language: Language) -> str:

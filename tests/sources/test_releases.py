@@ -6,52 +6,29 @@ verl's PRs of 2026-W15 and W16 with tags placed on them."""
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
 from fakes.git_repo import RepoBuilder, repo_from_prs
 from fakes.github_server import FakeGitHub, serve
+from release_support import REPO, W16, release_records, tagged_repo
 
-from bot.digest.window import date_window, week_window
 from bot.models import PullRequest
 from bot.sources.git import GitSource
 from bot.sources.github import GitHubSource
-from bot.sources.jsonl import SnapshotSource
 
-REPO = "verl-project/verl"
-W16 = week_window(2026, 16, "Asia/Shanghai")
 VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[.+-]?[0-9A-Za-z]+)*")
 
 
 @pytest.fixture(scope="module")
 def records() -> list[PullRequest]:
-    source = SnapshotSource(ROOT / "examples" / "verl-2026-W12-W16.jsonl.gz")
-    return source.merged_prs(REPO, date_window(date(2026, 4, 6), date(2026, 4, 19), "Asia/Shanghai"))
+    return release_records()
 
 
 @pytest.fixture(scope="module")
 def tagged(records: list[PullRequest], tmp_path_factory: pytest.TempPathFactory) -> tuple[RepoBuilder, dict[str, int]]:
-    """The replayed repository and, per tag, the PR whose commit it points at: v0.7.0 in W15 (lightweight),
-    v0.7.1 in the middle of W16 (annotated), a ``nightly`` tag that is no release, and v0.7.1rc0 on a branch
-    that main never merged (so it is no release of the default branch, though it holds earlier W16 commits)."""
-    repo = repo_from_prs(tmp_path_factory.mktemp("verl") / "verl", records)
-    week16 = [pr for pr in records if W16.start <= pr.merged_at < W16.end]
-    by_number = {int(m[1]): sha for sha, m in ((line.split(" ", 1)[0], re.search(r"\(#(\d+)\)$", line))
-                 for line in repo.git("log", "--format=%H %s").splitlines()) if m}
-    placed = {"v0.7.0": [pr for pr in records if pr.merged_at < W16.start][-5].number,
-              "v0.7.1": week16[len(week16) // 2].number, "nightly": week16[-1].number}
-    repo.git("tag", "v0.7.0", by_number[placed["v0.7.0"]])
-    repo.git("tag", "-a", "-m", "release v0.7.1", "v0.7.1", by_number[placed["v0.7.1"]])
-    repo.git("tag", "nightly", by_number[placed["nightly"]])
-    side = week16[len(week16) // 4]
-    repo.git("checkout", "-q", "-b", "rc", by_number[side.number])
-    repo.write("RC.txt", "release candidate\n")
-    repo.commit("prepare v0.7.1rc0", side.merged_at + timedelta(minutes=1))
-    repo.git("tag", "v0.7.1rc0")
-    repo.git("checkout", "-q", "main")
-    return repo, placed
+    return tagged_repo(tmp_path_factory.mktemp("verl") / "verl", records)
 
 
 def _expected(repo: RepoBuilder, sha: str) -> str | None:
