@@ -1032,6 +1032,8 @@ def error_text(exc: Exception, language: Language, *, repo: str | None = None, n
     if isinstance(exc, errors.FilterError | errors.CodeownersError) and callable(said):
         return str(said(language))
     name = repo or "?"
+    if isinstance(exc, errors.ReleaseError):
+        return exc.message(language)
     if isinstance(exc, errors.PRNotFoundError):
         return words.pr_not_found.format(number=number if number is not None else "?", repo=name)
     if isinstance(exc, errors.UnknownRepoError):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.digest.window import zone
-from bot.errors import SourceError, WindowError
+from bot.errors import ReleaseError
 from bot.models import PullRequest, Release, Window
 
 __all__ = ["FIRST_RELEASE_SPAN", "MARGIN", "ReleaseSpan", "find_release", "release_span", "since_span"]
@@ -41,7 +41,7 @@ class ReleaseSpan:
 def _releases(source: object, repo: str) -> list[Release]:
     reader = getattr(source, "releases", None)
     if reader is None:
-        raise SourceError("this source does not know the repository's releases (a snapshot file): use git:PATH "
+        raise ReleaseError("this source does not know the repository's releases (a snapshot file): use git:PATH "
                           "or github",
                           zh="这个数据源不知道仓库的发布版本（快照文件）：请用 git:PATH 或 github 数据源")
     found = reader(repo)
@@ -53,22 +53,22 @@ def find_release(releases: list[Release], tag: str) -> tuple[Release, Release | 
     """The release named ``tag`` (case and a leading ``v`` aside) and the one before it.
 
     Raises:
-        WindowError: no such release (both languages name the latest ones).
+        ReleaseError: no such release (both languages name the latest ones).
     """
     wanted = _V.sub("", tag.strip()).lower()
     for n, release in enumerate(releases):
         if _V.sub("", release.tag).lower() == wanted:
             return release, releases[n - 1] if n else None
     latest = ", ".join(r.tag for r in releases[-5:][::-1]) or "none"
-    raise WindowError(f"no release {tag}; the latest: {latest}", zh=f"没有发布版本 {tag}；最近的版本：{latest}")
+    raise ReleaseError(f"no release {tag}; the latest: {latest}", zh=f"没有发布版本 {tag}；最近的版本：{latest}")
 
 
 def release_span(source: object, repo: str, tag: str, tz: str) -> ReleaseSpan:
     """The PRs first released in ``tag`` (see the module docstring).
 
     Raises:
-        SourceError: the source does not know releases, or could not be read.
-        WindowError: no release ``tag``.
+        ReleaseError: the source does not know releases, or has no release ``tag``.
+        SourceError: the source could not be read.
     """
     releases = _releases(source, repo)
     release, previous = find_release(releases, tag)
@@ -87,7 +87,7 @@ def since_span(source: object, repo: str, tag: str, tz: str, now: datetime) -> R
     """The PRs merged since ``tag`` and not in it (nor in any release before it), up to ``now``.
 
     Raises:
-        SourceError, WindowError: as :func:`release_span`.
+        ReleaseError, SourceError: as :func:`release_span`.
     """
     releases = _releases(source, repo)
     release, _ = find_release(releases, tag)
