@@ -137,6 +137,21 @@ class RepoConfig(BaseModel):
         return self.pr_url_template.format(repo=repo, number=number)
 
 
+class ChannelRepo(BaseModel):
+    """One repository of a channel that follows several (``repos``): ``owner/name`` and its own ``source``
+    (``None``: the channel's, else ``default_source``). In TOML a plain ``"owner/name"`` string also reads."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repo: str = Field(pattern=r"^[^/\s]+/[^/\s]+$")
+    source: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_name(cls, data: Any) -> Any:
+        return {"repo": data} if isinstance(data, str) else data
+
+
 class ChannelConfig(BaseModel):
     """What one chat channel (``platform:id``, e.g. ``slack:C0123456789``) is about by default.
 
@@ -160,6 +175,10 @@ class ChannelConfig(BaseModel):
     """This channel's quiet hours (``"22:00-08:00"``, or ``"off"``); ``None``: the global ``quiet_hours``."""
     allowed_repos: tuple[str, ...] = ()
     """Repositories this channel may ask about besides ``repo`` (and the global ``allowed_repos``)."""
+    repos: tuple[ChannelRepo, ...] = ()
+    """Several repositories in one channel (issue 29): the weekly push is one post — a cross-repository
+    headline, then each repository's own digest in its thread — and chat questions name one of them
+    ("verl 的 #6046") or are asked back when a number exists in two. ``repo`` then defaults to the first."""
     full_digest: bool = False
     """A digest asked in chat posts everything at once (the card, then the full report and label view in
     its thread); ``False``: the card alone, the rest when 完整报告 is pressed."""
@@ -589,7 +608,7 @@ class Settings(BaseSettings):
         ``admins`` and ``quiet_hours``."""
         own = self.channels.get(key, ChannelConfig())
         return ChannelConfig(
-            repo=own.repo or self.default_repo,
+            repo=own.repo or (own.repos[0].repo if own.repos else None) or self.default_repo,
             source=own.source or self.default_source,
             language=own.language or self.language,
             timezone=own.timezone or self.timezone,
@@ -598,6 +617,7 @@ class Settings(BaseSettings):
             quiet_hours=own.quiet_hours if own.quiet_hours is not None else self.quiet_hours,
             allowed_repos=own.allowed_repos,
             full_digest=own.full_digest,
+            repos=own.repos,
         )
 
     def visible_repos(self, key: str) -> list[str]:
@@ -606,7 +626,7 @@ class Settings(BaseSettings):
         without case)."""
         binding = self.channel(key)
         seen: dict[str, str] = {}
-        for name in (binding.repo, *binding.allowed_repos, *self.allowed_repos):
+        for name in (binding.repo, *(r.repo for r in binding.repos), *binding.allowed_repos, *self.allowed_repos):
             if name and "/" in name:
                 seen.setdefault(name.strip().lower(), name.strip())
         return list(seen.values())

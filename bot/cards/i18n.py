@@ -259,6 +259,29 @@ def digest_title(digest: Digest) -> str:
     return words.range_title.format(first=first_text, last=last_text)
 
 
+def multi_repo_headline(digests: list[Digest], language: Language) -> str:
+    """The headline of a channel that follows several repositories: ``本周 3 个仓库合并 112 个 PR；重点：verl
+    #6046 标题、…`` (each repository's most important key PR), then one line per repository (its PRs and key
+    PRs; its digest follows in the thread)."""
+    total = sum(d.stats.pr_count for d in digests)
+    picks = []
+    for d in digests:
+        if d.key_prs:
+            top = d.pr(d.key_prs[0])
+            title = top.title if len(top.title) <= 60 else top.title[:59] + "…"
+            picks.append(f"{d.repo.rsplit('/', 1)[-1]} #{top.number} {title}")
+    week = digests[0].window.name if digests else ""
+    if language == "zh":
+        head = f"{week}：{len(digests)} 个仓库合并 {total} 个 PR"
+        head += ("；重点：" + "、".join(picks)) if picks else ""
+        lines = [f"• {d.repo}：{d.stats.pr_count} 个 PR，重点 {d.stats.key_pr_count} 个" for d in digests]
+        return "\n".join([head, *lines, "各仓库的周报在话题里。"])
+    head = f"{week}: {len(digests)} repositories merged {total} PRs"
+    head += ("; highlights: " + ", ".join(picks)) if picks else ""
+    lines = [f"• {d.repo}: {d.stats.pr_count} PRs, {d.stats.key_pr_count} key" for d in digests]
+    return "\n".join([head, *lines, "Each repository's digest is in the thread."])
+
+
 _KIND_NAMES: dict[str, dict[str, str]] = {
     "zh": {"feat": "新功能", "fix": "修复", "refactor": "重构", "perf": "性能", "doc": "文档", "ci": "CI",
            "chore": "杂项", "test": "测试", "revert": "回滚"},
