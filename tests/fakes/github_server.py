@@ -397,7 +397,7 @@ class FakeGitHub:
 
 
 @contextmanager
-def serve(fake: FakeGitHub) -> Iterator[str]:
+def serve(fake: FakeGitHub | MultiGitHub) -> Iterator[str]:
     """Run ``fake`` on 127.0.0.1 (a free port) in a thread; yields its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
@@ -436,3 +436,40 @@ def serve(fake: FakeGitHub) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+class MultiGitHub:
+    """Several :class:`FakeGitHub` behind one address, one per repository: ``/repos/O/N/…`` goes to that
+    repository's fake and a GraphQL search to the one its ``repo:O/N`` names (the benchmark of a push to many
+    channels over many repositories, bench/bench_multi.py). Serve it with :func:`serve`; ``log`` holds every
+    request of all of them."""
+
+    def __init__(self, fakes: list[FakeGitHub]) -> None:
+        self.fakes = {fake.repo.lower(): fake for fake in fakes}
+        self.log: list[tuple[str, str, int]] = []
+        self._base_url = ""
+
+    @property
+    def base_url(self) -> str:
+        return self._base_url
+
+    @base_url.setter
+    def base_url(self, value: str) -> None:
+        self._base_url = value
+        for fake in self.fakes.values():
+            fake.base_url = value
+
+    def handle(self, method: str, target: str, headers: dict[str, str], body: bytes,
+               ) -> tuple[int, dict[str, str], bytes]:
+        """Route one request to the repository's fake (404 when none holds it)."""
+        path = urlsplit(target).path
+        name: str | None = None
+        if path == "/graphql":
+            found = _REPO_Q.search(str((json.loads(body or b"{}").get("variables") or {}).get("q", "")))
+            name = found[1] if found else None
+        elif path.startswith("/repos/"):
+            name = "/".join(path.split("/")[2:4])
+        fake = self.fakes.get((name or "").lower())
+        if fake is None:
+            return 404, {}, b'{"message": "Not Found"}'
+        return fake.handle(method, target, headers, body)
