@@ -660,6 +660,9 @@ class ChatPhrases:
     """``{filter}`` (:func:`bot.filters.describe`), ``{repo}``."""
     subscribed_batch: str
     preview_adjust: str
+    preview_keep: str
+    preview_undo: str
+    preview_kept: str
     """``{minutes}``: the batch window, added to ``subscribed``."""
     already_subscribed: str
     unsubscribed: str
@@ -728,6 +731,9 @@ CHAT: Mapping[Language, ChatPhrases] = {
         subscribed="已订阅 {repo}：{filter}。符合的 PR 合并后会在这里提醒",
         subscribed_batch="（每 {minutes} 分钟最多一条消息，列出这段时间合并的全部 PR）",
         preview_adjust="太多或太少？说“退订 {filter}”撤销，或换个条件重新订阅（如加上 -label:ci 排除）。",
+        preview_keep="保留",
+        preview_undo="撤销",
+        preview_kept="好的，保留这个订阅。",
         already_subscribed="已经订阅过 {repo}：{filter}。",
         unsubscribed="已取消订阅 {repo}：{filter}。",
         not_subscribed="没有这个订阅（{repo}：{filter}），无需取消。发送“我的订阅”查看现有的订阅。",
@@ -797,6 +803,9 @@ CHAT: Mapping[Language, ChatPhrases] = {
         subscribed_batch=" (at most one message every {minutes} minutes, listing every PR merged meanwhile)",
         preview_adjust="Too many or too few? Say \"unsubscribe {filter}\" to undo, or subscribe again with "
                        "another filter (e.g. add -label:ci).",
+        preview_keep="Keep",
+        preview_undo="Undo",
+        preview_kept="Kept.",
         already_subscribed="Already subscribed to {repo}: {filter}.",
         unsubscribed="Unsubscribed from {repo}: {filter}.",
         not_subscribed="There was no such subscription ({repo}: {filter}). Send “my subscriptions” to see them.",
