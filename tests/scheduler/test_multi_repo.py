@@ -72,3 +72,26 @@ async def test_one_post_with_each_repository_s_own_digest_built_once(fake_slack:
     again = await push.run_scheduled("slack:C0TEAM")
     assert again is not None
     assert again.status == "already_done"
+
+
+async def test_the_same_post_on_feishu(fake_feishu: Any, store: RedisStore) -> None:
+    """On Feishu too: one card in the chat, each repository's cards replying to it, every card accepted by the fake
+    (its schema, size and element limits) — none cut."""
+    from fakes.feishu_api import APP_ID, APP_SECRET
+    from pydantic import SecretStr
+
+    team = _config(repos=tuple(ChannelRepo(repo=r, source=s) for r, s in SOURCES.items()))
+    settings = load_settings(feishu_app_id=APP_ID, feishu_app_secret=SecretStr(APP_SECRET),
+                             feishu_api_url=fake_feishu.base_url, channels={"feishu:oc_team": team})
+    push = build_services(settings, store, clock=lambda: MONDAY_W17 + timedelta(seconds=1)).pusher()
+    outcome = await push.run_scheduled("feishu:oc_team")
+    assert outcome is not None
+    assert (outcome.status, outcome.prs) == ("posted", 81)
+    roots = [m for m in fake_feishu.messages if m.target == "oc_team"]
+    assert len(roots) == 1
+    assert "3 个仓库合并 81 个 PR" in json.dumps(roots[0].content, ensure_ascii=False)
+    thread = [m for m in fake_feishu.messages if m.target == roots[0].message_id]
+    text = json.dumps([m.content for m in thread], ensure_ascii=False)
+    for repo in SOURCES:
+        assert repo in text
+    assert len(thread) >= 3
