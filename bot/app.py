@@ -50,7 +50,7 @@ from bot.digest.service import Analyzer, DigestService
 from bot.errors import ConfigError, StoreUnavailableError
 from bot.people import People
 from bot.sources.base import open_source
-from bot.store import MemoryStore, RedisStore, ResilientStore, Store, open_store, redis_errors
+from bot.store import FileStore, MemoryStore, RedisStore, ResilientStore, Store, open_store, redis_errors
 
 # What a CLI digest does not use (subscriptions and their grammar, delivery, pacing, the personal
 # digests) is imported where it is first built, so `prhub digest` loads none of it.
@@ -473,7 +473,9 @@ async def open_services(settings: Settings, *, store: StoreMode, purpose: str = 
         ConfigError: ``store="redis"``, Redis does not answer at ``PRHUB_REDIS_URL`` and not ``degraded_start``.
     """
     made: Store
-    if store == "memory":
+    if store == "cache" and settings.cache_file is not None:
+        made = FileStore(settings.cache_file.expanduser(), warn=warn)
+    elif store == "memory":
         made = MemoryStore()
     elif store == "cache":
         made = await open_store(settings.redis_url, warn=warn or log.warning, key_prefix=settings.redis_key_prefix)

@@ -105,16 +105,32 @@ class Channels:
             raise _refusal(allowed)  # several to choose from: the person names one
         if wanted and "/" in wanted and wanted.lower() in {a.lower() for a in allowed}:
             name = next(a for a in allowed if a.lower() == wanted.lower())
-            return source, name
+            return self.repo_source(key, name), name
         if not wanted:
             return self.resolve(key, None)
         raise _refusal(allowed)
 
     def source_for_repo(self, repo: str) -> PRSource:
-        """The source of a channel bound to ``repo`` (the first in key order), else ``default_source``."""
+        """The source of a channel bound to ``repo`` (the first in key order; an entry of a channel's ``repos``
+        with its own source counts), else ``default_source``."""
         spec = next((cfg.source for _, cfg in sorted(self.settings.channels.items())
                      if cfg.source and (cfg.repo or "").lower() == repo.lower()), None)
+        spec = spec or next((r.source for _, cfg in sorted(self.settings.channels.items()) for r in cfg.repos
+                             if r.source and r.repo.lower() == repo.lower()), None)
         return self.source(spec or self.settings.default_source)
+
+    def repo_source(self, key: str, repo: str) -> PRSource:
+        """The source channel ``key`` reads ``repo`` from: its ``repos`` entry's own source, else the channel's."""
+        binding = self.binding(key)
+        spec = next((r.source for r in binding.repos if r.repo.lower() == repo.lower() and r.source), None)
+        return self.source(spec or binding.source or self.settings.default_source)
+
+    def repos_of(self, key: str) -> list[tuple[str, PRSource]]:
+        """The repositories channel ``key`` follows, each with its source: its ``repos``, else its one ``repo``
+        (``[]`` when it has none)."""
+        binding = self.binding(key)
+        names = [r.repo for r in binding.repos] or ([binding.repo] if binding.repo else [])
+        return [(name, self.repo_source(key, name)) for name in names]
 
     def scheduled(self) -> list[str]:
         """The channel keys with a weekly ``push`` time, sorted."""

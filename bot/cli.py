@@ -159,7 +159,8 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
 
 
 async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Callable[[], Window],
-                  compare: bool) -> tuple[Digest, str, tuple[datetime, datetime, int] | None]:
+                  compare: bool, release: str | None = None,
+                  ) -> tuple[Digest, str, tuple[datetime, datetime, int] | None]:
     """Read the PRs and build the digest with the process's services (:mod:`bot.app`): the LLM analyzer
     when ``PRHUB_LLM_MODEL`` is set, cached in Redis when it answers (otherwise one warning line and an
     in-process cache), and the heuristic said so on stderr when the model is unusable; with ``compare``,
@@ -171,11 +172,21 @@ async def _digest(settings: Settings, spec: str, repo: str | None, window_of: Ca
     from bot.app import open_services
     from bot.sources.base import canonical_repo, merge_span, request_summary
 
-    async with open_services(settings, store="cache" if settings.llm_model else "memory", warn=warner(_stderr),
+    cached = settings.llm_model or settings.cache_file is not None
+    async with open_services(settings, store="cache" if cached else "memory", warn=warner(_stderr),
                              on_fallback=warner(_stderr)) as services:
         pr_source = services.channels.source(spec)
-        window = window_of()
         name = canonical_repo(repo or settings.default_repo, await asyncio.to_thread(pr_source.repos))
+        if release is not None:  # the PRs first released in the tag (bot/digest/releases.py)
+            from bot.digest.releases import release_span
+
+            found = await asyncio.to_thread(release_span, pr_source, name, release, settings.timezone)
+            history = await services.digests.earlier_records(pr_source, name, found.window)
+            made = await services.digests.digest(found.prs, repo=name, window=found.window, history=history)
+            made = made.model_copy(update={"release": found.release.tag if found.release else release,
+                                           "previous_release": found.previous.tag if found.previous else None})
+            return made, request_summary(pr_source), None
+        window = window_of()
         with _stderr.status("reading PRs…", spinner="dots") if _stderr.is_terminal else nullcontext():
             prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
             earlier = await services.digests.look_back(pr_source, name, window) if compare else None
@@ -229,6 +240,15 @@ def digest(
     compare: Annotated[bool, typer.Option(
         "--compare/--no-compare", help="Compare with the windows before (week over week), read from the same "
                                        "source without any LLM call.")] = True,
+    release: Annotated[str | None, typer.Option(
+        "--release", metavar="TAG",
+        help="The PRs first released in TAG (from the release before it), with paste-able release notes; instead "
+             "of --week. Needs a source that knows releases: git:PATH (version tags) or github.")] = None,
+    post: Annotated[list[str] | None, typer.Option(
+        "--post", metavar="TARGET",
+        help="Also post the digest: slack-webhook:URL (a Slack incoming webhook), feishu-webhook:URL (signed with "
+             "PRHUB_FEISHU_WEBHOOK_SECRET when set) or feishu-webhook:NAME (a [feishu_webhooks.NAME]); "
+             "may be given more than once. No bot or Redis needed.")] = None,
     config: ConfigOption = None,
 ) -> None:
     """Build the digest of the PRs merged in one window.
@@ -244,11 +264,24 @@ def digest(
         language = settings.language if lang is None else lang
         spec = check_source_spec(default_source_spec(source, repo, settings))
         window_of = window_option(week, since, until, settings.timezone)
+        targets = None
+        if post:
+            from bot.commands.post import parse_targets
+
+            targets = parse_targets(post, settings)
         if fmt is OutputFormat.pdf and out is None and sys.stdout.isatty():
             raise UsageError("--format pdf writes binary data: give --out FILE.pdf or redirect the output",
                              zh="--format pdf 输出的是二进制数据：请加 --out FILE.pdf 或重定向输出")
-        result, requests, span = run(_digest(settings, spec, repo, window_of, compare))
+        if release is not None and (week or since or until):
+            raise UsageError("--release takes the place of --week / --since / --until: give one of them",
+                             zh="--release 不能与 --week / --since / --until 同用：只给其中一种")
+        result, requests, span = run(_digest(settings, spec, repo, window_of, compare and release is None, release))
         text = _render(result, fmt)
+        if targets:
+            from bot.commands.post import post_digest
+
+            for line in run(post_digest(result, targets)):
+                _stderr.print(line, highlight=False, soft_wrap=True)
         if charts_dir is not None:
             written = _write_charts(_charts(result), charts_dir)
             _stderr.print("wrote " + ", ".join(str(p) for p in written), highlight=False, soft_wrap=True)

@@ -137,6 +137,21 @@ class RepoConfig(BaseModel):
         return self.pr_url_template.format(repo=repo, number=number)
 
 
+class ChannelRepo(BaseModel):
+    """One repository of a channel that follows several (``repos``): ``owner/name`` and its own ``source``
+    (``None``: the channel's, else ``default_source``). In TOML a plain ``"owner/name"`` string also reads."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repo: str = Field(pattern=r"^[^/\s]+/[^/\s]+$")
+    source: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_name(cls, data: Any) -> Any:
+        return {"repo": data} if isinstance(data, str) else data
+
+
 class ChannelConfig(BaseModel):
     """What one chat channel (``platform:id``, e.g. ``slack:C0123456789``) is about by default.
 
@@ -160,6 +175,10 @@ class ChannelConfig(BaseModel):
     """This channel's quiet hours (``"22:00-08:00"``, or ``"off"``); ``None``: the global ``quiet_hours``."""
     allowed_repos: tuple[str, ...] = ()
     """Repositories this channel may ask about besides ``repo`` (and the global ``allowed_repos``)."""
+    repos: tuple[ChannelRepo, ...] = ()
+    """Several repositories in one channel (issue 29): the weekly push is one post — a cross-repository
+    headline, then each repository's own digest in its thread — and chat questions name one of them
+    ("verl 的 #6046") or are asked back when a number exists in two. ``repo`` then defaults to the first."""
     full_digest: bool = False
     """A digest asked in chat posts everything at once (the card, then the full report and label view in
     its thread); ``False``: the card alone, the rest when 完整报告 is pressed."""
@@ -289,6 +308,10 @@ class Settings(BaseSettings):
     """``zh`` or ``en``: digests, cards, the bot's own words and the command line's messages."""
     redis_url: str = "redis://127.0.0.1:6379/0"
     """Redis of the bot (de-duplication, subscriptions, push markers, the job queue) and the analysis cache."""
+    cache_file: Path | None = None
+    """A JSON file that holds the command line's analysis cache instead of Redis (``PRHUB_CACHE_FILE``): read
+    at start, written at the end — a CI job without Redis keeps it in the CI's cache between runs
+    (docs/github-action.md). Unset: Redis at ``redis_url`` when it answers, else memory."""
     redis_key_prefix: str = ""
     """Put before every Redis key this process writes (deployments, or tests, sharing one Redis DB);
     ``PRHUB_REDIS_KEY_PREFIX``."""
@@ -444,6 +467,9 @@ class Settings(BaseSettings):
     """Feishu Open API origin (Lark: ``https://open.larksuite.com``; tests: a local fake); ``PRHUB_FEISHU_API_URL``."""
     feishu_webhooks: dict[str, FeishuWebhook] = Field(default_factory=dict)
     """Custom group-bot webhooks by name (push-only installs): ``[feishu_webhooks.NAME]`` with ``url``, ``secret``."""
+    feishu_webhook_secret: SecretStr | None = None
+    """The signing secret of ``prhub digest --post feishu-webhook:URL`` (a webhook given by its URL, not by a
+    ``[feishu_webhooks.NAME]``); ``PRHUB_FEISHU_WEBHOOK_SECRET``."""
     push_grace_s: int = Field(default=24 * 3600, ge=0)
     """A weekly push missed while the bot was down is caught up at start within this many seconds."""
     alerts_interval_s: int = Field(default=300, ge=10)
@@ -582,7 +608,7 @@ class Settings(BaseSettings):
         ``admins`` and ``quiet_hours``."""
         own = self.channels.get(key, ChannelConfig())
         return ChannelConfig(
-            repo=own.repo or self.default_repo,
+            repo=own.repo or (own.repos[0].repo if own.repos else None) or self.default_repo,
             source=own.source or self.default_source,
             language=own.language or self.language,
             timezone=own.timezone or self.timezone,
@@ -591,6 +617,7 @@ class Settings(BaseSettings):
             quiet_hours=own.quiet_hours if own.quiet_hours is not None else self.quiet_hours,
             allowed_repos=own.allowed_repos,
             full_digest=own.full_digest,
+            repos=own.repos,
         )
 
     def visible_repos(self, key: str) -> list[str]:
@@ -599,7 +626,7 @@ class Settings(BaseSettings):
         without case)."""
         binding = self.channel(key)
         seen: dict[str, str] = {}
-        for name in (binding.repo, *binding.allowed_repos, *self.allowed_repos):
+        for name in (binding.repo, *(r.repo for r in binding.repos), *binding.allowed_repos, *self.allowed_repos):
             if name and "/" in name:
                 seen.setdefault(name.strip().lower(), name.strip())
         return list(seen.values())

@@ -89,6 +89,11 @@ class CodeownersError(_Bilingual, SourceError):
     repository has none of ``.github/CODEOWNERS``, ``CODEOWNERS``, ``docs/CODEOWNERS``."""
 
 
+class ReleaseError(_Bilingual, SourceError):
+    """A release window cannot be read: no such tag (both messages name the latest), or the source knows no
+    releases (a snapshot file)."""
+
+
 class StoreUnavailableError(_Bilingual):
     """Redis does not answer, so state (subscriptions, the change log, a lock) could not be read or
     saved. ``str(exc)`` is for the log; :meth:`message` tells the person nothing was saved."""

@@ -100,6 +100,12 @@ class PullRequest(_Value):
     comments: int | None = None
     reverts: int | None = Field(default=None, ge=1)
     files_partial: bool = False
+    released_in: str | None = None
+    """The first release (tag) that contains the merge commit, when the source knows the repository's
+    releases (``release_known``); ``None`` with ``release_known``: merged, not released yet."""
+    release_known: bool = False
+    """Whether the source could tell the PR's release (git tags, the GitHub releases API, a snapshot's
+    ``released_in``); ``False``: ``released_in`` means nothing."""
 
     @field_validator("title", "body", "author")
     @classmethod
@@ -204,6 +210,15 @@ class Analysis(_Value):
     score_evidence: tuple[ScoreEvidence, ...] = ()
 
 
+class Release(_Value):
+    """One release of a repository: its ``tag`` (``v0.7.1``), the commit it points at (``sha``) and when
+    that commit was made (git) or the release was published (the GitHub API) — ``at``, aware."""
+
+    tag: str
+    sha: str
+    at: AwareDatetime
+
+
 class Window(_Value):
     """A half-open time window ``[start, end)``.
 
@@ -245,6 +260,9 @@ class DigestPR(_Value):
     deletions: int
     changed_files: int
     analysis: Analysis | None
+    released_in: str | None = None
+    """The first release containing the PR (:attr:`PullRequest.released_in`), when ``release_known``."""
+    release_known: bool = False
 
 
 class HotFile(_Value):
@@ -396,6 +414,10 @@ class Digest(_Value):
     usage: LLMUsage = Field(default_factory=LLMUsage)
     week_over_week: WeekOverWeek | None = None
     """This window against earlier ones; ``None`` when the digest was built without a look back."""
+    release: str | None = None
+    """The release this digest covers (``--release v0.7.1``: the PRs first released in it), else ``None``."""
+    previous_release: str | None = None
+    """The release before :attr:`release` (the window starts after it); ``None``: the first release."""
     config_file: str | None = None
     """The name of the config file the digest was built with (``prhub.toml``, no folder); ``None``: no file
     (built-in defaults), said in the metadata line as "no config"."""

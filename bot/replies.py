@@ -87,7 +87,8 @@ class SubscriptionReply:
     ``nothing_to_unsubscribe`` and most refusals); ``removed``: what ``退订全部`` removed; ``message``:
     why it was ``refused`` (a filter that does not read, not an admin of the channel, no CODEOWNERS,
     no linked GitHub handle), or a note beside a change, in ``language``; ``batch_minutes``: the
-    alerts' batch window, said back on a new subscription.
+    alerts' batch window, said back on a new subscription; ``preview``: on a new subscription, what it would
+    have sent in the last four weeks (:meth:`bot.subscriptions.AlertPreview.text`), ``""`` when unknown.
     """
 
     change: SubscriptionChange
@@ -96,6 +97,7 @@ class SubscriptionReply:
     removed: tuple[Subscription, ...] = ()
     message: str = ""
     batch_minutes: int = 0
+    preview: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,10 +49,12 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
 import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
 from bot.errors import StoreUnavailableError
 
 __all__ = ["BUSY_TRIES", "CONNECTION_RETRIES", "FALLBACK_TTL_S", "HEALTH_CHECK_INTERVAL_S", "KEY_PREFIX",
-           "MAX_PART", "RETRY_AFTER_S", "Lease", "MemoryStore", "RedisStore",
+           "MAX_PART", "RETRY_AFTER_S", "FileStore", "Lease", "MemoryStore", "RedisStore",
            "ResilientStore", "Store", "StoreHealth", "cache_key", "digest_of", "open_store"]
 
 log = logging.getLogger(__name__)
@@ -336,6 +338,60 @@ class MemoryStore:
 
     def __len__(self) -> int:
         return len(self._data) + len(self._hashes) + len(self._sets) + len(self._logs)
+
+
+class FileStore(MemoryStore):
+    """A :class:`MemoryStore` read from a JSON file at open and written back at :meth:`close` — the analysis
+    cache of a command run by a CI job with no Redis (``PRHUB_CACHE_FILE``; the CI's cache keeps the file
+    between runs, docs/github-action.md). Only plain keys (``get_json``/``set_json``: analyses, digests,
+    source caches) are kept, each with its expiry as a wall-clock instant; records, sets, logs and claims
+    live for the run. A file that is missing or unreadable starts an empty cache (one warning); the file
+    is replaced atomically (written beside it, then renamed), so a run killed mid-write leaves the old one.
+
+    Args:
+        path: the JSON file (``{"version": 1, "entries": {key: [json text, expires at (epoch s) or null]}}``).
+        warn: called with one line when the file cannot be read or written.
+    """
+
+    VERSION = 1
+
+    def __init__(self, path: Path, *, warn: Callable[[str], None] | None = None) -> None:
+        super().__init__(clock=time.time)
+        self.path = path
+        self._warn = warn or log.warning
+        self.loaded = 0
+        """How many entries the file held at open (not expired)."""
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            self._warn(f"the cache file {path.name} could not be read ({type(exc).__name__}); starting empty")
+            return
+        entries = raw.get("entries") if isinstance(raw, dict) and raw.get("version") == self.VERSION else None
+        if not isinstance(entries, dict):
+            self._warn(f"the cache file {path.name} is not a prhub cache; starting empty")
+            return
+        now = time.time()
+        for key, item in entries.items():
+            if (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                    and (item[1] is None or (isinstance(item[1], int | float) and item[1] > now))):
+                self._data[key] = (item[0], item[1])
+        self.loaded = len(self._data)
+
+    async def close(self) -> None:
+        """Write the plain keys that have not expired back to the file (atomically)."""
+        now = time.time()
+        entries = {k: [text, expires] for k, (text, expires) in self._data.items()
+                   if expires is None or expires > now}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            tmp.write_text(json.dumps({"version": self.VERSION, "entries": entries}, ensure_ascii=False),
+                           encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            self._warn(f"the cache file {self.path.name} could not be written: {exc.strerror}")
 
 
 def redis_errors() -> tuple[type[Exception], ...]:

@@ -33,25 +33,41 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, Literal, Protocol
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bot.config import Settings
 from bot.digest.labels import Labeler
-from bot.errors import StoreUnavailableError
-from bot.filters import Filter, Term, parse_filter
-from bot.models import PullRequest
+from bot.errors import FilterError, StoreUnavailableError
+from bot.filters import Candidate, Filter, OwnerMap, Term, is_bot, match, parse_filter
+from bot.models import DigestPR, Language, PullRequest
 from bot.store import Store, cache_key
 
-__all__ = ["CHANGE_LOG_ENTRIES", "CHANGE_LOG_KEY", "INDEX_KEY", "KNOWN_LABEL_WEEKS", "LEGACY_INDEX_KEY",
-           "WRITE_LOCK_KEY", "Change",
-           "SubscribeGuard", "Subscriber", "Subscription", "Subscriptions", "known_labels", "label_filter",
-           "record_field"]
+__all__ = [
+    "CHANGE_LOG_ENTRIES",
+    "CHANGE_LOG_KEY",
+    "INDEX_KEY",
+    "KNOWN_LABEL_WEEKS",
+    "LEGACY_INDEX_KEY",
+    "PREVIEW_WEEKS",
+    "WRITE_LOCK_KEY",
+    "AlertPreview",
+    "Change",
+    "SubscribeGuard",
+    "Subscriber",
+    "Subscription",
+    "Subscriptions",
+    "known_labels",
+    "label_filter",
+    "preview_alerts",
+    "record_field",
+]
 
 log = logging.getLogger(__name__)
 
@@ -400,3 +416,114 @@ def known_labels(prs: Iterable[PullRequest], settings: Settings, repo: str) -> l
     found |= {rule.label.lower() for rule in config.label_rules}
     found |= {target.lower() for target in config.aliases.values()}
     return sorted(found)
+
+
+PREVIEW_WEEKS = 4
+"""How far back a subscription preview looks (:func:`preview_alerts`): the last four weeks."""
+PREVIEW_EXAMPLES = 3
+"""How many PR numbers a preview names as examples (the newest that would have alerted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AlertPreview:
+    """What a subscription would have sent over a past span (:func:`preview_alerts`).
+
+    ``first`` / ``last``: the span's days (inclusive, in the zone the caller chose); ``read``: PRs of
+    ``repo`` merged in it; ``matched``: the numbers of the PRs that would have alerted (one alert per
+    PR; batching groups them into fewer messages), newest first; ``from_bots``: how many of them are
+    bots' PRs (the filter names the bot); ``bots_left_out``: bots' PRs the filter would take but
+    leaves out because it does not name the bot; ``unusable``: why the filter matches nothing now
+    (``@me`` without a handle, no CODEOWNERS), else ``""``.
+    """
+
+    repo: str
+    filter: Filter
+    first: date
+    last: date
+    read: int
+    matched: tuple[int, ...]
+    from_bots: int = 0
+    bots_left_out: int = 0
+    unusable: str = ""
+
+    @property
+    def count(self) -> int:
+        """Alerts it would have sent (one per matched PR)."""
+        return len(self.matched)
+
+    def text(self, language: Language) -> str:
+        """One sentence: "过去四周（03-23 至 04-19）这个订阅会发出 5 条提醒（其中 1 条来自机器人），例如 #6046、…"."""
+        span = f"{self.first:%m-%d}" + (" 至 " if language == "zh" else " to ") + f"{self.last:%m-%d}"
+        examples = ("、" if language == "zh" else ", ").join(f"#{n}" for n in self.matched[:PREVIEW_EXAMPLES])
+        if language == "zh":
+            head = f"过去四周（{span}，合并 {self.read} 个 PR）这个订阅会发出 {self.count} 条提醒"
+            head += f"（其中 {self.from_bots} 条来自机器人）" if self.count else ""
+            head += f"，例如 {examples}" if examples else ""
+            head += "。"
+            if self.bots_left_out:
+                head += f"另有 {self.bots_left_out} 个机器人的 PR 符合条件但不会提醒（要收到请写 author:机器人名）。"
+            if self.unusable:
+                head += f"注意：{self.unusable}"
+            return head
+        head = (f"In the last four weeks ({span}, {self.read} PRs merged) this subscription would have sent "
+                f"{self.count} alert{'' if self.count == 1 else 's'}")
+        head += f" ({self.from_bots} from bots)" if self.count else ""
+        head += f", e.g. {examples}" if examples else ""
+        head += "."
+        if self.bots_left_out:
+            head += (f" {self.bots_left_out} more from bots would match but are left out (name the bot, "
+                     "author:NAME, to get them).")
+        if self.unusable:
+            head += f" Note: {self.unusable}"
+        return head
+
+
+Analyse = Callable[[PullRequest], Awaitable[DigestPR]]
+"""How a preview gets one PR's analysis (verdicts and score bounds need it): the digest service's ``pr``."""
+
+
+async def preview_alerts(prs: Sequence[PullRequest], flt: Filter, *, settings: Settings, repo: str, first: date,
+                         last: date, analyse: Analyse | None = None, me: str | None = None,
+                         codeowners: OwnerMap | None = None, language: Language = "zh") -> AlertPreview:
+    """What ``flt`` would have alerted on among ``prs`` (the PRs of ``repo`` merged from ``first`` to ``last``):
+    the alerts' own rules (:mod:`bot.scheduler.alerts`): the digest's labels, the filter's terms that need
+    no analysis first, then ``analyse`` for those that pass when the filter has verdicts or score bounds,
+    bots left out unless named (``bots`` of the config and the repository). ``me`` and ``codeowners`` as
+    :func:`bot.filters.match` takes them; a filter they leave unusable matches nothing, and says why.
+
+    Never raises for the filter: a :class:`~bot.errors.FilterError` becomes :attr:`AlertPreview.unusable`.
+    """
+    labeler = Labeler(settings.repo(repo))
+    bots = settings.bots_of(repo)
+    relaxed = Filter(include=tuple(t for t in flt.include if t.key != "verdict"),
+                     exclude=tuple(t for t in flt.exclude if t.key != "verdict"))
+    needs_analysis = relaxed != flt
+    matched: list[PullRequest] = []
+    from_bots = left_out = 0
+    unusable = ""
+    for pr in sorted(prs, key=lambda p: p.merged_at, reverse=True):
+        base = dataclasses.replace(Candidate.of(pr), labels=tuple(dict.fromkeys(
+            label.lower() for label in labeler.labels(pr))))
+        try:
+            first_pass = match(relaxed, base, bots=bots, me=me, codeowners=codeowners)
+            if not first_pass:
+                if first_pass.bot and match(relaxed, base, bots=(), me=me, codeowners=codeowners) \
+                        and not needs_analysis:
+                    left_out += 1
+                continue
+            if needs_analysis:
+                if analyse is None:
+                    continue
+                item = await analyse(pr)
+                if not match(flt, dataclasses.replace(base, analysis=item.analysis), bots=bots, me=me,
+                             codeowners=codeowners):
+                    continue
+        except FilterError as exc:
+            unusable = exc.message(language)
+            matched = []
+            break
+        matched.append(pr)
+        from_bots += is_bot(pr.author, bots)
+    return AlertPreview(repo=repo, filter=flt, first=first, last=last, read=len(prs),
+                        matched=tuple(pr.number for pr in matched), from_bots=from_bots, bots_left_out=left_out,
+                        unusable=unusable)

@@ -33,7 +33,7 @@ from bot.cards.escape import (
     slack_mrkdwn,
     slack_text,
 )
-from bot.cards.i18n import is_week, n_prs, phrases
+from bot.cards.i18n import is_week, n_prs, phrases, release_note_groups
 from bot.models import Digest, DigestPR
 
 Style = Literal["bullets", "numbered", "paragraphs", "entries"]
@@ -185,7 +185,7 @@ def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False) -
     """
     words = phrases(digest.language)
     key = _view.key_prs(digest)
-    sections = [
+    sections = [*release_note_sections(digest, m),
         Section("full_report", words.full_report, (), level=1),
         Section(
             "executive_summary",
@@ -238,6 +238,26 @@ def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False) -
         lines = tuple(pr_ref(pr, m) for pr in pending)
         sections.append(Section("pending", words.pending_title, lines, level=1, prs=tuple(pending)))
     return sections
+
+
+def release_note_sections(digest: Digest, m: Markup) -> list[Section]:
+    """A release's notes, ready to paste: a part heading, then one group per change kind (新功能, 修复, …), each
+    PR as ``title (#N, @author)``; ``[]`` when the digest is not a release's (``--release``)."""
+    groups = release_note_groups(digest)
+    if not groups:
+        return []
+    zh = digest.language == "zh"
+    since = digest.previous_release
+    title = (f"发布说明（{digest.release}" + (f"，自 {since} 以来" if since else "") + f"，{len(digest.prs)} 个 PR）"
+             if zh else f"Release notes ({digest.release}" + (f", since {since}" if since else "")
+             + f", {len(digest.prs)} PRs)")
+    out = [Section("release_notes", m.text(title), (), level=1)]
+    for name, prs in groups:
+        items = tuple(f"{m.text(pr.title)} ({pr_number(pr, m)}, @{m.text(pr.author)})" if pr.author
+                      else f"{m.text(pr.title)} ({pr_number(pr, m)})" for pr in prs)
+        out.append(Section("release_group", m.text(f"{name}（{len(prs)}）" if zh else f"{name} ({len(prs)})"),
+                           items, level=3, prs=tuple(prs)))
+    return out
 
 
 def _kept(items: tuple[str, ...]) -> tuple[str, ...]:

@@ -36,6 +36,7 @@ from bot.cards.i18n import (
     n_prs,
     phrases,
     pr_phrases,
+    release_text,
     status_name,
 )
 from bot.models import Digest, DigestPR, Language
@@ -181,6 +182,7 @@ def _pr(pr: DigestPR, digest: Digest, numbers: frozenset[int]) -> SimpleNamespac
         "minutes": minutes_text(a.recommendation.minutes, language) if a is not None else "",
         "status": status_name(a.status, language) if a is not None else "",
         "labels": pr.labels,
+        "release": release_text(pr.released_in, pr.release_known, language),
     })
 
 

@@ -30,7 +30,7 @@ from zoneinfo import ZoneInfo
 
 from bot.cards._outline import Markup, Section, pr_number
 from bot.cards.escape import split_text
-from bot.cards.i18n import PRPhrases, level_name, minutes_text, phrases, pr_phrases, status_name
+from bot.cards.i18n import PRPhrases, level_name, minutes_text, phrases, pr_phrases, release_text, status_name
 from bot.models import Analysis, DigestPR, Language
 
 _PATH_LIKE = re.compile(r"^[\w.@+~-]*[/.][\w./@+~-]*$")
@@ -99,6 +99,8 @@ def pr_outline(
         repo=clip.raw(repo), author=clip.raw(pr.author or "-"), merged=_when(pr.merged_at, timezone),
         files=our.files[0 if count == 1 else 1].format(count=count), additions=pr.additions, deletions=pr.deletions,
     )
+    if release := release_text(pr.released_in, pr.release_known, language):
+        facts += f" · {release}"
     head = (f"{m.bold(pr_number(pr, m))} {clip.text(pr.title)}", m.text(facts))
     sections = [Section("pr", "", head, "paragraphs")]
     analysis = pr.analysis

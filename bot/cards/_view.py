@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.cards.i18n import level_name, minutes_text, phrases, status_name
+from bot.cards.i18n import level_name, minutes_text, phrases, release_text, status_name
 from bot.models import Digest, DigestPR
 
 TOP_KEY_PRS = 10
@@ -50,18 +50,19 @@ def label_groups(digest: Digest) -> list[Group]:
 
 
 def pr_badges(pr: DigestPR, digest: Digest) -> str:
-    """``值得精读 · 约 15 分钟 · 启发式分析`` — or the pending placeholder."""
+    """``值得精读 · 约 15 分钟 · 启发式分析`` (``· 已发布于 v0.7.1`` / ``· 尚未发布`` when the source knows the
+    releases) — or the pending placeholder."""
     language = digest.language
+    release = release_text(pr.released_in, pr.release_known, language)
     if pr.analysis is None:
-        return phrases(language).pending_placeholder
+        return " · ".join(x for x in (phrases(language).pending_placeholder, release) if x)
     rec = pr.analysis.recommendation
-    return " · ".join(
-        (
-            level_name(rec.level, language),
-            minutes_text(rec.minutes, language),
-            status_name(pr.analysis.status, language),
-        )
-    )
+    return " · ".join(x for x in (
+        level_name(rec.level, language),
+        minutes_text(rec.minutes, language),
+        status_name(pr.analysis.status, language),
+        release,
+    ) if x)
 
 
 def pr_scores(pr: DigestPR, digest: Digest) -> str:

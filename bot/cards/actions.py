@@ -8,6 +8,10 @@ action id                   Slack ``value``                           Feishu cal
 ``prhub_subscribe_label``   a select; each option's value is a label  ``{"action", "repo", "label", "lang"}``
 ``prhub_open_page``         ``owner/name|window`` (完整报告 as a link  — (an ``open_url`` button, no callback)
                             to the page; only acknowledged)
+``prhub_keep_subscription`` ``owner/name|filter`` (保留: the preview   ``{"action", "repo", "filter", "lang"}``
+                            of a new subscription is fine)
+``prhub_undo_subscription`` ``owner/name|filter`` (撤销: remove it     ``{"action", "repo", "filter", "lang"}``
+                            again, to subscribe otherwise)
 ==========================  ========================================  =======================================
 
 ``window`` is :attr:`bot.models.Window.name` (``2026-W16`` or ``2026-04-13..2026-04-19``).
@@ -17,8 +21,8 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ACTIONS", "ACTION_ANALYZE_PR", "ACTION_FULL_REPORT", "ACTION_OPEN_PAGE", "ACTION_OPEN_WINDOW",
-           "ACTION_SUBSCRIBE_LABEL"]
+__all__ = ["ACTIONS", "ACTION_ANALYZE_PR", "ACTION_FULL_REPORT", "ACTION_KEEP_SUBSCRIPTION", "ACTION_OPEN_PAGE",
+           "ACTION_OPEN_WINDOW", "ACTION_SUBSCRIBE_LABEL", "ACTION_UNDO_SUBSCRIPTION"]
 
 ACTION_FULL_REPORT: Final = "prhub_full_report"
 """Post the rest of the digest in the card's thread, once per thread."""
@@ -32,4 +36,10 @@ ACTION_OPEN_WINDOW: Final = "prhub_open_window"
 ACTION_OPEN_PAGE: Final = "prhub_open_page"
 """完整报告 as a link to the digest's page (Slack reports the press of a URL button; nothing to do)."""
 
-ACTIONS: Final = (ACTION_FULL_REPORT, ACTION_ANALYZE_PR, ACTION_SUBSCRIBE_LABEL, ACTION_OPEN_WINDOW, ACTION_OPEN_PAGE)
+ACTION_KEEP_SUBSCRIPTION: Final = "prhub_keep_subscription"
+"""The preview of a new subscription (what it would have sent in four weeks) is fine: said back, nothing changes."""
+ACTION_UNDO_SUBSCRIPTION: Final = "prhub_undo_subscription"
+"""The preview shows too many (or too few) alerts: the new subscription is removed again."""
+
+ACTIONS: Final = (ACTION_FULL_REPORT, ACTION_ANALYZE_PR, ACTION_SUBSCRIBE_LABEL, ACTION_OPEN_WINDOW, ACTION_OPEN_PAGE,
+                  ACTION_KEEP_SUBSCRIPTION, ACTION_UNDO_SUBSCRIPTION)

@@ -33,7 +33,12 @@ from typing import Any, Literal
 from bot.cards import answers, slack
 from bot.cards._outline import FEISHU, SLACK, pr_ref
 from bot.cards._view import pr_badges
-from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_SUBSCRIBE_LABEL
+from bot.cards.actions import (
+    ACTION_ANALYZE_PR,
+    ACTION_KEEP_SUBSCRIPTION,
+    ACTION_SUBSCRIBE_LABEL,
+    ACTION_UNDO_SUBSCRIPTION,
+)
 from bot.cards.escape import feishu_text, one_line, slack_text
 from bot.cards.extras import CardExtras
 from bot.cards.feishu import (
@@ -112,6 +117,9 @@ def subscription_text(reply: SubscriptionReply) -> str:
         lines = [head]
     if reply.message:
         lines.append(reply.message)
+    if reply.preview and reply.subscription is not None:
+        lines.append(reply.preview)
+        lines.append(words.preview_adjust.format(filter=reply.subscription.filter.text()))
     return "\n".join(lines)
 
 
@@ -178,7 +186,14 @@ def render_reply_slack(reply: Reply, extras: CardExtras | None = None) -> list[d
         case ClarifyReply(text) | NoteReply(text):
             return [render_note_slack(slack_text(text))]
         case SubscriptionReply():
-            return [render_note_slack(slack_text(subscription_text(reply)))]
+            note = render_note_slack(slack_text(subscription_text(reply)))
+            if reply.preview and reply.subscription is not None:  # 保留 / 撤销 under the preview
+                words = chat_phrases(reply.language)
+                value = f"{reply.subscription.repo}|{reply.subscription.filter.text()}"[:2000]
+                note["blocks"].append({"type": "actions", "elements": [
+                    slack._button(words.preview_keep, ACTION_KEEP_SUBSCRIPTION, value, primary=True),
+                    slack._button(words.preview_undo, ACTION_UNDO_SUBSCRIPTION, value)]})
+            return [note]
         case SubscriptionsReply(subs, language):
             return [render_subscriptions_slack(subs, language)]
         case GitHubLinkReply() | PersonalDigestReply():
@@ -305,8 +320,15 @@ def render_reply_feishu(reply: Reply, extras: CardExtras | None = None) -> list[
             return [render_note_feishu("prhub", feishu_text(text))]
         case SubscriptionReply(language=lang):
             template: Template = "red" if reply.change == "refused" else "blue"
-            return [render_note_feishu(chat_phrases(lang).subscriptions_title, feishu_text(subscription_text(reply)),
-                                       template=template)]
+            card = render_note_feishu(chat_phrases(lang).subscriptions_title, feishu_text(subscription_text(reply)),
+                                      template=template)
+            if reply.preview and reply.subscription is not None:  # 保留 / 撤销 under the preview
+                words = chat_phrases(lang)
+                value = {"repo": reply.subscription.repo, "filter": reply.subscription.filter.text(), "lang": lang}
+                card["body"]["elements"] += [
+                    _button(words.preview_keep, {"action": ACTION_KEEP_SUBSCRIPTION, **value}, primary=True),
+                    _button(words.preview_undo, {"action": ACTION_UNDO_SUBSCRIPTION, **value})]
+            return [card]
         case SubscriptionsReply(subscriptions=subs, language=lang):
             words = chat_phrases(lang)
             lines = [f"- {feishu_text(subscription_item(s, lang))}" for s in subs]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.models import AnalysisStatus, Digest, Language, RecommendationLevel, Window
+from bot.models import AnalysisStatus, Digest, DigestPR, Language, RecommendationLevel, Window
 
 _WEEK_NAME = re.compile(r"^(?P<year>\d{4})-W(?P<week>\d{2})$")
 
@@ -248,10 +248,64 @@ def digest_title(digest: Digest) -> str:
     first, last = window_days(digest.window)
     pattern = words.short_date if first.year == last.year else "%Y-%m-%d"
     first_text, last_text = first.strftime(pattern), last.strftime(pattern)
+    if digest.release:  # --release v0.7.1: the PRs first released in it
+        since = digest.previous_release
+        if digest.language == "zh":
+            return f"{digest.release} 发布说明 · " + (f"自 {since} 以来" if since else f"{first_text} 至 {last_text}")
+        return f"{digest.release} release notes · " + (f"since {since}" if since else f"{first_text} to {last_text}")
     week = _WEEK_NAME.match(digest.window.name)
     if week:
         return words.week_title.format(year=week["year"], week=int(week["week"]), first=first_text, last=last_text)
     return words.range_title.format(first=first_text, last=last_text)
+
+
+def multi_repo_headline(digests: list[Digest], language: Language) -> str:
+    """The headline of a channel that follows several repositories: ``本周 3 个仓库合并 112 个 PR；重点：verl
+    #6046 标题、…`` (each repository's most important key PR), then one line per repository (its PRs and key
+    PRs; its digest follows in the thread)."""
+    total = sum(d.stats.pr_count for d in digests)
+    picks = []
+    for d in digests:
+        if d.key_prs:
+            top = d.pr(d.key_prs[0])
+            title = top.title if len(top.title) <= 60 else top.title[:59] + "…"
+            picks.append(f"{d.repo.rsplit('/', 1)[-1]} #{top.number} {title}")
+    week = digests[0].window.name if digests else ""
+    if language == "zh":
+        head = f"{week}：{len(digests)} 个仓库合并 {total} 个 PR"
+        head += ("；重点：" + "、".join(picks)) if picks else ""
+        lines = [f"• {d.repo}：{d.stats.pr_count} 个 PR，重点 {d.stats.key_pr_count} 个" for d in digests]
+        return "\n".join([head, *lines, "各仓库的周报在话题里。"])
+    head = f"{week}: {len(digests)} repositories merged {total} PRs"
+    head += ("; highlights: " + ", ".join(picks)) if picks else ""
+    lines = [f"• {d.repo}: {d.stats.pr_count} PRs, {d.stats.key_pr_count} key" for d in digests]
+    return "\n".join([head, *lines, "Each repository's digest is in the thread."])
+
+
+_KIND_NAMES: dict[str, dict[str, str]] = {
+    "zh": {"feat": "新功能", "fix": "修复", "refactor": "重构", "perf": "性能", "doc": "文档", "ci": "CI",
+           "chore": "杂项", "test": "测试", "revert": "回滚"},
+    "en": {"feat": "Features", "fix": "Fixes", "refactor": "Refactoring", "perf": "Performance", "doc": "Docs",
+           "ci": "CI", "chore": "Chores", "test": "Tests", "revert": "Reverts"},
+}
+RELEASE_KINDS = ("feat", "perf", "fix", "refactor", "doc", "test", "ci", "chore", "revert")
+"""The order of a release note's groups (change kinds, :data:`bot.models.ChangeType`)."""
+
+
+def release_note_groups(digest: Digest) -> list[tuple[str, list[DigestPR]]]:
+    """The release's PRs grouped by change kind (``新功能``, ``修复``, … in :data:`RELEASE_KINDS` order, merge
+    order within a group; PRs not analysed yet last, under ``其他`` / ``other``); empty when the digest is not a
+    release's."""
+    if not digest.release:
+        return []
+    names = _KIND_NAMES[digest.language]
+    groups: dict[str, list[DigestPR]] = {}
+    for pr in digest.prs:
+        kind = pr.analysis.change_type if pr.analysis is not None else ""
+        groups.setdefault(kind, []).append(pr)
+    other = "其他" if digest.language == "zh" else "other"
+    ordered = [(names[k], groups[k]) for k in RELEASE_KINDS if k in groups]
+    return ordered + ([(other, groups[""])] if "" in groups else [])
 
 
 def format_generated(moment: datetime, timezone: str) -> str:
@@ -317,6 +371,16 @@ def level_name(level: RecommendationLevel, language: Language) -> str:
 def status_name(status: AnalysisStatus, language: Language) -> str:
     """Analysis status badge (``heuristic`` → ``启发式分析``)."""
     return phrases(language).statuses[status]
+
+
+def release_text(released_in: str | None, known: bool, language: Language) -> str:
+    """Whether a merged PR is in a release: ``已发布于 v0.7.1`` / ``released in v0.7.1``, ``尚未发布`` /
+    ``not released yet``; ``""`` when the source does not know the repository's releases."""
+    if not known:
+        return ""
+    if released_in:
+        return f"已发布于 {released_in}" if language == "zh" else f"released in {released_in}"
+    return "尚未发布" if language == "zh" else "not released yet"
 
 
 def minutes_text(minutes: int, language: Language) -> str:
@@ -595,6 +659,10 @@ class ChatPhrases:
     subscribed: str
     """``{filter}`` (:func:`bot.filters.describe`), ``{repo}``."""
     subscribed_batch: str
+    preview_adjust: str
+    preview_keep: str
+    preview_undo: str
+    preview_kept: str
     """``{minutes}``: the batch window, added to ``subscribed``."""
     already_subscribed: str
     unsubscribed: str
@@ -662,6 +730,10 @@ CHAT: Mapping[Language, ChatPhrases] = {
         label_empty="{title}没有带 {label} 标签的 PR。",
         subscribed="已订阅 {repo}：{filter}。符合的 PR 合并后会在这里提醒",
         subscribed_batch="（每 {minutes} 分钟最多一条消息，列出这段时间合并的全部 PR）",
+        preview_adjust="太多或太少？说“退订 {filter}”撤销，或换个条件重新订阅（如加上 -label:ci 排除）。",
+        preview_keep="保留",
+        preview_undo="撤销",
+        preview_kept="好的，保留这个订阅。",
         already_subscribed="已经订阅过 {repo}：{filter}。",
         unsubscribed="已取消订阅 {repo}：{filter}。",
         not_subscribed="没有这个订阅（{repo}：{filter}），无需取消。发送“我的订阅”查看现有的订阅。",
@@ -729,6 +801,11 @@ CHAT: Mapping[Language, ChatPhrases] = {
         label_empty="No PR with the {label} label in {title}.",
         subscribed="Subscribed to {repo}: {filter}. Matching PRs will be announced here when merged",
         subscribed_batch=" (at most one message every {minutes} minutes, listing every PR merged meanwhile)",
+        preview_adjust="Too many or too few? Say \"unsubscribe {filter}\" to undo, or subscribe again with "
+                       "another filter (e.g. add -label:ci).",
+        preview_keep="Keep",
+        preview_undo="Undo",
+        preview_kept="Kept.",
         already_subscribed="Already subscribed to {repo}: {filter}.",
         unsubscribed="Unsubscribed from {repo}: {filter}.",
         not_subscribed="There was no such subscription ({repo}: {filter}). Send “my subscriptions” to see them.",
@@ -987,6 +1064,8 @@ def error_text(exc: Exception, language: Language, *, repo: str | None = None, n
     if isinstance(exc, errors.FilterError | errors.CodeownersError) and callable(said):
         return str(said(language))
     name = repo or "?"
+    if isinstance(exc, errors.ReleaseError):
+        return exc.message(language)
     if isinstance(exc, errors.PRNotFoundError):
         return words.pr_not_found.format(number=number if number is not None else "?", repo=name)
     if isinstance(exc, errors.UnknownRepoError):

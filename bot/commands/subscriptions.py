@@ -6,6 +6,7 @@
     prhub subscriptions --format json > subscriptions.json                    the export (every field)
     prhub subscriptions import subscriptions.json [--replace]                 read an export back
     prhub subscriptions log [--limit 50]                                      who changed what, and when
+    prhub subscriptions preview "npu -ci" [--repo R] [--source S] [--until D]  what it would have sent (4 weeks)
 
 The list shows each subscription as ``subscriber  repo  filter said back  [filter]``: the filter
 in words (:func:`bot.filters.describe`) and in the grammar (:meth:`bot.filters.Filter.text`, what
@@ -34,7 +35,18 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bot.commands.common import ConfigOption, Lang, cli_language, fail, run
+from bot.commands.common import (
+    ConfigOption,
+    Lang,
+    RepoOption,
+    SourceOption,
+    UntilOption,
+    check_source_spec,
+    cli_language,
+    fail,
+    parse_day,
+    run,
+)
 from bot.errors import ConfigError, FilterError, PrhubError
 
 if TYPE_CHECKING:
@@ -137,6 +149,80 @@ def log(
     except PrhubError as exc:
         raise fail(exc, language) from exc
     typer.echo(text, nl=False)
+
+
+@app.command("preview")
+def preview(
+    filter_text: Annotated[str, typer.Argument(metavar="FILTER", show_default=False,
+                                               help="A filter as subscribe takes it: 'npu rollout -ci', "
+                                                    "'path:verl/trainer author:dependabot'.")],
+    source: SourceOption = None,
+    repo: RepoOption = None,
+    until: UntilOption = None,
+    me: Annotated[str | None, typer.Option("--me", metavar="HANDLE",
+                                           help="The GitHub handle that path:@me / author:@me mean.")] = None,
+    output: Annotated[Literal["text", "json"], typer.Option("--format", metavar="text|json",
+                                                            help="text: one sentence; json: the counts and "
+                                                                 "every PR number.")] = "text",
+    lang: Annotated[Lang | None, typer.Option("--lang", metavar="zh|en", help="Language: zh or en.")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """How many alerts a subscription would have sent in the last four weeks (k from bots), e.g. which PRs.
+
+    No Redis needed; the same preview the bots give on saving a subscription.
+
+    Example: prhub subscriptions preview "npu -ci" --source jsonl:examples/verl-2026-W12-W16.jsonl.gz --until 2026-04-19
+    """
+    from bot.sources.base import default_source_spec
+
+    settings, language = _settings(config, lang)
+    try:
+        spec = check_source_spec(default_source_spec(source, repo, settings))
+        last = parse_day(until, "--until")
+        found = run(_preview(settings, spec, repo, filter_text, last, me, language))
+    except PrhubError as exc:
+        raise fail(exc, language) from exc
+    if output == "json":
+        typer.echo(json.dumps({"repo": found.repo, "filter": found.filter.text(), "first": found.first.isoformat(),
+                               "last": found.last.isoformat(), "prs_read": found.read, "alerts": found.count,
+                               "from_bots": found.from_bots, "bots_left_out": found.bots_left_out,
+                               "numbers": list(found.matched), "unusable": found.unusable or None},
+                              ensure_ascii=False, indent=2))
+        return
+    typer.echo(found.text(language))
+
+
+async def _preview(settings: Settings, spec: str, repo: str | None, text: str, last: Any, me: str | None,
+                   language: Language) -> Any:
+    import asyncio
+
+    from bot.app import open_services
+    from bot.codeowners import cached_codeowners
+    from bot.digest.window import date_window, zone
+    from bot.filters import parse_filter
+    from bot.sources.base import canonical_repo
+    from bot.subscriptions import PREVIEW_WEEKS, preview_alerts
+
+    async with open_services(settings, store="memory") as services:
+        pr_source = services.channels.source(spec)
+        name = canonical_repo(repo or settings.default_repo, await asyncio.to_thread(pr_source.repos))
+        try:
+            flt = parse_filter(text, aliases=settings.repo(name).aliases)
+        except FilterError as exc:
+            raise ConfigError(str(exc), zh=exc.message("zh")) from exc
+        end = last or datetime.now(UTC).astimezone(zone(settings.timezone)).date()
+        first = end - timedelta(weeks=PREVIEW_WEEKS) + timedelta(days=1)
+        window = date_window(first, end, settings.timezone)
+        prs = await asyncio.to_thread(pr_source.merged_prs, name, window)
+        owners = None
+        if flt.uses_codeowners:
+            owners = await cached_codeowners(services.store, pr_source, name, ttl_s=settings.codeowners_ttl_s)
+
+        async def analyse(pr: Any) -> Any:
+            return await services.digests.pr(pr, language=language, window_prs=prs)
+
+        return await preview_alerts(prs, flt, settings=settings, repo=name, first=first, last=end, analyse=analyse,
+                                    me=me, codeowners=owners, language=language)
 
 
 def _read(path: Path) -> str:

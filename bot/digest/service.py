@@ -333,6 +333,7 @@ def _items(
             number=pr.number, title=pr.title, url=pr.url or config.pr_url(repo, pr.number), author=pr.author,
             labels=labeler.labels(pr), merged_at=pr.merged_at, additions=pr.additions,
             deletions=pr.deletions, changed_files=pr.changed_files or len(pr.files), analysis=analysis,
+            released_in=pr.released_in, release_known=pr.release_known,
         )
         for pr, analysis in zip(selected, analyses, strict=True)
     ]
@@ -410,6 +411,7 @@ def _digest_pr(pr: PullRequest, context: AnalysisContext, analysis: Analysis | N
         number=pr.number, title=pr.title, url=pr.url or config.pr_url(pr.repo, pr.number), author=pr.author,
         labels=Labeler(config).labels(pr), merged_at=pr.merged_at, additions=pr.additions,
         deletions=pr.deletions, changed_files=pr.changed_files or len(pr.files), analysis=analysis,
+        released_in=pr.released_in, release_known=pr.release_known,
     )
 
 

@@ -61,6 +61,7 @@ from bot.understand import (
     QuestionIntent,
 )
 from bot.understand.examples import nearest_examples
+from bot.understand.releases import release_window
 from bot.understand.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
@@ -197,6 +198,8 @@ class Answers:
     async def digest(self, intent: DigestIntent, conversation: Where, lang: Language) -> Reply:
         """The digest of the intent's window (an empty window says which one has PRs)."""
         source, repo = self.core.channels.resolve_visible(conversation.key, intent.repo)
+        if (asked := release_window(intent.week)) is not None:  # "v0.7.1 改了啥", "since v0.7.0"
+            return await self._release_digest(asked, source, repo, conversation, lang)
         window, notes = await self._lay_out(source, repo, intent.week, intent.said, lang)
         prs = await self._prs(source, repo, window)
         if not prs:
@@ -204,6 +207,28 @@ class Answers:
         digest = await self.core.window_digest(source, repo, window, prs, lang, compare=True)
         whole = self.core.channels.binding(conversation.key).full_digest
         return DigestReply(digest, tuple(notes), whole=whole)
+
+    async def _release_digest(self, asked: tuple[str, str], source: PRSource, repo: str, conversation: Where,
+                              lang: Language) -> Reply:
+        """The digest of a release (the PRs first released in the tag, with its release notes) or of what was
+        merged since one (:mod:`bot.digest.releases`).
+
+        Raises:
+            SourceError: the source knows no releases (a snapshot) or could not be read.
+            WindowError: no such release (the latest named).
+        """
+        from bot.digest.releases import release_span, since_span
+
+        kind, tag = asked
+        settings = self.core.settings
+        tz = settings.channel(conversation.key).timezone or settings.timezone
+        span = (await read_source(source, release_span, source, repo, tag, tz) if kind == "release" else
+                await read_source(source, since_span, source, repo, tag, tz, self.core.now()))
+        digest = await self.core.window_digest(source, repo, span.window, span.prs, lang, compare=False)
+        digest = digest.model_copy(update={"release": span.release.tag if span.release else None,
+                                           "previous_release": span.previous.tag if span.previous else None})
+        whole = self.core.channels.binding(conversation.key).full_digest
+        return DigestReply(digest, (), whole=whole)
 
     async def _window_digest(
         self, intent: LabelIntent | MergedIntent | QuestionIntent, conversation: Where, lang: Language,

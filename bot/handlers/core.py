@@ -22,6 +22,7 @@ service keeps CPU work off the event loop too.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.people import People, Person
 from bot.personal import PersonalDigests
 from bot.replies import (
+    ClarifyReply,
     ErrorReply,
     HelpReply,
     NoteReply,
@@ -321,10 +323,49 @@ class Core(SubscriptionDesk):
         return await self.digests.pr(found, language=language, window_prs=week, history=history,
                                      deadline_s=self._llm_deadline_s)
 
-    async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply:
-        source, name = self.channels.resolve_visible(conversation.key, intent.repo)
+    async def _pr(self, intent: PRIntent, conversation: Conversation, lang: Language) -> PRReply | ClarifyReply:
+        repo = intent.repo
+        if repo is None and len(self.channels.binding(conversation.key).repos) > 1:
+            found = await self._which_repo(intent, conversation, lang)
+            if isinstance(found, ClarifyReply):
+                return found
+            repo = found
+        source, name = self.channels.resolve_visible(conversation.key, repo)
         item = await self.analysed_pr(source, name, intent.number, lang)
         return PRReply(item, name, lang, self.settings.timezone, pr_notes(item, intent.question, lang))
+
+    async def _which_repo(self, intent: PRIntent, conversation: Conversation,
+                          lang: Language) -> str | ClarifyReply | None:
+        """In a channel that follows several repositories, the one a PR question means: the one the message
+        names ("verl 的 #6046", its short or full name), else the only one that has the number; several that
+        have it are asked back. ``None``: none has it (the first repository's answer says so)."""
+        followed = self.channels.repos_of(conversation.key)
+        text = intent.text.lower()
+        named = [name for name, _ in followed
+                 if re.search(rf"(?<![\w/.-]){re.escape(name.lower().rsplit('/', 1)[-1])}(?![\w/.-])", text)
+                 or name.lower() in text]
+        if len(named) == 1:
+            return named[0]
+        having = []
+        for name, source in followed:
+            try:
+                await read_source(source, source.pull_request, name, intent.number)
+            except PRNotFoundError:
+                continue
+            except PrhubError as exc:  # a repository that cannot be read now is not one to ask about
+                log.warning("PR #%d: %s could not be read: %s", intent.number, name, exc)
+                continue
+            having.append(name)
+        if len(having) > 1:
+            shorts = [name.rsplit("/", 1)[-1] for name in having]
+            if lang == "zh":
+                text_back = (f"#{intent.number} 在 {'、'.join(having)} 里都有。请说是哪一个，例如“{shorts[0]} 的 "
+                             f"#{intent.number}”或“{shorts[1]} 的 #{intent.number}”。")
+            else:
+                text_back = (f"#{intent.number} exists in {', '.join(having)}. Which one? Say e.g. "
+                             f"\"{shorts[0]} #{intent.number}\" or \"{shorts[1]} #{intent.number}\".")
+            return ClarifyReply(text_back, lang)
+        return having[0] if having else None
 
     def canonical_label(self, repo: str, label: str) -> str:
         """``label`` as ``repo``'s label view spells it (lower case, its aliases applied)."""

@@ -15,13 +15,14 @@ from typing import Literal, Protocol
 from bot.channels import Channels
 from bot.codeowners import cached_codeowners
 from bot.config import Settings
+from bot.digest.service import DigestService
 from bot.digest.window import date_window, parse_week, zone
 from bot.errors import AccessError, CodeownersError, FilterError, PrhubError, StoreUnavailableError
 from bot.filters import Filter, SubscriptionCommand, Term, check_labels, parse_subscription
 from bot.handlers.answers import Answers
 from bot.handlers.intents import LinkGitHubIntent, PersonalDigestIntent, SubscribeIntent, UnsubscribeIntent
 from bot.handlers.subedit import fit_labels, held_terms, part_edits, part_note, widened
-from bot.models import Language
+from bot.models import DigestPR, Language, PullRequest
 from bot.people import People, Person
 from bot.personal import PersonalDigests
 from bot.push_spec import describe as describe_push
@@ -30,12 +31,14 @@ from bot.sources.reads import read_source
 from bot.store import Store
 from bot.subscriptions import (
     KNOWN_LABEL_WEEKS,
+    PREVIEW_WEEKS,
     SubscribeGuard,
     Subscriber,
     Subscription,
     Subscriptions,
     known_labels,
     label_filter,
+    preview_alerts,
 )
 from bot.understand.vocabulary import Vocabulary
 
@@ -73,6 +76,7 @@ class SubscriptionDesk:
     _store: Store
     _guard: SubscribeGuard | None
     _clock: Callable[[], datetime]
+    digests: DigestService
 
     def _canonical_label(self, repo: str, label: str) -> str:
         wanted = label.strip().lower()
@@ -144,8 +148,32 @@ class SubscriptionDesk:
         except (CodeownersError, AccessError, StoreUnavailableError) as exc:
             return SubscriptionReply("refused", None, lang, message=exc.message(lang))
         message = "\n".join(x for x in (*fitted_notes, note) if x)
+        preview = await self._preview(flt, repo, conversation, lang) if added else ""
         return SubscriptionReply("subscribed" if added else "already_subscribed", sub, lang, message=message,
-                                 batch_minutes=round(self.settings.alerts_batch_s / 60))
+                                 batch_minutes=round(self.settings.alerts_batch_s / 60), preview=preview)
+
+    async def _preview(self, flt: Filter, repo: str, conversation: Asker, lang: Language) -> str:
+        """What ``flt`` would have sent in the last :data:`~bot.subscriptions.PREVIEW_WEEKS` weeks
+        (:func:`~bot.subscriptions.preview_alerts`, the day of the conversation's zone), said in ``lang``;
+        ``""`` when the source cannot be read (the subscription is saved all the same)."""
+        try:
+            source, name = self.channels.resolve_visible(conversation.key, repo)
+            tz = self.settings.channel(conversation.key).timezone or self.settings.timezone
+            last = self._clock().astimezone(zone(tz)).date()
+            first = last - timedelta(weeks=PREVIEW_WEEKS) + timedelta(days=1)
+            prs = await read_source(source, source.merged_prs, name, date_window(first, last, tz))
+            me = await self._people.github(conversation.person) if flt.uses_me else None
+            owners = (await cached_codeowners(self._store, source, name, ttl_s=self.settings.codeowners_ttl_s)
+                      if flt.uses_codeowners else None)
+
+            async def analyse(pr: PullRequest) -> DigestPR:
+                return await self.digests.pr(pr, language=lang, window_prs=prs)
+
+            found = await preview_alerts(prs, flt, settings=self.settings, repo=name, first=first, last=last,
+                                         analyse=analyse, me=me, codeowners=owners, language=lang)
+        except (PrhubError, CodeownersError):
+            return ""
+        return found.text(lang)
 
     async def _vocabulary(self, repo: str, conversation: Asker) -> Vocabulary | None:
         """``repo``'s vocabulary (authors, paths), or ``None`` when the source cannot be read."""

@@ -58,6 +58,7 @@ import asyncio
 import logging
 import os
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -66,14 +67,16 @@ from typing import Literal
 from redis.exceptions import RedisError
 
 from bot import metrics
+from bot.cards.i18n import multi_repo_headline
 from bot.channels import Channels, refresh_source
 from bot.claims import Claims, push_keys
 from bot.config import Settings
-from bot.delivery import Deliverer, Deliverers, Place, Posted, mark_full_report, split_channel
+from bot.delivery import Deliverer, Deliverers, Message, Place, Posted, mark_full_report, split_channel
 from bot.digest.service import DigestService
 from bot.digest.window import parse_week
 from bot.errors import ConfigError, PrhubError
 from bot.models import Digest, Language, Window
+from bot.replies import NoteReply
 from bot.scheduler.refresh import PendingRefresher
 from bot.scheduler.schedule import cron_trigger, fires_between, latest_fire, week_before
 from bot.sources.base import PRSource
@@ -92,6 +95,10 @@ LLM_DEADLINE_S = 15 * 60
 """How long a push waits for LLM analyses before posting the rest as pending (seconds)."""
 PROGRESS_TTL_S = 8 * 24 * 3600
 """How long a push's progress record is kept (past the grace of its week's fire), seconds."""
+BUILT_KEPT = 256
+"""Digests a :class:`Pusher` keeps for the other channels of the same repository, window and language."""
+BUILT_TTL_S = 600.0
+"""How long a built digest serves the other channels of a push round (seconds): one round, not the next."""
 LOOKBACK = timedelta(days=7)
 """How far back the catch-up looks for missed fires: the last week (so only the latest fire of a
 weekly push counts, and a fresh install does not report the weeks before it existed)."""
@@ -153,6 +160,9 @@ class Pusher:
         self._deadline_s = deadline_s
         self._refresher = refresher
         self._in_flight: set[asyncio.Task[object]] = set()
+        self._built: dict[tuple[str, int, str, str], tuple[float, asyncio.Task[Digest]]] = {}
+        self.builds = 0
+        """Digests built so far (each repository's once per window and language, however many channels)."""
 
     async def drain(self, timeout_s: float) -> None:
         """Wait up to ``timeout_s`` for the pushes in flight to finish, then cancel what still runs (its
@@ -176,10 +186,16 @@ class Pusher:
         platform, ident = split_channel(channel)
         return push_keys(platform, ident, repo, week)
 
+    def _repo_key(self, channel: str) -> str:
+        """The repository part of ``channel``'s push keys: its repository, or ``a/b+c/d`` for several."""
+        binding = self._channels.binding(channel)
+        if len(binding.repos) > 1:
+            return "+".join(name for name, _ in self._channels.repos_of(channel))
+        return self._channels.resolve(channel)[1]
+
     async def is_done(self, channel: str, week: str) -> bool:
-        """Whether the push of ``week`` to ``channel`` (for its bound repository) is marked done."""
-        _, repo = self._channels.resolve(channel)
-        return await self._claims.is_done(self._keys(channel, repo, week)[0])
+        """Whether the push of ``week`` to ``channel`` (for its bound repository or repositories) is marked done."""
+        return await self._claims.is_done(self._keys(channel, self._repo_key(channel), week)[0])
 
     async def push(self, channel: str, week: str | None = None, *, fire: datetime | None = None) -> PushOutcome:
         """Push one week's digest to ``channel`` unless that was done.
@@ -205,8 +221,12 @@ class Pusher:
 
     async def _push(self, channel: str, week: str | None, fire: datetime | None) -> PushOutcome:
         deliverer, target = self._deliverers.for_channel(channel)
-        source, repo = self._channels.resolve(channel)
         binding = self._channels.binding(channel)
+        followed = self._channels.repos_of(channel) if len(binding.repos) > 1 else []
+        if followed:  # several repositories: one post, each repository's own digest in its thread
+            source, repo = followed[0][1], "+".join(name for name, _ in followed)
+        else:
+            source, repo = self._channels.resolve(channel)
         language, tz = binding.language or self.settings.language, binding.timezone or "UTC"
         now = self._clock()
         window = parse_week(week, tz=tz, now=now) if week is not None else week_before(fire or now, tz)
@@ -226,7 +246,7 @@ class Pusher:
                 if await self._claims.is_done(done_key):  # finished just before our lock
                     return PushOutcome(channel, repo, window.name, "already_done")
                 outcome = await self._post(deliverer, channel, target, source, repo, window, language, now,
-                                           done_key)
+                                           done_key, followed)
         finally:
             if task is not None:
                 self._in_flight.discard(task)
@@ -235,8 +255,10 @@ class Pusher:
         return outcome
 
     async def _post(self, deliverer: Deliverer, channel: str, target: str, source: PRSource, repo: str,
-                    window: Window, language: Language, now: datetime, done_key: str) -> PushOutcome:
-        """Build (or find) the push's messages, post those not posted yet, recording each, then mark it done."""
+                    window: Window, language: Language, now: datetime, done_key: str,
+                    followed: list[tuple[str, PRSource]] | None = None) -> PushOutcome:
+        """Build (or find) the push's messages, post those not posted yet, recording each, then mark it done;
+        ``followed``: the repositories of a channel that follows several (:meth:`_compose`)."""
         store = self._claims.store
         platform, ident = split_channel(channel)
         key = progress_key(platform, ident, repo, window.name)
@@ -244,12 +266,16 @@ class Pusher:
         resumed = isinstance(progress, dict) and bool(progress.get("posted"))
         digest: Digest | None = None  # a resumed push has its messages, not its digest: it is not filled in
         if not isinstance(progress, dict) or not progress.get("messages"):
-            if self.settings.git_fetch_interval_s > 0:  # a git clone fetches its remote first (bounded, logged)
-                await asyncio.to_thread(refresh_source, source, f"the source of {channel}")
-            digest = await self._build(source, repo, window, language, now)
-            messages = deliverer.digest_messages(digest, await deliverer.card_extras(Place(target), digest))
+            if followed:
+                messages, prs, pending = await self._compose(deliverer, target, followed, window, language, now)
+            else:
+                if self.settings.git_fetch_interval_s > 0:  # a git clone fetches its remote first (bounded, logged)
+                    await asyncio.to_thread(refresh_source, source, f"the source of {channel}")
+                digest = await self._build(source, repo, window, language, now)
+                messages = deliverer.digest_messages(digest, await deliverer.card_extras(Place(target), digest))
+                prs, pending = digest.stats.pr_count, len(digest.pending)
             progress = {"messages": messages, "posted": [], "anchor": None, "window": window.name,
-                        "prs": digest.stats.pr_count, "pending": len(digest.pending)}
+                        "prs": prs, "pending": pending}
             await store.set_json(key, progress, PROGRESS_TTL_S)
         elif resumed:
             log.warning("resuming the push of %s %s to %s after %d of %d messages", repo, window.name, channel,
@@ -269,13 +295,43 @@ class Pusher:
         await store.delete(key)
         if self._refresher is not None and digest is not None:  # issue 17: pending cards edited when they land
             self._refresher.track(deliverer, Place(target), Posted(tuple(progress["posted"]), progress["anchor"]),
-                                  digest, lambda: self._build(source, repo, window, language, now),
+                                  digest, lambda: self._build_once(source, repo, window, language, now),
                                   what=f"{repo} {window.name} to {channel}")
         return PushOutcome(channel, repo, window.name, "posted", int(progress.get("prs", 0)),
                            int(progress.get("pending", 0)), resumed=resumed)
 
+    async def _compose(self, deliverer: Deliverer, target: str, followed: list[tuple[str, PRSource]],
+                       window: Window, language: Language, now: datetime) -> tuple[list[Message], int, int]:
+        """The post of a channel that follows several repositories: a cross-repository headline
+        (:func:`bot.cards.i18n.multi_repo_headline`), then each repository's own digest messages, exactly as
+        its own push would post them, in the headline's thread. Returns the messages, PRs and pending."""
+        digests: list[Digest] = []
+        for name, source in followed:
+            digests.append(await self._build(source, name, window, language, now))
+        messages: list[Message] = deliverer.reply_messages(NoteReply(multi_repo_headline(digests, language), language))
+        for digest in digests:
+            messages += deliverer.digest_messages(digest, await deliverer.card_extras(Place(target), digest))
+        return messages, sum(d.stats.pr_count for d in digests), sum(len(d.pending) for d in digests)
+
     async def _build(self, source: PRSource, repo: str, window: Window, language: Language,
                      now: datetime) -> Digest:
+        """``repo``'s digest of ``window`` in ``language``: built once however many channels push it (the
+        first asker builds, the others await the same task; :attr:`builds` counts)."""
+        key = (repo.lower(), id(source), window.name, language)
+        kept = self._built.get(key)
+        fresh = kept is not None and time.monotonic() - kept[0] < BUILT_TTL_S and not (
+            kept[1].done() and (kept[1].cancelled() or kept[1].exception() is not None))
+        if kept is None or not fresh:
+            kept = (time.monotonic(), asyncio.ensure_future(self._build_once(source, repo, window, language, now)))
+            self._built.pop(key, None)
+            self._built[key] = kept
+            while len(self._built) > BUILT_KEPT:  # the oldest go first
+                self._built.pop(next(iter(self._built)))
+        return await asyncio.shield(kept[1])
+
+    async def _build_once(self, source: PRSource, repo: str, window: Window, language: Language,
+                          now: datetime) -> Digest:
+        self.builds += 1
         try:
             prs = await read_source(source, source.merged_prs, repo, window)
             earlier = await self._digests.look_back(source, repo, window, language=language)
@@ -322,7 +378,7 @@ class Pusher:
                 continue
             week = week_before(fire, tz)
             try:
-                _, repo = self._channels.resolve(channel)
+                repo = self._repo_key(channel)
                 platform, ident = split_channel(channel)
                 if await self._claims.store.get_json(progress_key(platform, ident, repo, week.name)) is None:
                     continue
@@ -358,7 +414,7 @@ class Pusher:
                     if now - fire <= grace:
                         outcomes.append(await self.push(channel, fire=fire))
                     elif report_missed and not await self.is_done(channel, week):
-                        _, repo = self._channels.resolve(channel)
+                        repo = self._repo_key(channel)
                         log.error("MISSED weekly push: %s %s to %s was due at %s, more than %s ago "
                                   "(push_grace_s); post it with: prhub push --channel %s --week %s",
                                   repo, week, channel, fire.isoformat(), grace, channel, week)

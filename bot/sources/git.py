@@ -48,7 +48,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.errors import PRNotFoundError, SourceError, UnknownRepoError
-from bot.models import FileChange, FileStatus, PullRequest, Window
+from bot.models import FileChange, FileStatus, PullRequest, Release, Window
 from bot.sources.links import merge_pr_number, reverted_pr, split_squash_subject, strip_trailers
 
 __all__ = ["UPSTREAM", "GitSource", "is_remote", "repo_from_remote"]
@@ -68,6 +68,8 @@ _STATUS: dict[str, FileStatus] = {"A": "added", "D": "removed", "M": "modified",
 _REVERTS_COMMIT = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b")
 _REMOTE = re.compile(r"(?:[:/])(?P<owner>[^/:\s]+)/(?P<name>[^/\s]+?)(?:\.git)?/?$")
 _NAME = re.compile(r"^[^/\s]+/[^/\s]+$")
+_VERSION_TAG = re.compile(r"v?\d+(?:\.\d+)+(?:[.+-]?[0-9A-Za-z]+)*")
+"""A tag that names a release (``v0.7.1``, ``1.2.0``, ``v2.0.0rc1``, ``v0.4.0-post1``); other tags are not releases."""
 
 
 def is_remote(spec_path: str) -> bool:
@@ -233,6 +235,7 @@ class GitSource:
         self._by_number: dict[int, _Commit] = {}
         self._reverts: dict[str, int] = {}
         self._files: dict[str, tuple[FileChange, ...]] = {}
+        self._releases: tuple[tuple[Release, ...], dict[str, str]] | None = None
 
     def __repr__(self) -> str:
         return f"GitSource({str(self._path)!r}, ref={self._ref!r})"
@@ -342,8 +345,8 @@ class GitSource:
                 if not self._run(["config", "--default", "", "--get", "remote.origin.url"]).strip():
                     raise SourceError(f"git source {self._path}: no origin remote to fetch from")
                 before = self._run(["for-each-ref", "--format=%(objectname)", UPSTREAM]).strip()
-                self._run(["fetch", "--no-tags", "--quiet", "origin", f"+HEAD:{UPSTREAM}"],
-                          timeout_s=self._fetch_timeout_s)
+                self._run(["fetch", "--no-tags", "--quiet", "origin", f"+HEAD:{UPSTREAM}",
+                           "+refs/tags/*:refs/tags/*"], timeout_s=self._fetch_timeout_s)
                 after = self._run(["rev-parse", UPSTREAM]).strip()
             except SourceError:
                 metrics.GIT_FETCHES.labels("failed").inc()
@@ -353,8 +356,9 @@ class GitSource:
             moved = before != after
             if self._ref == "HEAD":
                 self._read_ref = UPSTREAM
-            if moved:
-                with self._lock:
+            with self._lock:
+                self._releases = None  # a new tag may point at a commit already read
+                if moved:
                     self._commits = None
             log.info("git source %s: fetched in %.1f s, %s", self._path, time.monotonic() - started,
                      f"now at {after[:12]}" if moved else "no new commits")
@@ -409,7 +413,49 @@ class GitSource:
             merged_at=commit.merged_at, authored_at=commit.authored_at, merge_commit_sha=commit.sha,
             additions=sum(f.additions or 0 for f in files), deletions=sum(f.deletions or 0 for f in files),
             changed_files=len(files), files=files, reverts=self._reverts.get(commit.sha),
+            released_in=self._release_index()[1].get(commit.sha), release_known=bool(self._release_index()[0]),
         )
+
+    # -- releases ---------------------------------------------------------------------------------
+
+    def _release_index(self) -> tuple[tuple[Release, ...], dict[str, str]]:
+        """The version tags reachable from the branch read (oldest commit first) and, for every commit one of
+        them holds, the first of them that holds it (read once; again after a fetch)."""
+        cached = self._releases
+        if cached is not None:
+            return cached
+        fields = "%(refname:short)%1f%(objectname)%1f%(*objectname)%1f%(committerdate:iso-strict)%1f" \
+                 "%(*committerdate:iso-strict)"
+        out = self._run(["for-each-ref", "--merged", self._reading(), f"--format={fields}", "refs/tags"])
+        releases: list[Release] = []
+        for line in out.splitlines():
+            parts = line.split("\x1f")
+            if len(parts) != 5 or not _VERSION_TAG.fullmatch(parts[0]):
+                continue
+            tag, obj, peeled, date, peeled_date = parts
+            releases.append(Release(tag=tag, sha=peeled or obj, at=datetime.fromisoformat(peeled_date or date)))
+        releases.sort(key=lambda r: (r.at.astimezone(UTC), r.tag))
+        first: dict[str, str] = {}
+        for n, release in enumerate(releases):
+            # the commits this tag holds and no earlier one does: their first release is this one
+            revs = "".join(f"^{r.sha}\n" for r in releases[:n])
+            for sha in self._run(["rev-list", "--stdin", release.sha], stdin=revs).split():
+                first.setdefault(sha, release.tag)
+        found = (tuple(releases), first)
+        with self._lock:
+            self._releases = found
+        return found
+
+    def releases(self, repo: str) -> list[Release]:
+        """The repository's releases: its version tags (``v0.7.1``, ``1.2.0``, ``v2.0.0rc1``) reachable from the
+        branch read, oldest first (by the date of the commit each points at).
+
+        Raises:
+            UnknownRepoError: ``repo`` is not the clone's repository.
+            SourceError: git failed.
+        """
+        self._check_repo(repo)
+        return list(self._release_index()[0])
 
     def _check_repo(self, repo: str) -> str:
         self._load()

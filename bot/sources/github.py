@@ -39,6 +39,7 @@ the requests. Rate limits are handled by :mod:`bot.sources.github_http`.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -46,7 +47,7 @@ from typing import Any
 import httpx
 
 from bot.errors import GitHubError, PRNotFoundError, SourceError, UnknownRepoError
-from bot.models import FileChange, FileStatus, PullRequest, Window
+from bot.models import FileChange, FileStatus, PullRequest, Release, Window
 from bot.sources.github_http import ETagCache, GitHubHTTP, NotFound, RequestStats, TokenSource
 from bot.sources.links import reverted_pr
 
@@ -58,6 +59,10 @@ SEARCH_CAP = 1000
 """GitHub search returns at most this many results per query."""
 FILES_CAP = 3000
 """``pulls/N/files`` lists at most this many files."""
+RELEASES_READ = 100
+"""How many of the latest releases (and tags) the API source reads."""
+RELEASES_TTL_S = 600.0
+"""How long the API source remembers a repository's releases (seconds)."""
 HISTORY_MAX_PRS = 300
 """Default budget of :meth:`GitHubSource.history`: PRs read (100 per GraphQL query)."""
 _HISTORY_SPANS_KEPT = 32
@@ -185,6 +190,8 @@ class GitHubSource:
         self._repos = sorted(repos)
         self._warned = False
         self._history: dict[tuple[str, datetime, datetime, int], tuple[PullRequest, ...]] = {}
+        self._releases: dict[str, tuple[float, tuple[Release, ...]]] = {}
+        self._compares: dict[tuple[str, str, str], frozenset[str]] = {}
 
     def __repr__(self) -> str:
         mode = "app" if self._http.authenticated and not self._http.token else (
@@ -239,7 +246,7 @@ class GitHubSource:
         heads = self._search(name, start, end) if self._http.authenticated else self._list_rest(name, start, end)
         chosen = sorted((h for h in heads.values() if start <= h.merged_at < end),
                         key=lambda h: (h.merged_at, h.number))
-        return [self._complete(name, head) for head in chosen]
+        return self._with_releases(name, [self._complete(name, head) for head in chosen])
 
     def history(self, repo: str, start: datetime, end: datetime, *, max_prs: int = HISTORY_MAX_PRS,
                 ) -> tuple[PullRequest, ...]:
@@ -323,7 +330,80 @@ class GitHubSource:
             raise self._missing(name, number) from exc
         if not item.get("merged_at"):
             raise PRNotFoundError(f"PR #{number} of {name} is not merged (state: {item.get('state', '?')})")
-        return self._complete(name, _head_from_rest(item))
+        return self._with_releases(name, [self._complete(name, _head_from_rest(item))])[0]
+
+    # -- releases ---------------------------------------------------------------------------------
+
+    def releases(self, repo: str) -> list[Release]:
+        """The repository's published releases (not drafts), oldest first: the latest :data:`RELEASES_READ` of
+        ``GET repos/O/N/releases``, each with the commit of its tag (``GET repos/O/N/tags``, the latest
+        :data:`RELEASES_READ`); two requests, remembered for :data:`RELEASES_TTL_S` seconds.
+
+        Raises:
+            UnknownRepoError, RateLimitError, GitHubError: as :meth:`merged_prs`.
+        """
+        return list(self._releases_of(self._name(repo)))
+
+    def _releases_of(self, name: str) -> tuple[Release, ...]:
+        kept = self._releases.get(name.lower())
+        if kept is not None and time.monotonic() - kept[0] < RELEASES_TTL_S:
+            return kept[1]
+        try:
+            rows = self._http.get(f"repos/{name}/releases", {"per_page": RELEASES_READ}).data
+            tags = self._http.get(f"repos/{name}/tags", {"per_page": RELEASES_READ}).data
+        except NotFound as exc:
+            raise UnknownRepoError(f"GitHub has no repository {name} (or the token cannot see it)") from exc
+        commit = {str(t.get("name")): str((t.get("commit") or {}).get("sha", "")) for t in tags}
+        found = sorted((Release(tag=str(r["tag_name"]), sha=commit[str(r["tag_name"])], at=_time(r["published_at"]))
+                        for r in rows if not r.get("draft") and r.get("published_at") and commit.get(
+                            str(r.get("tag_name")))), key=lambda r: (r.at, r.tag))
+        self._releases[name.lower()] = (time.monotonic(), tuple(found))
+        return tuple(found)
+
+    def _compare(self, name: str, base: str, head: str) -> frozenset[str]:
+        """The commits ``head`` holds and ``base`` does not (``GET repos/O/N/compare/BASE...HEAD``, every page);
+        kept for the life of the source (two tags never move apart)."""
+        key = (name.lower(), base, head)
+        if key not in self._compares:
+            shas: set[str] = set()
+            page = 1
+            while True:
+                data = self._http.get(f"repos/{name}/compare/{base}...{head}", {"per_page": _PAGE, "page": page}).data
+                commits = data.get("commits") or []
+                shas |= {str(c["sha"]) for c in commits}
+                if len(commits) < _PAGE:
+                    break
+                page += 1
+            self._compares[key] = frozenset(shas)
+        return self._compares[key]
+
+    def _with_releases(self, name: str, prs: list[PullRequest]) -> list[PullRequest]:
+        """``prs`` with ``released_in`` (the first release whose tag holds the merge commit) and
+        ``release_known``: for each release from the first one made after the earliest merge, the commits
+        between the release before it and it (one compare each, until every PR is placed). A repository
+        without releases leaves the PRs as they are (``release_known`` false)."""
+        if not prs:
+            return prs
+        releases = self._releases_of(name)
+        if not releases:
+            return prs
+        pending = {pr.merge_commit_sha for pr in prs if pr.merge_commit_sha}
+        placed: dict[str, str] = {}
+        earliest = min(pr.merged_at for pr in prs)
+        for n, release in enumerate(releases):
+            if not pending:
+                break
+            if release.at < earliest:
+                continue
+            if n == 0:  # nothing to compare with: the first release holds what was merged before it
+                held = {pr.merge_commit_sha for pr in prs if pr.merge_commit_sha and pr.merged_at <= release.at}
+            else:
+                held = set(self._compare(name, releases[n - 1].sha, release.sha))
+            for sha in pending & held:
+                placed[sha] = release.tag
+            pending -= held
+        return [pr.model_copy(update={"released_in": placed.get(pr.merge_commit_sha or ""), "release_known": True})
+                for pr in prs]
 
     def diff(self, repo: str, number: int) -> str:
         """The unified diff of PR ``number``; when GitHub answers 406 (diff too large) the

@@ -75,6 +75,7 @@ from bot.understand.lexicon import (
 from bot.understand.parts import (
     _Reading,
 )
+from bot.understand.releases import release_request, release_tag
 from bot.understand.shape import asks_capability, feedback, remark, without_courtesy
 from bot.understand.smalltalk import small_talk
 from bot.understand.subscriptions import read_request, subscription_command, subscription_intent
@@ -105,6 +106,8 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
         return ListSubscriptionsIntent(language=lang)
     if _HOW_TO.search(clean):
         return HelpIntent(language=lang, said=clean, asked=True)
+    if (asked := release_request(clean)) is not None:  # "v0.7.1 改了啥", "since v0.7.0" (issue 29)
+        return DigestIntent(week=f"{asked[0]}:{asked[1]}", repo=_Reading(clean).repo, language=lang, said=clean)
     if (not _is_question_shaped(clean) or opens_with_request(clean)) and (
             found := subscription_intent(clean, None)) is not None:
         return _with_language(found, detect_language(clean, _request_words(found)))
@@ -173,6 +176,9 @@ def understand_command(args: str) -> Intent:
     if command in ("subscribe", "unsubscribe", "subscriptions"):
         found = subscription_command(command, rest, lang, reading.repo)
         return _with_language(found, detect_language(rest, _request_words(found)))
+    if command == "digest" and (tag := release_tag(rest)) is not None:  # /prhub digest v0.7.1
+        kind = "since" if release_request(rest) == ("since", tag) else "release"
+        return DigestIntent(week=f"{kind}:{tag}", repo=reading.repo, language=lang, said=rest)
     window, said = _command_window(rest, reading)
     if command in ("pr", "compare"):
         numbers = [n for n, _, _ in reading.refs] or [int(w.lstrip("#")) for w in words if w.lstrip("#").isdigit()]

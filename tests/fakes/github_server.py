@@ -100,6 +100,10 @@ class FakeGitHub:
         self._faults: list[tuple[str, str]] = []
         self.limited_until = 0.0
         self._lock = threading.Lock()
+        self.releases: list[tuple[str, str, datetime]] = []
+        """``(tag, commit sha, published_at)`` of the repository's releases (``GET …/releases``, ``…/tags``);
+        the history is linear in merge order (``GET …/compare/A...B`` lists the PR commits merged after A's
+        PR up to B's)."""
 
     def enable_app(self, app_id: str, public_key: str, *, installation_id: int = 4242, account: str = "verl-project",
                    token_ttl_s: float = 3600.0, clock: Any = time.time) -> None:
@@ -270,6 +274,18 @@ class FakeGitHub:
             return 200, {}, {"full_name": self.repo, "default_branch": "main"}
         if rest == ["pulls"]:
             return self._list(path, query)
+        if rest == ["releases"]:
+            rows = [{"tag_name": tag, "name": tag, "draft": False, "prerelease": False,
+                     "published_at": _iso(at), "target_commitish": "main"}
+                    for tag, _, at in sorted(self.releases, key=lambda r: r[2], reverse=True)]
+            chunk, out = self._page(path, query, rows)
+            return 200, out, chunk
+        if rest == ["tags"]:
+            rows = [{"name": tag, "commit": {"sha": sha}} for tag, sha, _ in reversed(self.releases)]
+            chunk, out = self._page(path, query, rows)
+            return 200, out, chunk
+        if rest[0] == "compare" and len(rest) == 2 and "..." in rest[1]:
+            return self._compare(path, query, *unquote(rest[1]).split("...", 1))
         if rest[0] == "contents" and len(rest) > 1:
             return self._contents("/".join(unquote(p) for p in rest[1:]), headers)
         if len(rest) >= 2 and rest[0] == "pulls" and rest[1].isdigit():
@@ -289,6 +305,18 @@ class FakeGitHub:
             if number in self.prs or number in self.unmerged:
                 return 200, {}, {"number": number, "pull_request": {"url": f"{prefix}/pulls/{number}"}}
         return 404, {}, {"message": "Not Found"}
+
+    def _compare(self, path: str, query: dict[str, str], base: str, head: str) -> tuple[int, dict[str, str], Any]:
+        by_sha = {pr.merge_commit_sha: pr for pr in self.prs.values() if pr.merge_commit_sha}
+        if base not in by_sha or head not in by_sha:
+            return 404, {}, {"message": "Not Found"}
+        low, high = by_sha[base].merged_at, by_sha[head].merged_at
+        ahead = sorted((pr for pr in self.prs.values() if pr.merge_commit_sha and low < pr.merged_at <= high),
+                       key=lambda pr: pr.merged_at)
+        rows = [{"sha": pr.merge_commit_sha, "commit": {"message": pr.title}} for pr in ahead]
+        chunk, out = self._page(path, query, rows)
+        return 200, out, {"status": "ahead" if rows else "identical", "ahead_by": len(rows), "behind_by": 0,
+                          "total_commits": len(rows), "commits": chunk}
 
     def _page(self, path: str, query: dict[str, str], items: list[Any]) -> tuple[list[Any], dict[str, str]]:
         per_page = min(int(query.get("per_page", "30")), self.max_per_page)
@@ -369,7 +397,7 @@ class FakeGitHub:
 
 
 @contextmanager
-def serve(fake: FakeGitHub) -> Iterator[str]:
+def serve(fake: FakeGitHub | MultiGitHub) -> Iterator[str]:
     """Run ``fake`` on 127.0.0.1 (a free port) in a thread; yields its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
@@ -408,3 +436,40 @@ def serve(fake: FakeGitHub) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+class MultiGitHub:
+    """Several :class:`FakeGitHub` behind one address, one per repository: ``/repos/O/N/…`` goes to that
+    repository's fake and a GraphQL search to the one its ``repo:O/N`` names (the benchmark of a push to many
+    channels over many repositories, bench/bench_multi.py). Serve it with :func:`serve`; ``log`` holds every
+    request of all of them."""
+
+    def __init__(self, fakes: list[FakeGitHub]) -> None:
+        self.fakes = {fake.repo.lower(): fake for fake in fakes}
+        self.log: list[tuple[str, str, int]] = []
+        self._base_url = ""
+
+    @property
+    def base_url(self) -> str:
+        return self._base_url
+
+    @base_url.setter
+    def base_url(self, value: str) -> None:
+        self._base_url = value
+        for fake in self.fakes.values():
+            fake.base_url = value
+
+    def handle(self, method: str, target: str, headers: dict[str, str], body: bytes,
+               ) -> tuple[int, dict[str, str], bytes]:
+        """Route one request to the repository's fake (404 when none holds it)."""
+        path = urlsplit(target).path
+        name: str | None = None
+        if path == "/graphql":
+            found = _REPO_Q.search(str((json.loads(body or b"{}").get("variables") or {}).get("q", "")))
+            name = found[1] if found else None
+        elif path.startswith("/repos/"):
+            name = "/".join(path.split("/")[2:4])
+        fake = self.fakes.get((name or "").lower())
+        if fake is None:
+            return 404, {}, b'{"message": "Not Found"}'
+        return fake.handle(method, target, headers, body)

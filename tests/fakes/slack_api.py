@@ -16,6 +16,11 @@ Records every call (:attr:`FakeSlack.calls`) and answers like Slack:
   new one; ``message_not_found`` for any other ``ts``;
 - ``GET /api/users.info`` — a person of :attr:`FakeSlack.users` (``{"id", "tz", …}``, as Slack gives it to an
   app with ``users:read``), else ``user_not_found``;
+- ``POST /services/{T}/{B}/{secret}`` — an incoming webhook (:meth:`FakeSlack.incoming_webhook` makes one):
+  ``ok``, or HTTP 400 ``no_text`` / ``invalid_blocks`` (the limits above; a button that calls an app back —
+  no ``url`` — is ``invalid_blocks`` here, since no app answers it), 404 ``no_service`` for an unknown URL, 429
+  with ``Retry-After`` after ``rate_limit_next("incoming-webhook")``; accepted messages in
+  :attr:`FakeSlack.webhook_posts`;
 - ``POST /response/{id}`` — a ``response_url``: ``ok``, or HTTP 400 with ``no_text`` /
   ``invalid_blocks`` (as Slack's webhooks answer); after 5 posts ``used_url``;
 - file uploads as slack_sdk's ``files_upload_v2`` makes them: ``files.getUploadURLExternal``
@@ -103,8 +108,17 @@ class FakeSlack:
         """The Socket Mode server's URL ``apps.connections.open`` answers (``""``: Socket Mode is off)."""
         self.app_token = ""
         """The app-level token ``apps.connections.open`` accepts."""
+        self.webhook_posts: list[dict[str, Any]] = []
+        """Every message an incoming webhook accepted, in order."""
+        self._webhooks: set[str] = set()
 
     # -- test helpers ---------------------------------------------------------------------------
+
+    def incoming_webhook(self, name: str = "team") -> str:
+        """A fresh incoming-webhook URL on this fake."""
+        path = f"/services/T0TEAM/B0{name.upper()}/secret{len(self._webhooks)}"
+        self._webhooks.add(path)
+        return self.base_url + path
 
     def response_url(self, name: str) -> str:
         """A fresh ``response_url`` on this fake."""
@@ -145,6 +159,8 @@ class FakeSlack:
         args = {**dict(parse_qsl(query)), **_decode(headers.get("content-type", ""), body)}
         if path.startswith("/response/"):
             return self._response(path, args)
+        if path.startswith("/services/"):
+            return self._incoming(path, args)
         method = path.removeprefix("/api/")
         call = Call(method, args, path)
         if self.delay_s:
@@ -302,6 +318,26 @@ class FakeSlack:
         if error:
             return 400, {}, error.encode()
         call.args["_accepted"] = True
+        return 200, {}, b"ok"
+
+
+    def _incoming(self, path: str, args: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        with self._lock:
+            self.calls.append(Call("incoming-webhook", args, path))
+            retry_after = self._rate_limited.pop("incoming-webhook", None)
+        if path not in self._webhooks:
+            return 404, {}, b"no_service"
+        if retry_after is not None:
+            return 429, {"Retry-After": str(retry_after)}, b"rate_limited"
+        error = _message_error(args)
+        blocks = args.get("blocks") or []
+        if error is None and any(e.get("type") != "button" or not e.get("url")
+                                 for b in blocks if b.get("type") == "actions" for e in b.get("elements", [])):
+            error = "invalid_blocks"
+        if error:
+            return 400, {}, error.encode()
+        with self._lock:
+            self.webhook_posts.append(args)
         return 200, {}, b"ok"
 
 

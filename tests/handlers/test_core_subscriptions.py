@@ -250,3 +250,23 @@ async def test_the_access_check_is_asked_before_a_subscription_is_stored(verl_se
     assert (refused.change, refused.message) == ("refused", "this channel may not see secret/repo")
     assert asked == [("slack:C1", "U1", REPO), ("slack:C1", "U1", "secret/repo")]
     assert [s.repo for s in await services.subscriptions.of(CHANNEL.subscriber)] == [REPO]
+
+
+async def test_saving_says_what_it_would_have_sent(services: Services) -> None:
+    """The preview on saving (issue 29): the count the data gives for the same filter and the last four weeks
+    (the example file holds 2026-W16, inside them), on both platforms' replies; none when nothing is saved."""
+    import json
+
+    records = [json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    wanted = [r["number"] for r in records
+              if any(str(f["path"]).startswith("verl/trainer/") for f in r["files"])]
+    reply = await _say(services, "订阅 path:verl/trainer")
+    assert reply.change == "subscribed"
+    assert reply.preview.startswith(f"过去四周（03-25 至 04-21，合并 {len(records)} 个 PR）这个订阅会发出 "
+                                    f"{len(wanted)} 条提醒（其中 0 条来自机器人），例如 #")
+    for said in (subscription_text(reply), str(render_reply_slack(reply)), str(render_reply_feishu(reply))):
+        assert f"会发出 {len(wanted)} 条提醒" in said
+        assert "退订 path:verl/trainer" in said
+    again = await _say(services, "订阅 path:verl/trainer")
+    assert again.change == "already_subscribed"
+    assert again.preview == ""

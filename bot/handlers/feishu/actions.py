@@ -28,11 +28,18 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from bot.cards.actions import ACTION_ANALYZE_PR, ACTION_FULL_REPORT, ACTION_OPEN_WINDOW, ACTION_SUBSCRIBE_LABEL
+from bot.cards.actions import (
+    ACTION_ANALYZE_PR,
+    ACTION_FULL_REPORT,
+    ACTION_KEEP_SUBSCRIPTION,
+    ACTION_OPEN_WINDOW,
+    ACTION_SUBSCRIBE_LABEL,
+    ACTION_UNDO_SUBSCRIPTION,
+)
 from bot.cards.chat import render_full_report_feishu, render_reply_feishu, subscription_text
 from bot.cards.i18n import chat_phrases
 from bot.handlers.core import Conversation, Core
-from bot.handlers.intents import DigestIntent, PRIntent, SubscribeIntent
+from bot.handlers.intents import DigestIntent, PRIntent, SubscribeIntent, UnsubscribeIntent
 from bot.models import Language
 from bot.replies import ErrorReply, SubscriptionReply
 
@@ -120,6 +127,16 @@ async def respond(action: CardAction, core: Core, *, language: Language) -> Acti
             return ActionReply(toast=Toast(type=done, content=subscription_text(reply)))
         message = reply.message if isinstance(reply, ErrorReply) else words.toast_unknown
         return ActionReply(toast=Toast(type="error", content=message))
+    if kind == ACTION_KEEP_SUBSCRIPTION:
+        return ActionReply(toast=Toast(type="success", content=words.preview_kept))
+    if kind == ACTION_UNDO_SUBSCRIPTION and action.value.get("filter"):
+        removal = UnsubscribeIntent(repo=repo, text=f"unsubscribe {action.value['filter']}", language=language)
+        undone = await core.answer(removal, conversation)
+        if isinstance(undone, SubscriptionReply):
+            how: Literal["success", "error"] = "error" if undone.change == "refused" else "success"
+            return ActionReply(toast=Toast(type=how, content=subscription_text(undone)))
+        return ActionReply(toast=Toast(type="error", content=undone.message if isinstance(undone, ErrorReply)
+                                       else words.toast_unknown))
     if kind == ACTION_ANALYZE_PR and action.value.get("number", "").isdigit():
         number = int(action.value["number"])
 

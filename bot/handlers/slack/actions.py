@@ -24,9 +24,11 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from bot.cards.actions import (
     ACTION_ANALYZE_PR,
     ACTION_FULL_REPORT,
+    ACTION_KEEP_SUBSCRIPTION,
     ACTION_OPEN_PAGE,
     ACTION_OPEN_WINDOW,
     ACTION_SUBSCRIBE_LABEL,
+    ACTION_UNDO_SUBSCRIPTION,
 )
 from bot.cards.escape import slack_text
 from bot.cards.i18n import ask_phrases, chat_phrases, error_text
@@ -34,7 +36,7 @@ from bot.claims import full_report_key, pr_answer_key
 from bot.delivery import Place, reply_extras
 from bot.errors import PrhubError
 from bot.handlers.core import Conversation
-from bot.handlers.intents import DigestIntent, PRIntent, SubscribeIntent
+from bot.handlers.intents import DigestIntent, PRIntent, SubscribeIntent, UnsubscribeIntent
 from bot.handlers.slack.deps import SlackDeps
 from bot.replies import ErrorReply, PRReply
 
@@ -117,10 +119,26 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         await deliverer.respond(body["response_url"], deliverer.reply_messages(reply), channel=conversation.channel,
                                 public=False, language=language)
 
+    async def keep(body: dict[str, Any]) -> None:
+        conversation, _ = _where(body)
+        language = deps.core.language(None, conversation)
+        await deliverer.note(body["response_url"], chat_phrases(language).preview_kept)
+
+    async def undo(body: dict[str, Any]) -> None:
+        """撤销 under a new subscription's preview: the same filter unsubscribed (who may is checked as ever)."""
+        conversation, _ = _where(body)
+        repo, _, flt = _value(body).partition("|")
+        reply = await deps.core.answer(UnsubscribeIntent(repo=repo or None, text=f"unsubscribe {flt}"), conversation)
+        language = reply.language if isinstance(reply, ErrorReply) else deps.core.language(None, conversation)
+        await deliverer.respond(body["response_url"], deliverer.reply_messages(reply), channel=conversation.channel,
+                                public=False, language=language)
+
     app.action(ACTION_FULL_REPORT)(ack=_ack, lazy=[full_report])
     app.action(ACTION_ANALYZE_PR)(ack=_ack, lazy=[analyze])
     app.action(ACTION_SUBSCRIBE_LABEL)(ack=_ack, lazy=[subscribe])
     app.action(ACTION_OPEN_WINDOW)(ack=_ack, lazy=[open_window])
+    app.action(ACTION_KEEP_SUBSCRIPTION)(ack=_ack, lazy=[keep])
+    app.action(ACTION_UNDO_SUBSCRIPTION)(ack=_ack, lazy=[undo])
     app.action(ACTION_OPEN_PAGE)(_ack)  # a URL button: the page opens in the browser, nothing else to do
 
 

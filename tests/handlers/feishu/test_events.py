@@ -126,10 +126,27 @@ async def test_subscribe_button_answers_with_a_toast(http: httpx.AsyncClient, bo
     response = await post_event(http, bot, payload)
     expected = ("已订阅 verl-project/verl：npu。符合的 PR 合并后会在这里提醒"
                 "（每 10 分钟最多一条消息，列出这段时间合并的全部 PR）。")
-    assert response.json()["toast"] == {"type": "success", "content": expected}
+    toast = response.json()["toast"]
+    assert toast["type"] == "success"
+    assert toast["content"].startswith(expected + "\n过去四周（")  # and the preview of the subscription (issue 29)
+    assert "这个订阅会发出 13 条提醒" in toast["content"]
     subs = await bot.core.subscriptions(_conversation())
     assert [(s.repo, s.filter.text()) for s in subs] == [("verl-project/verl", "label:npu")]
     assert fake_api.replies() == []
+
+    keep = fixture("card_action")  # the preview's 保留 / 撤销 (issue 29)
+    keep["header"]["event_id"] += "-keep"
+    keep["event"]["action"]["value"] = {"action": "prhub_keep_subscription", "repo": "verl-project/verl",
+                                        "filter": "label:npu", "lang": "zh"}
+    kept = (await post_event(http, bot, keep)).json()["toast"]
+    assert kept == {"type": "success", "content": "好的，保留这个订阅。"}
+    undo = fixture("card_action")
+    undo["header"]["event_id"] += "-undo"
+    undo["event"]["action"]["value"] = {"action": "prhub_undo_subscription", "repo": "verl-project/verl",
+                                        "filter": "label:npu", "lang": "zh"}
+    undone = (await post_event(http, bot, undo)).json()["toast"]
+    assert undone == {"type": "success", "content": "已取消订阅 verl-project/verl：npu。"}
+    assert await bot.core.subscriptions(_conversation()) == ()
 
 
 async def test_analyze_button_replies_with_the_pr_card(http: httpx.AsyncClient, bot: FeishuBot,

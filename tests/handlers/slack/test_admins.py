@@ -78,3 +78,36 @@ def test_a_dm_is_its_person_s(start_bot: StartBot, fake_slack: FakeSlack) -> Non
     post_event(bot, dm, event_id="Ev0DM")
     [reply] = fake_slack.wait_for("chat.postMessage", 1)
     assert "已订阅 verl-project/verl：npu" in json.dumps(reply.args["blocks"], ensure_ascii=False)
+
+
+def test_the_preview_buttons_keep_or_undo_a_new_subscription(start_bot: StartBot, fake_slack: FakeSlack) -> None:
+    """Saving answers with the preview (issue 29) and two buttons: 保留 says so, 撤销 removes the subscription."""
+    bot = start_bot()
+    dm = {"type": "message", "channel_type": "im", "user": "U0ALICE", "text": "订阅 npu", "ts": "1713500300.000100",
+          "channel": "D0ALICE"}
+    post_event(bot, dm, event_id="Ev0PREVIEW")
+    [reply] = fake_slack.wait_for("chat.postMessage", 1)
+    blocks = reply.args["blocks"]
+    blocks = json.loads(blocks) if isinstance(blocks, str) else blocks
+    said = json.dumps(blocks, ensure_ascii=False)
+    assert "这个订阅会发出" in said
+    [buttons] = [b for b in blocks if b["type"] == "actions"]
+    assert [(e["action_id"], e["value"]) for e in buttons["elements"]] == [
+        ("prhub_keep_subscription", f"{REPO}|label:npu"), ("prhub_undo_subscription", f"{REPO}|label:npu")]
+
+    def press(action_id: str, name: str) -> None:
+        payload = {
+            "type": "block_actions", "user": {"id": "U0ALICE"}, "team": {"id": "T0TEAM"}, "api_app_id": "A0APP",
+            "channel": {"id": "D0ALICE"}, "message": {"type": "message", "ts": "1713500301.000100"},
+            "response_url": fake_slack.response_url(name), "trigger_id": "1.2.3",
+            "container": {"type": "message", "message_ts": "1713500301.000100", "channel_id": "D0ALICE"},
+            "actions": [{"type": "button", "action_id": action_id, "block_id": "b9", "value": f"{REPO}|label:npu",
+                         "action_ts": "1713500302.000000"}]}
+        assert post_action(bot, payload).status_code == 200
+
+    press("prhub_keep_subscription", "keep")
+    [kept] = fake_slack.wait_for("response_url", 1)
+    assert "好的，保留这个订阅。" in kept.args["text"]
+    press("prhub_undo_subscription", "undo")
+    notes = fake_slack.wait_for("response_url", 2)
+    assert "已取消订阅 verl-project/verl：npu。" in json.dumps(notes[1].args, ensure_ascii=False)
