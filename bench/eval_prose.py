@@ -7,7 +7,8 @@ Each ``tests/data/judged/*.toml`` names one week of one repository; its digest i
 Printed per week and language:
 
 - ``copy``: share of the highlight and summary lines (highlights, the executive summary's sentences, key changes,
-  suggestions) that copy 40 or more characters of a description of one of the week's PRs (whitespace folded);
+  suggestions) that copy 40 or more characters of a description of one of the week's PRs (whitespace folded; what
+  the line quotes — titles in quotes, code in backticks — and paths left out first);
 - ``foreign``: share of the words outside identifiers that are not in the digest's language — in a Chinese digest the
   English words, in an English one the Chinese words. Not words: text in backticks or quotes (``「…」``, ``“…”``,
   ``"…"``), PR numbers, paths, URLs, identifiers (with ``_ . / -`` or a digit, camelCase, ALL-CAPS), the week's
@@ -56,6 +57,7 @@ INTERNALS = {
 }
 """What chat must not show (the full report's analysis notes keep it), by kind."""
 _QUOTED = re.compile(r"`[^`]*`|「[^」]*」|“[^”]*”|\"[^\"]*\"|‘[^’]*’|《[^》]*》")
+_PATHISH = re.compile(r"\S*/\S*")
 _URL = re.compile(r"https?://\S+")
 _TOKEN = re.compile(r"[A-Za-z][\w.+/'-]*|[\u4e00-\u9fff]+")
 _CODEISH = re.compile(r"[_./\d]|[a-z][A-Z]|^[A-Z]{2,}|-\w")
@@ -68,8 +70,9 @@ def _fold(text: str) -> str:
 
 
 def copies(line: str, bodies: Sequence[str], n: int = COPY_CHARS) -> bool:
-    """Whether ``line`` holds ``n`` consecutive characters (whitespace folded) of one of ``bodies``."""
-    text = _fold(line)
+    """Whether ``line`` holds ``n`` consecutive characters (whitespace folded) of one of ``bodies``; what the line
+    quotes (a title, code in backticks) and paths are not its words, so they are left out first."""
+    text = _fold(_PATHISH.sub(" ", _QUOTED.sub(" ", line)))
     if len(text) < n:
         return False
     for body in bodies:

@@ -436,7 +436,7 @@ def _assemble(
         prs=tuple(items), pending=pending, config_file=config_file,
         key_prs=tuple(p.number for p in aggregate.by_importance(items) if p.analysis and p.analysis.importance >= bar),
         headline=aggregate.headline(s, trend, period, t, items, repo),
-        executive_summary=aggregate.executive_summary(items, s, trend, risks, period, t),
+        executive_summary=aggregate.executive_summary(items, s, trend, risks, period, t, files),
         highlights=aggregate.highlights(items, files, trend, bar, t),
         key_changes=aggregate.key_changes(items, bar, t, period),
         trends=trend,

@@ -239,4 +239,5 @@ def merge_reply(
         analyzer=analyzer,
         language=base.language,
         score_evidence=judgement.evidence,
+        facts=base.facts,
     )
