@@ -62,7 +62,7 @@ _URL = re.compile(r"https?://\S+")
 _TOKEN = re.compile(r"[A-Za-z][\w.+/'-]*|[\u4e00-\u9fff]+")
 _CODEISH = re.compile(r"[_./\d]|[a-z][A-Z]|^[A-Z]{2,}|-\w")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_SENTENCE = re.compile(r"(?<=[。！？；])|(?<=[.!?;])\s+")
+_SENTENCE = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z#“])")
 
 
 def _fold(text: str) -> str:

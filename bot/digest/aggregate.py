@@ -607,7 +607,9 @@ def themes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], bar: int,
     for pr in singles[:MAX_SINGLE_THEMES]:
         used.add(pr.number)
         short = t.theme_single_short.format(subject=_title(pr))
-        sentence = compose.pr_sentence(pr, t.language, files.get(pr.number, ()), release=is_release(pr.title))
+        assert pr.analysis is not None
+        told = compose.compose(pr.title, pr.analysis, t.language, labels=pr.labels, files=files.get(pr.number, ()))
+        sentence = t.theme_single.format(Name=_capital(short, t), number=pr.number, detail=told.detail or told.why)
         found.append(Theme(short, sentence, (pr.number,), _weight([pr]) + 5 * (pr.changed_files > MAX_THEME_FILES)))
     by_label: dict[str, list[DigestPR]] = defaultdict(list)
     for pr in prs:
@@ -659,7 +661,8 @@ def executive_summary(
     return t.summary_sep.join([opening, counts, *(theme.line for theme in found)])
 
 
-def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts, period: str = "") -> tuple[str, ...]:
+def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts, period: str = "",
+                files: dict[int, tuple[str, ...]] | None = None) -> tuple[str, ...]:
     """The most important PRs, each with its labels, importance and what its summary adds to the
     title, a series (:func:`series`) once in the place of its most important part; when none
     reaches ``bar``, a line saying so and the :data:`MIN_NAMED_PRS` + 1 most important ones."""
@@ -673,8 +676,9 @@ def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts, period:
             break
         assert pr.analysis is not None
         line = in_series.get(pr.number) or t.key_change.format(
-            number=pr.number, title=_title(pr), labels=", ".join(pr.labels[:3]),
-            importance=pr.analysis.importance, summary=summary_of(pr, 240)).rstrip(":： ")
+            sentence=compose.pr_sentence(pr, t.language, (files or {}).get(pr.number, ()),
+                                         release=is_release(pr.title)).rstrip("。."),
+            importance=pr.analysis.importance)
         if line not in out:
             out.append(line)
     return tuple(out) if ranked else ()

@@ -31,6 +31,8 @@ MAX_DETAILS = 2
 MAX_NAMES = 3
 """Names listed in one clause."""
 SUBJECT_CHARS = 60
+SWEEP_FILES = 20
+"""A PR changing more files than this is said to (a sweep, a rename, a migration)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class ComposeTexts:
     reverts: str
     start_at: str
     """``{path}``: where to start reading, when no other fact is known."""
+    sweep: str
+    """``{n}`` files, ``{path}`` the first to read: a PR over :data:`SWEEP_FILES` files without other facts."""
     why_facts: dict[str, str]
     why_risks: dict[str, str]
     why_kinds: dict[str, str]
@@ -105,6 +109,7 @@ TEXTS: dict[Language, ComposeTexts] = {
         },
         reverts="回滚 #{number}",
         start_at="主要改动在 {path}",
+        sweep="改动 {n} 个文件，最多的是 {path}",
         why_facts={
             "deprecated_removal": "仍在使用它的调用方会失效",
             "removed": "仍在使用这些名称的调用方和配置会失效",
@@ -131,12 +136,13 @@ TEXTS: dict[Language, ComposeTexts] = {
             "feat": "用到 {component} 的用户可以按需采用", "fix": "用到 {component} 的用户会受影响",
             "perf": "影响 {component} 的速度或资源占用", "refactor": "行为应当不变，{component} 的调用方一般无需改动",
             "doc": "只影响文档", "ci": "只影响 CI，不影响用户", "test": "只影响测试",
-            "chore": "维护性改动，用户一般无感", "revert": "被回滚的改动不再生效",
+            "chore": "维护性改动，用到这些脚本、镜像或配置的用户需要留意", "revert": "被回滚的改动不再生效",
         },
         why_kinds_bare={
             "feat": "用户可以按需采用的新能力", "fix": "用到这部分的用户会受影响", "perf": "影响速度或资源占用",
             "refactor": "行为应当不变，调用方一般无需改动", "doc": "只影响文档", "ci": "只影响 CI，不影响用户",
-            "test": "只影响测试", "chore": "维护性改动，用户一般无感", "revert": "被回滚的改动不再生效",
+            "test": "只影响测试", "chore": "维护性改动，用到这些脚本、镜像或配置的用户需要留意",
+            "revert": "被回滚的改动不再生效",
         },
         advice={
             "deprecated_removal": "#{number} 移除了已弃用的 {fact}：确认弃用期已过，在发布说明里列出，"
@@ -191,6 +197,7 @@ TEXTS: dict[Language, ComposeTexts] = {
         },
         reverts="reverts #{number}",
         start_at="mostly in {path}",
+        sweep="changes {n} files, most in {path}",
         why_facts={
             "deprecated_removal": "callers still using it break",
             "removed": "callers and configs still using these names break",
@@ -218,13 +225,15 @@ TEXTS: dict[Language, ComposeTexts] = {
             "perf": "affects the speed or memory of {component}",
             "refactor": "behaviour should not change; callers of {component} need no change",
             "doc": "affects the docs only", "ci": "affects CI only, not users", "test": "affects tests only",
-            "chore": "maintenance that users should not notice", "revert": "the reverted change no longer applies",
+            "chore": "maintenance; users of these scripts, images or configs should take note",
+            "revert": "the reverted change no longer applies",
         },
         why_kinds_bare={
             "feat": "a new capability users can adopt", "fix": "users of this part are affected",
             "perf": "affects speed or memory", "refactor": "behaviour should not change; callers need no change",
             "doc": "affects the docs only", "ci": "affects CI only, not users", "test": "affects tests only",
-            "chore": "maintenance that users should not notice", "revert": "the reverted change no longer applies",
+            "chore": "maintenance; users of these scripts, images or configs should take note",
+            "revert": "the reverted change no longer applies",
         },
         advice={
             "deprecated_removal": "#{number} removes the deprecated {fact}: confirm the deprecation period is over, "
@@ -371,7 +380,8 @@ def compose(title: str, analysis: Analysis, language: Language, *, labels: Seque
     if not clauses:
         start = next((f for f in analysis.recommendation.focus if _PATH_FOCUS.match(f)), "")
         if start:
-            clauses.append(t.start_at.format(path=_code(start)))
+            many = len(files) > SWEEP_FILES
+            clauses.append((t.sweep if many else t.start_at).format(path=_code(start), n=len(files)))
     tests = next((f for f in facts if f.kind == "tests"), None)
     if tests is not None and clauses and len(clauses) < MAX_DETAILS + 1:
         clauses.append(t.facts["tests"].format(n=tests.name, names=""))

@@ -664,8 +664,9 @@ def change_facts(facts: _Facts) -> tuple[ChangeFact, ...]:
 
 def _key_points(facts: _Facts, t: texts.AnalysisTexts) -> tuple[str, ...]:
     pr = facts.pr
+    where = _main_dir(list(pr.files))
     points = [t.point_scope.format(files=len(pr.files), additions=pr.additions, deletions=pr.deletions,
-                                   where=_main_dir(list(pr.files)) or "-")]
+                                   where=t.root_dir if where == "/" else where or "-")]
     added = _top([f for f in facts.files(FileKind.SOURCE) if f.status == "added"], len(pr.files))
     removed = [f.path for f in facts.pr.files if f.status == "removed"]
     if added:

@@ -438,7 +438,7 @@ def _assemble(
         headline=aggregate.headline(s, trend, period, t, items, repo),
         executive_summary=aggregate.executive_summary(items, s, trend, risks, period, t, files),
         highlights=aggregate.highlights(items, files, trend, bar, t),
-        key_changes=aggregate.key_changes(items, bar, t, period),
+        key_changes=aggregate.key_changes(items, bar, t, period, files),
         trends=trend,
         risk_rollup=risks,
         suggestions=aggregate.suggestions(risks, pending, t, items),

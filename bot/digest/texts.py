@@ -42,6 +42,8 @@ class AnalysisTexts:
     point_removed: str
     point_tests: str
     point_no_tests: str
+    root_dir: str = ""
+    """How the repository's top folder is named in running text (not ``/``)."""
 
 
 ANALYSIS: dict[Language, AnalysisTexts] = {
@@ -88,6 +90,7 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         point_removed="删除 {first} 等 {n} 个文件",
         point_tests="附带 {n} 个测试文件改动",
         point_no_tests="未改动测试",
+        root_dir="仓库根目录",
     ),
     "en": AnalysisTexts(
         breaking_title="Breaking change",
@@ -142,6 +145,7 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         point_removed="removed files: {n}, e.g. {first}",
         point_tests="test files changed: {n}",
         point_no_tests="no test changes",
+        root_dir="the repository root",
     ),
 }
 
@@ -183,6 +187,7 @@ class DigestTexts:
     theme_file_short: str
     theme_file: str
     theme_single_short: str
+    theme_single: str
     theme_label_short: str
     theme_label: str
     change_types: str
@@ -252,12 +257,13 @@ DIGEST: dict[Language, DigestTexts] = {
         theme_file_short="{component} 里围绕 `{file}` 的改动",
         theme_file="{Name}：{prs}（{mix}）都改了 `{path}`。",
         theme_single_short="「{subject}」",
+        theme_single="{Name}（#{number}）：{detail}。",
         theme_label_short="{label} 方向的工作",
         theme_label="{Name}：{count}，包括 {prs}（{mix}）。",
         change_types="{name} {count} 个",
         type_names={"feat": "新功能", "fix": "修复", "refactor": "重构", "perf": "性能", "doc": "文档",
                     "ci": "CI", "chore": "杂项", "test": "测试", "revert": "回滚"},
-        key_change="#{number} {title}（{labels}，重要性 {importance}/10）：{summary}",
+        key_change="{sentence}（重要性 {importance}/10）。",
         key_change_quiet="{period}没有 PR 达到重点线（重要性 ≥ {bar}），最重要的几个如下。",
         trend_note="以{main_type}为主（{main_count}/{count}）",
         trend_mixed="改动类型分散（{count} 个 PR）",
@@ -324,12 +330,13 @@ DIGEST: dict[Language, DigestTexts] = {
         theme_file_short="the {component} work on `{file}`",
         theme_file="{Name}: {prs} ({mix}) all change `{path}`.",
         theme_single_short="“{subject}”",
+        theme_single="{Name} (#{number}): {detail}.",
         theme_label_short="the {label} work",
         theme_label="{Name}: {count}, including {prs} ({mix}).",
         change_types="{name} {count}",
         type_names={"feat": "feature", "fix": "fix", "refactor": "refactor", "perf": "performance",
                      "doc": "docs", "ci": "CI", "chore": "chore", "test": "test", "revert": "revert"},
-        key_change="#{number} {title} ({labels}, importance {importance}/10): {summary}",
+        key_change="{sentence} (importance {importance}/10).",
         key_change_quiet="No PR reached the key bar (importance ≥ {bar}) {period}; the most important ones follow.",
         trend_note="mostly {main_type} ({main_count}/{count})",
         trend_mixed="mixed change types ({count} PRs)",

@@ -136,7 +136,7 @@ def test_empty_description_gets_a_sentence_from_title_and_files(analyze, all_prs
         assert part in zh.summary
     en = analyze(pr, "en")
     for part in ("“", "`", "users"):
-        assert part in en.summary
+        assert part in en.summary.lower()
     assert en.risks == () or en.risks[0].title.isascii()
 
 
