@@ -411,11 +411,12 @@ def pr_sentence(pr: DigestPR, language: Language, files: Sequence[str] = (), *, 
     return template.format(number=pr.number, what=c.what, detail=c.detail, why=c.why)
 
 
-def summary(title: str, analysis: Analysis, language: Language, files: Sequence[str] = ()) -> str:
+def summary(title: str, analysis: Analysis, language: Language, files: Sequence[str] = (),
+            labels: Sequence[str] = ()) -> str:
     """What a PR does in one or two sentences (the heuristic analysis's ``summary``), composed like
     :func:`pr_sentence` without the number."""
     t = TEXTS[language]
-    c = compose(title, analysis, language, files=files)
+    c = compose(title, analysis, language, labels=labels, files=files)
     if not c.detail:
         return f"{c.what}。{c.why}。" if language == "zh" else f"{c.what}. {c.why[:1].upper()}{c.why[1:]}."
     why = c.why if language == "zh" else c.why[:1].upper() + c.why[1:]

@@ -77,7 +77,7 @@ from bot.digest.diff import DiffFacts, fingerprint, read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_config_schema, is_reading, matches_any
 from bot.digest.history import series_keys
 from bot.digest.judgement import Judgement, Model, judge, repository_offset, shipped_model
-from bot.digest.labels import TITLE_TAIL, subject, title_key
+from bot.digest.labels import TITLE_TAIL, Labeler, subject, title_key
 from bot.models import (
     Analysis,
     ChangeFact,
@@ -367,8 +367,9 @@ class HeuristicAnalyzer:
             language=context.language,
             facts=change_facts(facts),
         )
+        labels = Labeler(context.repo).labels(pr)
         return analysis.model_copy(update={"summary": compose.summary(pr.title, analysis, context.language,
-                                                                       [f.path for f in pr.files])})
+                                                                       [f.path for f in pr.files], labels)})
 
 
 def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = None, *,

@@ -49,7 +49,7 @@ def test_missing_tests_and_core_path_on_6046(analyze, prs_by_number) -> None:  #
     assert a.recommendation.level == "close_read"
     assert a.recommendation.focus[0] == path
     # the summary is composed from facts (component, kind, the title in quotes, where to start, why), not pasted
-    assert a.summary.startswith("fully_async_policy/agent_loop 修复「preserve per-iteration routed_experts")
+    assert a.summary.startswith("fully_async 修复「preserve per-iteration routed_experts")
     assert f"`{path}`" in a.summary
     assert "没有附带测试" in a.summary
     assert "Fixes `routed_experts` merging" not in a.summary
