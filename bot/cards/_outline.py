@@ -161,7 +161,7 @@ CHAT_KEY_PRS = 5
 """Key PRs in a chat card (the full report lists them all)."""
 CHAT_HIGHLIGHTS = (3, 5)
 """Highlights in a chat card: at least the first, at most the second number."""
-CHAT_HIGHLIGHT_CHARS = 900
+CHAT_HIGHLIGHT_CHARS = 800
 """Highlights beyond the first :data:`CHAT_HIGHLIGHTS` stop once they hold this many characters."""
 
 
