@@ -181,6 +181,24 @@ class ScoreEvidence(_Value):
     note: str = ""
 
 
+class ChangeFact(_Value):
+    """One thing the diff of a PR shows, for the words written about it (:mod:`bot.digest.compose`).
+
+    ``kind`` is ``removed`` (a public name, field, parameter or flag the PR removes or renames; a source file
+    when ``name`` is empty), ``added`` (a new source file, ``path``), ``renamed`` (a moved source file: ``path``
+    the new path, ``name`` the old one), ``default`` (a default the PR changes), ``required`` (a required
+    parameter added to a public function: ``name`` is ``function(+param)``), ``deprecated`` (what it
+    deprecates), ``deprecated_removal`` (deprecated code it removes), ``raises`` (a ``raise`` where the code fell
+    back: ``name`` the exception), ``numerics`` (``name`` the computed quantity whose lines change), ``cache``
+    (a cache keyed on live objects) or ``tests`` (test files changed: ``name`` their count). ``path`` is the
+    repository path of the file it was read in.
+    """
+
+    kind: str
+    path: str = ""
+    name: str = ""
+
+
 class Analysis(_Value):
     """The per-PR result of an analyzer.
 
@@ -191,6 +209,8 @@ class Analysis(_Value):
     (``DigestPR.analysis is None``), and is listed in ``Digest.pending``.
     ``score_evidence`` is set on a model's analysis whose scores or verdict moved
     beyond the band around the heuristic's: the diff evidence that move rests on.
+    ``facts`` are what the diff shows (removed names, changed defaults, new files, …), read by the
+    heuristic for either analyzer; the digest's words are composed from them.
     """
 
     summary: str
@@ -208,6 +228,7 @@ class Analysis(_Value):
     analyzer: str = ""
     language: Language = "zh"
     score_evidence: tuple[ScoreEvidence, ...] = ()
+    facts: tuple[ChangeFact, ...] = ()
 
 
 class Release(_Value):

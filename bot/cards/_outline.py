@@ -157,31 +157,58 @@ def pr_ref(pr: DigestPR, m: Markup) -> str:
     return f"{pr_number(pr, m)} {m.text(pr.title)}"
 
 
-def card_outline(digest: Digest, m: Markup) -> list[Section]:
-    """Headline, highlights, risk observations and the top key PRs (≤ ``TOP_KEY_PRS``)."""
+CHAT_KEY_PRS = 5
+"""Key PRs in a chat card (the full report lists them all)."""
+CHAT_HIGHLIGHTS = (3, 5)
+"""Highlights in a chat card: at least the first, at most the second number."""
+CHAT_HIGHLIGHT_CHARS = 800
+"""Highlights beyond the first :data:`CHAT_HIGHLIGHTS` stop once they hold this many characters."""
+
+
+def _chat_highlights(highlights: tuple[str, ...]) -> tuple[str, ...]:
+    least, most = CHAT_HIGHLIGHTS
+    out: list[str] = []
+    for line in highlights[:most]:
+        if len(out) >= least and sum(map(len, out)) + len(line) > CHAT_HIGHLIGHT_CHARS:
+            break
+        out.append(line)
+    return tuple(out)
+
+
+def card_outline(digest: Digest, m: Markup, *, chat: bool = False) -> list[Section]:
+    """Headline, highlights, risk observations and the top key PRs (≤ ``TOP_KEY_PRS``).
+
+    ``chat``: the card a chat reply holds, one screen — the headline, three to five highlights
+    (:data:`CHAT_HIGHLIGHTS`) and the key PRs with the buttons; the risk observations and week over week stay in
+    the full report."""
     words = phrases(digest.language)
+    shown_highlights = _chat_highlights(_kept(digest.highlights)) if chat else _kept(digest.highlights)
     sections = [
         Section("headline", "", _kept((m.paragraphs(digest.headline),)), "paragraphs"),
         Section("highlights", words.highlights if is_week(digest.window) else words.highlights_range,
-                tuple(m.text(h) for h in _kept(digest.highlights))),
-        Section("risks", words.risks, risk_lines(digest, m), empty=m.text(words.risks_none)),
+                tuple(m.text(h) for h in shown_highlights)),
     ]
-    if digest.week_over_week is not None:
+    if not chat:
+        sections.append(Section("risks", words.risks, risk_lines(digest, m), empty=m.text(words.risks_none)))
+    if digest.week_over_week is not None and not chat:
         sections.append(Section("week_over_week", _weekly.title(digest), _weekly.weekly_lines(digest, m)))
     key = _view.key_prs(digest)
     if key:
-        shown = tuple(key[: _view.TOP_KEY_PRS])
+        shown = tuple(key[: CHAT_KEY_PRS if chat else _view.TOP_KEY_PRS])
         title = words.top_key_prs.format(shown=len(shown), total=len(key))
-        entries = tuple(_key_pr_entry(pr, digest, m) for pr in shown)
+        entries = tuple(_key_pr_chat_entry(pr, digest, m) if chat else _key_pr_entry(pr, digest, m) for pr in shown)
         sections.append(Section("top_key_prs", title, entries, "entries", prs=shown))
     return sections
 
 
-def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False) -> list[Section]:
+def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False,
+                   chat: bool = False) -> list[Section]:
     """The full report: sections 1–6, then the label view and the pending list.
 
     A PR listed under several labels shows its reason the first time only,
     unless ``repeat_reasons`` (the Markdown report, which has no size limit).
+    ``chat``: the report under a chat card (:func:`card_outline` with ``chat``), which also carries week over week
+    (the card leaves it out).
     """
     words = phrases(digest.language)
     key = _view.key_prs(digest)
@@ -216,6 +243,8 @@ def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False) -
         ),
         Section("label_view", words.label_view, (), level=1),
     ]
+    if chat and digest.week_over_week is not None:
+        sections.insert(2, Section("week_over_week", _weekly.title(digest), _weekly.weekly_lines(digest, m)))
     # a PR listed under several labels is written once: its line, and that line with the reason (the first time)
     bare: dict[int, str] = {}
     reasoned: dict[int, str] = {}
@@ -310,6 +339,11 @@ def _key_pr_entry(pr: DigestPR, digest: Digest, m: Markup) -> str:
     status = f"{_view.pr_scores(pr, digest)} · {badges}" if pr.analysis is not None else badges
     risks = words.risks_prefix + m.text(_view.risk_titles(pr, digest))
     return f"{m.bold(pr_number(pr, m))} {m.text(pr.title)}{m.br}{m.text(status)}{m.br}{risks}"
+
+
+def _key_pr_chat_entry(pr: DigestPR, digest: Digest, m: Markup) -> str:
+    """Two lines: linked title; the verdict badges (the scores and risks are one press away)."""
+    return f"{m.bold(pr_number(pr, m))} {m.text(pr.title)}{m.br}{m.text(_view.pr_badges(pr, digest))}"
 
 
 def _key_pr_line(pr: DigestPR, digest: Digest, m: Markup) -> str:

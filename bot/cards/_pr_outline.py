@@ -75,8 +75,13 @@ def title(pr: DigestPR, language: Language) -> str:
     return pr_phrases(language).title.format(number=pr.number, verdict=verdict)
 
 
+CHAT_FOCUS = 3
+"""Files named under "where to start" in chat."""
+
+
 def pr_outline(
-    pr: DigestPR, *, repo: str, language: Language, timezone: str, m: Markup, limits: Limits = FULL
+    pr: DigestPR, *, repo: str, language: Language, timezone: str, m: Markup, limits: Limits = FULL,
+    chat: bool = False,
 ) -> list[Section]:
     """The sections of the answer about ``pr`` (see the module docstring), escaped for ``m``.
 
@@ -87,6 +92,9 @@ def pr_outline(
         timezone: IANA zone the merge time is shown in.
         m: the output format's markup.
         limits: caps on texts and lists (:data:`FULL` shows everything).
+        chat: the answer in chat, read in one screen: risks by their titles, where to start as file paths only
+            (at most :data:`CHAT_FOCUS`), no key points, and no analysis notes (analyzer, coverage) — those stay
+            in the full answer.
 
     Returns:
         Sections in the fixed order; the pending PR has no summary, risks,
@@ -110,11 +118,11 @@ def pr_outline(
     else:
         sections.append(_verdict(analysis, language, clip))
     if analysis is not None and not limits.minimal:
-        sections += _body(analysis, language, clip)
+        sections += _chat_body(analysis, language, clip) if chat else _body(analysis, language, clip)
     if not limits.minimal:
         labels = words.list_sep.join(clip.items([m.text(label) for label in pr.labels]))
         sections.append(Section("labels", m.text(our.labels), (labels or words.nothing,), "paragraphs"))
-    notes = _analysis_notes(analysis, language, clip)
+    notes = _fallback_note(analysis, language, clip) if chat else _analysis_notes(analysis, language, clip)
     if clip.cut or limits.minimal:
         notes.append(m.text(our.shortened.format(number=pr.number)))
     if notes:
@@ -154,6 +162,26 @@ def _body(analysis: Analysis, language: Language, clip: _Clipper) -> list[Sectio
         Section("key_points", m.text(our.key_points), tuple(points) or (words.nothing,),
                 "bullets" if points else "paragraphs"),
     ]
+
+
+def _chat_body(analysis: Analysis, language: Language, clip: _Clipper) -> list[Section]:
+    """What it does, its risks by title and the files to start at: the answer in chat (see :func:`pr_outline`)."""
+    words, our, m = phrases(language), pr_phrases(language), clip.m
+    summary = m.paragraphs(clip.raw(analysis.summary)) if analysis.summary.strip() else words.nothing
+    risks = words.list_sep.join(clip.items([m.text(r.title) for r in analysis.risks]))
+    focus = [_item(f, clip) for f in analysis.recommendation.focus if _PATH_LIKE.match(f.strip())][:CHAT_FOCUS]
+    return [
+        Section("summary", m.text(our.summary), (summary,), "paragraphs"),
+        Section("risks", m.text(our.risks), (risks or m.text(words.no_risks),), "paragraphs"),
+        Section("focus", m.text(our.focus), tuple(focus) or (words.nothing,), "numbered" if focus else "paragraphs"),
+    ]
+
+
+def _fallback_note(analysis: Analysis | None, language: Language, clip: _Clipper) -> list[str]:
+    """In chat, only why the model's analysis is missing (the rest of the notes stay in the full answer)."""
+    if analysis is None or not analysis.fallback_reason:
+        return []
+    return [clip.m.text(pr_phrases(language).fallback.format(reason=clip.raw(analysis.fallback_reason)))]
 
 
 def _analysis_notes(analysis: Analysis | None, language: Language, clip: _Clipper) -> list[str]:

@@ -120,8 +120,9 @@ def _match_lines(match: Match, language: Language, m: Markup) -> tuple[str, list
     return head, [_evidence_line(e, language, m) for e in match.evidence]
 
 
-def _context_lines(answer: Answer, notes: Sequence[str]) -> list[str]:
-    """Unescaped context lines: the caller's notes, the count, the label filter, common words."""
+def _context_lines(answer: Answer, notes: Sequence[str], *, chat: bool = False) -> list[str]:
+    """Unescaped context lines: the caller's notes, the count, the label filter, common words (in chat only when
+    nothing matched, where they say why: beside the PRs found they are a ranking note, kept for the full answer)."""
     lang = answer.digest.language
     words = answer_phrases(lang)
     lines = [note for note in notes if note.strip()]
@@ -130,7 +131,7 @@ def _context_lines(answer: Answer, notes: Sequence[str]) -> list[str]:
     if answer.label:
         lines.append(words.answer_label.format(label=answer.label))
     for count in answer.counts:
-        if count.common:
+        if count.common and not (chat and answer.matches):
             lines.append(words.answer_common.format(term=count.term, mentions=count.mentions,
                                                     total=answer.window_prs))
     return lines
@@ -223,7 +224,7 @@ def render_answer_slack(
     lang = answer.digest.language
     title = _answer_title(answer)
     head: list[slack.Block] = [slack._header(_title(title))]
-    context = [SLACK.text(line) for line in _context_lines(answer, notes)]
+    context = [SLACK.text(line) for line in _context_lines(answer, notes, chat=True)]
     if context:
         head.append(slack._context(context))
     blocks: list[slack.Block] = []
@@ -287,7 +288,7 @@ def render_answer_feishu(
     """The answer as Feishu cards (JSON 2.0): send the first, the rest in the same thread."""
     lang = answer.digest.language
     elements: list[feishu.Element] = []
-    context = _context_lines(answer, notes)
+    context = _context_lines(answer, notes, chat=True)
     if context:
         elements.append(_md("<br>".join(FEISHU.text(line) for line in context), size="notation"))
     claims = _claim_lines(phrasing, answer, FEISHU)

@@ -119,12 +119,12 @@ def render_feishu(digest: Digest, extras: CardExtras | None = None) -> list[dict
     if not digest.prs:
         return _as_dicts([_card(title, [*meta, _markdown(feishu_text(words.empty_report))])])
     tail = [*(_image(image) for image in extras.images), _full_report_button(digest, extras.page_url)]
-    card_elements = [e for s in card_outline(digest, FEISHU) for e in _section_elements(s, digest)]
+    card_elements = [e for s in card_outline(digest, FEISHU, chat=True) for e in _section_elements(s, digest)]
     card = _pack(card_elements, reserved=[*meta, *tail])
     card[0] = [*meta, *card[0], *tail]
     parts = card
     if extras.page_url is None:
-        report = [e for s in report_outline(digest, FEISHU) for e in _section_elements(s, digest)]
+        report = [e for s in report_outline(digest, FEISHU, chat=True) for e in _section_elements(s, digest)]
         parts = card + _pack(report, reserved=[])
     parts = [e[1:] if len(e) > 1 and e[0]["tag"] == "hr" else e for e in parts]  # no card opens on a rule
     cards = [_card(title, parts[0])]

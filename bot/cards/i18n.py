@@ -37,6 +37,8 @@ class Phrases:
     week_title: str
     """ISO-week title: ``{year}``, ``{week}``, ``{first}``, ``{last}`` (short dates)."""
     range_title: str
+    range_title_long: str
+    """A window longer than a week (a month): not a 周报."""
     """Title of any other window: ``{first}``, ``{last}``."""
     short_date: str
     """``strftime`` pattern of the dates in titles."""
@@ -113,6 +115,7 @@ class Phrases:
 ZH = Phrases(
     week_title="{year} 第 {week} 周 · {first} 至 {last} 周报",
     range_title="{first} 至 {last} 周报",
+    range_title_long="{first} 至 {last} 报告",
     short_date="%m-%d",
     highlights="本周亮点",
     highlights_range="本期亮点",
@@ -164,6 +167,7 @@ ZH = Phrases(
 EN = Phrases(
     week_title="{year} week {week} · {first} – {last} digest",
     range_title="{first} – {last} digest",
+    range_title_long="{first} – {last} digest",
     short_date="%b %d",
     highlights="Highlights",
     highlights_range="Highlights",
@@ -256,7 +260,8 @@ def digest_title(digest: Digest) -> str:
     week = _WEEK_NAME.match(digest.window.name)
     if week:
         return words.week_title.format(year=week["year"], week=int(week["week"]), first=first_text, last=last_text)
-    return words.range_title.format(first=first_text, last=last_text)
+    template = words.range_title if (last - first).days < 7 else words.range_title_long
+    return template.format(first=first_text, last=last_text)
 
 
 def multi_repo_headline(digests: list[Digest], language: Language) -> str:

@@ -17,6 +17,10 @@ analysis is pending (``DigestPR.analysis is None``) says 分析结果尚未生�
   :data:`bot.cards.feishu.PACK_BYTES` UTF-8 bytes and
   :data:`bot.cards.feishu.MAX_ELEMENTS` elements.
 
+In chat (Slack and Feishu) the answer is read in one screen: what the PR does, the verdict and why, its risks by
+title, where to start as file paths (at most three), its labels — at most :data:`CHAT_TEXT` characters of text; the
+key points and the analysis notes (who wrote it, coverage) stay in the Markdown answer.
+
 When the whole analysis does not fit one message or card (very long LLM texts,
 hundreds of evidence files), the chat renderers show it with ever tighter
 :data:`~bot.cards._pr_outline.STEPS` — texts end in ``…``, lists in "另有 N 项",
@@ -38,6 +42,8 @@ from bot.cards.escape import md_line, one_line, slack_text, split_text, utf16_le
 from bot.models import DigestPR, Language
 
 FALLBACK_TITLE = 200
+CHAT_TEXT = 1200
+"""Characters of text a PR answer in chat holds at most: one screen (the limits tighten until it fits)."""
 """The Slack fallback ``text`` quotes at most this many characters of the PR title."""
 
 _MD = replace(MARKDOWN, text=md_line)
@@ -84,13 +90,15 @@ def render_pr_slack(pr: DigestPR, *, repo: str, language: Language, timezone: st
 
     def build(limits: Limits) -> dict[str, Any]:
         blocks: list[slack.Block] = [_slack_header(title(pr, language))]
-        for section in pr_outline(pr, repo=repo, language=language, timezone=timezone, m=SLACK, limits=limits):
+        for section in pr_outline(pr, repo=repo, language=language, timezone=timezone, m=SLACK, limits=limits,
+                                  chat=True):
             blocks += _slack_sections(_heading_and_body(section, SLACK, bullet="•"))
         return {"text": _fallback(pr, language), "blocks": blocks}
 
     def fits(message: dict[str, Any]) -> bool:
         blocks = message["blocks"]
-        return len(blocks) <= slack.MAX_BLOCKS and _slack_chars(blocks) <= slack.MESSAGE_TEXT_BUDGET
+        return (len(blocks) <= slack.MAX_BLOCKS and _slack_chars(blocks) <= slack.MESSAGE_TEXT_BUDGET
+                and _slack_chars(blocks) <= CHAT_TEXT)
 
     return _first_fit(build, fits)
 
@@ -111,7 +119,8 @@ def render_pr_feishu(pr: DigestPR, *, repo: str, language: Language, timezone: s
 
     def build(limits: Limits) -> dict[str, Any]:
         elements: list[feishu.Element] = []
-        for section in pr_outline(pr, repo=repo, language=language, timezone=timezone, m=FEISHU, limits=limits):
+        for section in pr_outline(pr, repo=repo, language=language, timezone=timezone, m=FEISHU, limits=limits,
+                                  chat=True):
             if section.key in ("verdict", "analysis"):
                 elements.append(feishu.Element(tag="hr"))
             text = _heading_and_body(section, FEISHU, bullet="-", gap="\n\n")
@@ -126,7 +135,8 @@ def render_pr_feishu(pr: DigestPR, *, repo: str, language: Language, timezone: s
 
     def fits(card: dict[str, Any]) -> bool:
         return (len(card["body"]["elements"]) <= feishu.MAX_ELEMENTS
-                and feishu.card_bytes(card) <= feishu.PACK_BYTES)
+                and feishu.card_bytes(card) <= feishu.PACK_BYTES
+                and sum(len(e.get("content", "")) for e in card["body"]["elements"]) <= CHAT_TEXT)
 
     return _first_fit(build, fits)
 

@@ -127,13 +127,14 @@ def render_slack(digest: Digest, extras: CardExtras | None = None) -> list[dict[
         body = _sections(slack_text(words.empty_report))
         return _as_dicts([Message(text=title, blocks=head + body)])
     label_room = _context([title + words.continued.format(part=999, total=999)])
-    card_blocks = [b for section in card_outline(digest, SLACK) for b in _section_blocks(section, digest)]
+    card_blocks = [b for section in card_outline(digest, SLACK, chat=True) for b in _section_blocks(section, digest)]
     tail = [*(_image(image) for image in extras.images), _actions(digest, extras.page_url)]
     card = _pack(card_blocks, reserved=[*head, *tail])
     card[0] = [*head, *card[0], *tail]
     parts = card
     if extras.page_url is None:
-        report_blocks = [b for section in report_outline(digest, SLACK) for b in _section_blocks(section, digest)]
+        report_blocks = [b for section in report_outline(digest, SLACK, chat=True)
+                         for b in _section_blocks(section, digest)]
         parts = card + _pack(report_blocks, reserved=[label_room])
     messages = [Message(text=_fallback(title, digest), blocks=parts[0])]
     for index, blocks in enumerate(parts[1:], 2):

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
+from pathlib import PurePosixPath
 
-from bot.digest import texts
+from bot.digest import compose, texts
 from bot.digest.dependencies import follows_release, is_dev_version
 from bot.digest.description import repeats_title, shorten
 from bot.digest.labels import OTHER, subject, title_key
@@ -253,10 +254,9 @@ def summary_of(pr: DigestPR, limit: int = HIGHLIGHT_SUMMARY_CHARS) -> str:
     return shorten(text, limit)
 
 
-def _pr_line(pr: DigestPR, t: texts.DigestTexts) -> str:
-    summary = summary_of(pr)
-    line = t.highlight_pr.format(number=pr.number, title=_title(pr), summary=summary)
-    return line if summary else line.rstrip(":： ")
+def _pr_line(pr: DigestPR, t: texts.DigestTexts, files: dict[int, tuple[str, ...]] | None = None) -> str:
+    """The PR told in a sentence composed from its facts (:func:`bot.digest.compose.pr_sentence`)."""
+    return compose.pr_sentence(pr, t.language, (files or {}).get(pr.number, ()), release=is_release(pr.title))
 
 
 def highlights(
@@ -309,7 +309,7 @@ def highlights(
     chosen += [entry for entry in order if entry in told_together][: min(MAX_GROUP_LINES, room)]
     chosen += [entry for entry in order if entry not in chosen][: max(0, room - len(chosen))]
     position = {entry: index for index, entry in enumerate(order)}
-    out += [entry if isinstance(entry, str) else _pr_line(picked_by_number[entry], t)
+    out += [entry if isinstance(entry, str) else _pr_line(picked_by_number[entry], t, files)
             for entry in sorted(chosen, key=position.__getitem__)]
     told = {n for n, line in groups.items() if line in out}
     fresh = [(path, group) for path, group in related if not {p.number for p in group} <= told]
@@ -502,7 +502,8 @@ def _shared_topic(a: _TopicWords, b: _TopicWords) -> str:
 
 def _same_fix_lines(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]],
                     t: texts.DigestTexts) -> list[tuple[list[DigestPR], str]]:
-    return [(group, t.highlight_same_fix.format(prs=t.join([f"#{p.number}" for p in group]), path=path, topic=topic))
+    return [(group, t.highlight_same_fix.format(prs=t.join([f"#{p.number}" for p in group]), path=path, topic=topic,
+                                                n=len(group)))
             for path, topic, group in same_fixes(prs, files)]
 
 
@@ -521,25 +522,147 @@ def _related(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> list
     return sorted(pairs, key=lambda kv: (-len(kv[1]), -sum(_importance(p) for p in kv[1]), kv[0]))
 
 
+MAX_THEMES = 6
+MAX_THEME_FILES = 20
+"""A PR changing more files than this (a sweep, a rename) is no part of a thread about one file."""
+MIN_LABEL_THEME = 3
+MAX_SINGLE_THEMES = 3
+"""Key PRs told as threads of their own (not part of another), at most."""
+"""A label (component) is a thread of the week from this many PRs not told in another thread."""
+
+
+@dataclass(frozen=True)
+class Theme:
+    """One thread of the window: ``short`` names it in the opening sentence, ``line`` tells it with its PRs."""
+
+    short: str
+    line: str
+    prs: tuple[int, ...]
+    weight: int
+
+
+def _refs(group: Sequence[DigestPR], t: texts.DigestTexts, limit: int = 4) -> str:
+    shown = [f"#{p.number}" for p in by_importance(group)[:limit]]
+    if len(group) > limit:
+        return t.list_sep.join(shown) + compose.TEXTS[t.language].more.format(n=len(group), rest=len(group) - limit)
+    return t.join(shown)
+
+
+def _mix(group: Sequence[DigestPR], t: texts.DigestTexts) -> str:
+    types = Counter(p.analysis.change_type for p in group if p.analysis)
+    return t.list_sep.join(t.change_types.format(name=t.type_names[k], count=n) for k, n in types.most_common(2))
+
+
+def _capital(text: str, t: texts.DigestTexts) -> str:
+    return text[:1].upper() + text[1:] if t.language == "en" else text
+
+
+def _weight(group: Sequence[DigestPR]) -> int:
+    """A thread's weight: its most important PR first, then its size."""
+    return 10 * max((_importance(p) for p in group), default=0) + len(group)
+
+
+def themes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], bar: int,
+           t: texts.DigestTexts) -> list[Theme]:
+    """The window's threads, at most :data:`MAX_THEMES`, heaviest (summed importance) first; each PR in one:
+    fixes of one problem (:func:`same_fixes`), a series (:func:`series`), PRs of weight that change one source file,
+    a key PR of its own, then a component (label) with :data:`MIN_LABEL_THEME` PRs or more."""
+    used: set[int] = set()
+    found: list[Theme] = []
+
+    def take(group: Sequence[DigestPR], least: int = 2) -> list[DigestPR]:
+        fresh = [p for p in group if p.number not in used and p.analysis is not None]
+        return fresh if len(fresh) >= least else []
+
+    for path, topic, group in same_fixes(prs, files):
+        members = take(group)
+        if members:
+            used.update(p.number for p in members)
+            name = t.theme_fix_short.format(topic=topic)
+            found.append(Theme(name, t.theme_fix.format(Name=_capital(name, t), prs=_refs(members, t), path=path,
+                                                        n=len(members)),
+                               tuple(p.number for p in members), _weight(members) + 10))
+    for name, group, _parts in series(prs):
+        members = take(group)
+        if members:
+            used.update(p.number for p in members)
+            short = t.theme_series_short.format(name=name)
+            found.append(Theme(short, t.theme_series.format(Name=_capital(short, t), prs=_refs(members, t),
+                                                            mix=_mix(members, t)),
+                               tuple(p.number for p in members), _weight(members)))
+    for path, group in _related([p for p in prs if p.changed_files <= MAX_THEME_FILES], files):
+        name = PurePosixPath(path).name
+        members = take(group) if name != "__init__.py" and not name.startswith("test_") else []
+        if members:
+            used.update(p.number for p in members)
+            parts = Counter(compose.component(p.labels, files.get(p.number, ())) for p in members)
+            where = parts.most_common(1)[0][0]
+            short = t.theme_file_short.format(file=PurePosixPath(path).name, component=where)
+            found.append(Theme(short, t.theme_file.format(Name=_capital(short, t), prs=_refs(members, t),
+                                                          mix=_mix(members, t), path=path),
+                               tuple(p.number for p in members), _weight(members)))
+    singles = [p for p in by_importance(prs) if _importance(p) >= bar and p.number not in used]
+    # a sweep over many files (a migration, a rename) is a thread of its own before other key PRs
+    singles.sort(key=lambda p: p.changed_files <= MAX_THEME_FILES)
+    for pr in singles[:MAX_SINGLE_THEMES]:
+        used.add(pr.number)
+        short = t.theme_single_short.format(subject=_title(pr))
+        assert pr.analysis is not None
+        told = compose.compose(pr.title, pr.analysis, t.language, labels=pr.labels, files=files.get(pr.number, ()))
+        sentence = t.theme_single.format(Name=_capital(short, t), number=pr.number, detail=told.detail or told.why)
+        found.append(Theme(short, sentence, (pr.number,), _weight([pr]) + 5 * (pr.changed_files > MAX_THEME_FILES)))
+    by_label: dict[str, list[DigestPR]] = defaultdict(list)
+    for pr in prs:
+        for label in pr.labels:
+            if label not in compose.NOT_COMPONENTS and pr.analysis is not None:
+                by_label[label].append(pr)
+    labelled: list[Theme] = []
+    for label, _ in sorted(by_label.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        group = [p for p in by_label[label] if p.number not in used]
+        if len(group) >= MIN_LABEL_THEME:
+            used.update(p.number for p in group)
+            others = Counter(x for p in group for x in p.labels if x != label and x not in compose.NOT_COMPONENTS)
+            also = [x for x, n in others.most_common(1) if 3 * n >= len(group)]
+            short = t.theme_label_short.format(label=t.join([label, *also]))
+            labelled.append(Theme(short, t.theme_label.format(Name=_capital(short, t), count=t.prs(len(group)),
+                                                              prs=_refs(group, t, 3), mix=_mix(group, t)),
+                                  tuple(p.number for p in group), _weight(group) - 10))  # broad: a step down
+    found += labelled
+    found.sort(key=lambda theme: -theme.weight)
+    chosen = found[:MAX_THEMES]
+    widest = max(labelled, key=lambda theme: len(theme.prs), default=None)
+    if widest is not None and widest not in chosen:  # the busiest component is always one of the threads
+        chosen[-1] = widest
+    return chosen
+
+
 def executive_summary(
     prs: Sequence[DigestPR], s: DigestStats, trend: Sequence[LabelTrend],
     risks: Sequence[RiskRollup], period: str, t: texts.DigestTexts,
+    files: dict[int, tuple[str, ...]] | None = None,
 ) -> str:
-    """A paragraph of computed facts: counts, averages, change-type mix, labels, main risks."""
+    """What the window was about, then its counts, then its threads: an opening sentence naming the threads
+    (:func:`themes`), the counts (PRs, key PRs, averages, change types, main risks), and one sentence per thread
+    with its PRs."""
     types = Counter(p.analysis.change_type for p in prs if p.analysis)
     type_text = t.list_sep.join(t.change_types.format(name=t.type_names[k], count=n) for k, n in types.most_common())
-    labels = t.list_sep.join(t.label_count.format(label=x.label, count=x.count) for x in trend[:5])
     risk_text = t.risk_note.format(risks=t.list_sep.join(
         t.label_count.format(label=r.title, count=r.count) for r in risks[:3])) if risks else ""
-    return t.summary.format(
+    counts = t.summary.format(
         count=s.pr_count, prs=t.prs(s.pr_count), key=s.key_pr_count, bar=s.key_pr_bar, period=period,
         avg_importance=f"{s.avg_importance:.2f}" if s.avg_importance is not None else "-",
         avg_insight=f"{s.avg_insight:.2f}" if s.avg_insight is not None else "-",
-        types=type_text or "-", labels=labels or "-", risks=risk_text,
+        types=type_text or "-", risks=risk_text,
     ).strip()
+    found = themes(prs, files or {}, s.key_pr_bar, t)
+    if not found:
+        return counts
+    opening = _capital(t.summary_opening.format(period=period, themes=t.join([theme.short for theme in found])), t)
+    return t.summary_sep.join([opening, counts, *(theme.line for theme in found)])
 
 
-def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts, period: str = "") -> tuple[str, ...]:
+def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts, period: str = "",
+                files: dict[int, tuple[str, ...]] | None = None) -> tuple[str, ...]:
     """The most important PRs, each with its labels, importance and what its summary adds to the
     title, a series (:func:`series`) once in the place of its most important part; when none
     reaches ``bar``, a line saying so and the :data:`MIN_NAMED_PRS` + 1 most important ones."""
@@ -553,29 +676,49 @@ def key_changes(prs: Sequence[DigestPR], bar: int, t: texts.DigestTexts, period:
             break
         assert pr.analysis is not None
         line = in_series.get(pr.number) or t.key_change.format(
-            number=pr.number, title=_title(pr), labels=", ".join(pr.labels[:3]),
-            importance=pr.analysis.importance, summary=summary_of(pr, 240)).rstrip(":： ")
+            sentence=compose.pr_sentence(pr, t.language, (files or {}).get(pr.number, ()),
+                                         release=is_release(pr.title)).rstrip("。."),
+            importance=pr.analysis.importance)
         if line not in out:
             out.append(line)
     return tuple(out) if ranked else ()
 
 
+ADVICE_ORDER = ("breaking_change", "deprecated_removal", "removed", "removed_file", "required", "default", "raises",
+                "deprecated", "numerics", "cache", "dependency_pin", "dependency_range", "revert", "missing_tests")
+"""The facts advice is given for, in the order it is told: what breaks callers first."""
+MAX_ADVICE = 6
+MAX_ADVICE_PER_KIND = 2
+
+
 def suggestions(
     risks: Sequence[RiskRollup], pending: Sequence[int], t: texts.DigestTexts, prs: Sequence[DigestPR] = (),
 ) -> tuple[str, ...]:
-    """Follow-up advice: one line per risk kind present, naming its most important PRs, plus the
-    pending PRs. A revert whose reverted PR is in the window too is told as that pair."""
+    """Follow-up advice, each tied to a fact of one PR (:func:`bot.digest.compose.advice`: the PR, the fact and
+    the action) — at most :data:`MAX_ADVICE_PER_KIND` PRs of one kind and one line per PR, most important PRs
+    first; a revert whose reverted PR is in the window too is told as that pair; then the pending PRs. No fact, no
+    advice: a week without any says there is nothing to follow up. (``risks`` is the window's roll-up: only the
+    kinds present are looked for.)"""
     pairs = revert_pairs(prs)
     paired = {revert.number for revert, _ in pairs}
-    out = []
-    for r in risks:
-        if r.kind not in t.suggestions:
+    present = {r.kind for r in risks}
+    out = [t.suggestion_revert_pair.format(revert=f"#{a.number}", target=f"#{b.number}") for a, b in pairs][:2]
+    told = set(paired)
+    ranked = by_importance([p for p in prs if p.analysis is not None])
+    for kind in ADVICE_ORDER:
+        if kind in RISK_ORDER and kind not in present and kind != "missing_tests":
             continue
-        numbers = [n for n in r.pr_numbers if not (r.kind == "revert" and n in paired)]
-        if r.kind == "revert":
-            out += [t.suggestion_revert_pair.format(revert=f"#{a.number}", target=f"#{b.number}") for a, b in pairs]
-        if numbers:
-            out.append(t.suggestions[r.kind].format(prs=t.list_sep.join(f"#{n}" for n in numbers[:4])))
+        given = 0
+        for pr in ranked:
+            if len(out) >= MAX_ADVICE or given >= MAX_ADVICE_PER_KIND:
+                break
+            if pr.number in told:
+                continue
+            line = compose.advice(pr, kind, t.language)
+            if line:
+                out.append(line)
+                told.add(pr.number)
+                given += 1
     if pending:
         out.append(t.pending_note.format(count=len(pending), prs=t.list_sep.join(f"#{n}" for n in pending)))
     return tuple(out) or (t.suggestion_default,)

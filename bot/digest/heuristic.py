@@ -71,15 +71,16 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from bot.config import RepoConfig
-from bot.digest import texts
+from bot.digest import compose, texts
 from bot.digest.description import Description, parse_description, shorten
 from bot.digest.diff import DiffFacts, fingerprint, read_dependencies, read_diff
 from bot.digest.files import FileKind, classify, is_config_schema, is_reading, matches_any
 from bot.digest.history import series_keys
 from bot.digest.judgement import Judgement, Model, judge, repository_offset, shipped_model
-from bot.digest.labels import TITLE_TAIL, subject, title_key
+from bot.digest.labels import TITLE_TAIL, Labeler, subject, title_key
 from bot.models import (
     Analysis,
+    ChangeFact,
     ChangeType,
     Coverage,
     FileChange,
@@ -350,8 +351,8 @@ class HeuristicAnalyzer:
         judgement = judge(features(facts, kinds), model=model, offset=repository_offset(model, context.profile))
         importance = judgement.importance
         insight = _insight(facts, "core_path_change" in kinds)
-        return Analysis(
-            summary=_summary(facts, t),
+        analysis = Analysis(
+            summary="",
             change_type=facts.change_type,
             breaking=facts.breaking,
             importance=importance,
@@ -364,7 +365,11 @@ class HeuristicAnalyzer:
             reverts=facts.reverts,
             analyzer=ANALYZER_NAME,
             language=context.language,
+            facts=change_facts(facts),
         )
+        labels = Labeler(context.repo).labels(pr)
+        return analysis.model_copy(update={"summary": compose.summary(pr.title, analysis, context.language,
+                                                                       [f.path for f in pr.files], labels)})
 
 
 def _facts(pr: PullRequest, repo: RepoConfig, known: Mapping[str, int] | None = None, *,
@@ -620,21 +625,49 @@ def _main_dir(files: list[FileChange]) -> str:
     return weights.most_common(1)[0][0] if weights else ""
 
 
-def _summary(facts: _Facts, t: texts.AnalysisTexts) -> str:
-    first = facts.description.first_paragraph
-    if first:
-        return shorten(first)
-    pr = facts.pr
-    return t.summary_from_title.format(
-        subject=subject(pr.title).rstrip("."), files=len(pr.files), additions=pr.additions,
-        deletions=pr.deletions, where=_main_dir(list(pr.files)) or "-",
-    )
+MAX_FACTS_PER_KIND = 4
+
+
+def change_facts(facts: _Facts) -> tuple[ChangeFact, ...]:
+    """What the diff shows, as :class:`~bot.models.ChangeFact` (at most :data:`MAX_FACTS_PER_KIND` of a kind, the
+    names without repeats): the names removed, the required parameters and changed defaults, the meaning findings,
+    the source files added, removed or moved, and the test files changed."""
+    diff = facts.diff
+    out: list[ChangeFact] = []
+
+    def add(kind: str, pairs: Iterable[tuple[str, str]]) -> None:
+        seen: set[str] = set()
+        for path, name in pairs:
+            if len(seen) >= MAX_FACTS_PER_KIND:
+                break
+            if (name or path) not in seen:
+                seen.add(name or path)
+                out.append(ChangeFact(kind=kind, path=path, name=name))
+
+    removed_findings = {f.name for f in diff.deprecated_removals}
+    add("deprecated_removal", ((f.path, f.name) for f in diff.deprecated_removals if f.name))
+    add("removed", ((path, name) for path, name in diff.removed_names if name not in removed_findings))
+    add("required", diff.required_parameters)
+    add("default", diff.changed_defaults)
+    add("raises", ((f.path, f.name) for f in diff.raises_instead))
+    add("deprecated", ((f.path, f.name) for f in diff.deprecations if f.name))
+    add("numerics", ((f.path, f.name) for f in diff.numerics if f.name))
+    add("cache", ((f.path, f.name) for f in diff.object_caches))
+    source = [f for f in facts.files(FileKind.SOURCE) if PurePosixPath(f.path).name != "__init__.py"]
+    add("added", ((f.path, "") for f in sorted(source, key=lambda f: -f.changed_lines) if f.status == "added"))
+    add("removed", ((f.path, "") for f in source if f.status == "removed"))
+    add("renamed", ((f.path, f.previous_path or "") for f in source if f.status == "renamed"))
+    tests = facts.files(FileKind.TEST)
+    if tests:
+        out.append(ChangeFact(kind="tests", path=tests[0].path, name=str(len(tests))))
+    return tuple(out)
 
 
 def _key_points(facts: _Facts, t: texts.AnalysisTexts) -> tuple[str, ...]:
     pr = facts.pr
+    where = _main_dir(list(pr.files))
     points = [t.point_scope.format(files=len(pr.files), additions=pr.additions, deletions=pr.deletions,
-                                   where=_main_dir(list(pr.files)) or "-")]
+                                   where=t.root_dir if where == "/" else where or "-")]
     added = _top([f for f in facts.files(FileKind.SOURCE) if f.status == "added"], len(pr.files))
     removed = [f.path for f in facts.pr.files if f.status == "removed"]
     if added:

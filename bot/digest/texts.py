@@ -42,6 +42,8 @@ class AnalysisTexts:
     point_removed: str
     point_tests: str
     point_no_tests: str
+    root_dir: str = ""
+    """How the repository's top folder is named in running text (not ``/``)."""
 
 
 ANALYSIS: dict[Language, AnalysisTexts] = {
@@ -88,6 +90,7 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         point_removed="删除 {first} 等 {n} 个文件",
         point_tests="附带 {n} 个测试文件改动",
         point_no_tests="未改动测试",
+        root_dir="仓库根目录",
     ),
     "en": AnalysisTexts(
         breaking_title="Breaking change",
@@ -142,6 +145,7 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         point_removed="removed files: {n}, e.g. {first}",
         point_tests="test files changed: {n}",
         point_no_tests="no test changes",
+        root_dir="the repository root",
     ),
 }
 
@@ -173,6 +177,19 @@ class DigestTexts:
     more: str
     highlight_same_fix: str
     summary: str
+    summary_opening: str
+    """``{period}``, ``{themes}``: what the window was about."""
+    summary_sep: str
+    theme_fix_short: str
+    theme_fix: str
+    theme_series_short: str
+    theme_series: str
+    theme_file_short: str
+    theme_file: str
+    theme_single_short: str
+    theme_single: str
+    theme_label_short: str
+    theme_label: str
     change_types: str
     type_names: dict[str, str]
     key_change: str
@@ -187,6 +204,8 @@ class DigestTexts:
     suggestion_default: str
     suggestion_revert_pair: str
     pending_note: str
+    language: Language = "zh"
+    """The language these texts are in (what :mod:`bot.digest.compose` writes in)."""
 
     def join(self, items: list[str]) -> str:
         """``items`` as running text: ``a``, ``a and b``, ``a, b and c`` (``a、b 和 c``)."""
@@ -213,24 +232,38 @@ DIGEST: dict[Language, DigestTexts] = {
         label_count="{label}（{count}）",
         list_sep="、",
         list_and=" 和 ",
-        pr_ref="#{number}（{title}）",
-        highlight_label="{label} 模块最活跃：{prs_count}，重点包括 {prs}。",
+        pr_ref="#{number}「{title}」",
+        highlight_label="{label} 模块最活跃：{prs_count}，重点包括 {prs}；"
+                        "这部分变化最多，用到 {label} 的用户最需要关注。",
         highlight_pr="#{number} {title}：{summary}",
-        highlight_related="{prs} 都修改了 {path}，建议放在一起阅读。",
-        highlight_series="{name}{span}：{prs}。",
+        highlight_related="{prs} 都修改了 `{path}`：它们的改动会相互影响，需要放在一起阅读。",
+        highlight_series="「{name}」{span}：{prs}；同一系列需要按顺序阅读。",
         series_parts="（第 {first}–{last} 部分，{count}）",
         series_no_parts="…（同一系列，{count}）",
         more="另 {n} 个",
-        highlight_same_fix="{prs} 修的是 {path} 里的同一个问题（{topic}），建议一起阅读。",
+        highlight_same_fix="{prs} 修的是 `{path}` 里的同一个问题（「{topic}」）：一个问题修了 {n} 次，"
+                           "需要一起阅读，确认已经修好。",
         summary=(
             "{period}仓库共合并 {count} 个 PR，其中 {key} 个为重点 PR（重要性 ≥ {bar}），"
             "平均重要性 {avg_importance}，平均洞察度 {avg_insight}。"
-            "改动类型：{types}。最活跃的标签是 {labels}。{risks}"
+            "改动类型：{types}。{risks}"
         ),
+        summary_opening="{period}的主线是：{themes}。",
+        summary_sep="",
+        theme_fix_short="「{topic}」的修复",
+        theme_fix="{Name}：{prs} 都改了 `{path}`，同一个问题修了 {n} 次。",
+        theme_series_short="「{name}」系列",
+        theme_series="{Name}：{prs}（{mix}）。",
+        theme_file_short="{component} 里围绕 `{file}` 的改动",
+        theme_file="{Name}：{prs}（{mix}）都改了 `{path}`。",
+        theme_single_short="「{subject}」",
+        theme_single="{Name}（#{number}）：{detail}。",
+        theme_label_short="{label} 方向的工作",
+        theme_label="{Name}：{count}，包括 {prs}（{mix}）。",
         change_types="{name} {count} 个",
         type_names={"feat": "新功能", "fix": "修复", "refactor": "重构", "perf": "性能", "doc": "文档",
                     "ci": "CI", "chore": "杂项", "test": "测试", "revert": "回滚"},
-        key_change="#{number} {title}（{labels}，重要性 {importance}/10）：{summary}",
+        key_change="{sentence}（重要性 {importance}/10）。",
         key_change_quiet="{period}没有 PR 达到重点线（重要性 ≥ {bar}），最重要的几个如下。",
         trend_note="以{main_type}为主（{main_count}/{count}）",
         trend_mixed="改动类型分散（{count} 个 PR）",
@@ -271,24 +304,39 @@ DIGEST: dict[Language, DigestTexts] = {
         label_count="{label} ({count})",
         list_sep=", ",
         list_and=" and ",
-        pr_ref="#{number} ({title})",
-        highlight_label="{label} was the busiest area: {prs_count}, notably {prs}.",
+        pr_ref="#{number} “{title}”",
+        highlight_label="{label} was the busiest area: {prs_count}, notably {prs}; users of {label} are the most "
+                        "affected.",
         highlight_pr="#{number} {title}: {summary}",
-        highlight_related="{prs} change the same file {path}; read them together.",
-        highlight_series="{name}{span}: {prs}.",
+        highlight_related="{prs} change the same file `{path}`: their changes affect each other, so read them "
+                          "together.",
+        highlight_series="“{name}”{span}: {prs}; parts of one series need reading in order.",
         series_parts=", parts {first}–{last} ({count})",
         series_no_parts=" … (a series of {count})",
         more="{n} more",
-        highlight_same_fix="{prs} fix the same problem in {path} ({topic}); read them together.",
+        highlight_same_fix="{prs} fix the same problem in `{path}` (“{topic}”): one problem needed {n} fixes, so "
+                           "read them together to check it is solved.",
         summary=(
             "Merged {period}: {prs}, {key} of them key (importance ≥ {bar}); "
             "average importance {avg_importance}, average insight {avg_insight}. "
-            "Change types: {types}. Busiest labels: {labels}. {risks}"
+            "Change types: {types}. {risks}"
         ),
+        summary_opening="{period} was about {themes}.",
+        summary_sep=" ",
+        theme_fix_short="the fixes of “{topic}”",
+        theme_fix="{Name} ({prs}) all change `{path}`: one problem, {n} fixes.",
+        theme_series_short="the “{name}” series",
+        theme_series="{Name}: {prs} ({mix}).",
+        theme_file_short="the {component} work on `{file}`",
+        theme_file="{Name}: {prs} ({mix}) all change `{path}`.",
+        theme_single_short="“{subject}”",
+        theme_single="{Name} (#{number}): {detail}.",
+        theme_label_short="the {label} work",
+        theme_label="{Name}: {count}, including {prs} ({mix}).",
         change_types="{name} {count}",
         type_names={"feat": "feature", "fix": "fix", "refactor": "refactor", "perf": "performance",
                      "doc": "docs", "ci": "CI", "chore": "chore", "test": "test", "revert": "revert"},
-        key_change="#{number} {title} ({labels}, importance {importance}/10): {summary}",
+        key_change="{sentence} (importance {importance}/10).",
         key_change_quiet="No PR reached the key bar (importance ≥ {bar}) {period}; the most important ones follow.",
         trend_note="mostly {main_type} ({main_count}/{count})",
         trend_mixed="mixed change types ({count} PRs)",
@@ -322,5 +370,6 @@ DIGEST: dict[Language, DigestTexts] = {
         suggestion_revert_pair=("{revert} reverts {target}, merged in the same window, so the two cancel out; "
                                 "check whether the work of {target} comes back in a fixed form."),
         pending_note="No analysis yet for {count} of the PRs: {prs}.",
+        language="en",
     ),
 }

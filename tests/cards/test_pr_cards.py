@@ -104,15 +104,23 @@ def test_real_prs_render_within_limits(real: dict[tuple[int, Language], DigestPR
     assert markdown.startswith(f"# PR #{number} · {level}\n")
     assert message["blocks"][0] == {"type": "header", "text": {"type": "plain_text", "text": f"PR #{number} · {level}"}}
     assert card["header"]["title"]["content"] == f"PR #{number} · {level}"
-    # Nothing was shortened: every focus item and evidence file is in each output.
+    # The Markdown answer is whole: every focus item and evidence file is in it.
     slack_text, feishu_text = _slack_joined(message), "\n".join(feishu_texts([card]))
     for item in [*rec.focus, *(e for r in pr.analysis.risks for e in r.evidence)]:
-        short = item[:40]
-        assert short in markdown
-        assert short in html.unescape(feishu_text)
-        assert short in html.unescape(slack_text)
+        assert item[:40] in markdown
     shortened = "缩略" if lang == "zh" else "shortened"
-    assert shortened not in markdown + slack_text + feishu_text
+    assert shortened not in markdown
+    # In chat, one screen: what it does, the verdict, risks by title, where to start as file paths, no internals.
+    for chat in (html.unescape(slack_text), html.unescape(feishu_text)):
+        assert len(chat) <= 1200 + 200  # the section titles and the header line are counted apart
+        assert pr.analysis.analyzer not in chat
+        assert "改动行" not in chat
+        assert "changed lines" not in chat
+        for risk in pr.analysis.risks[:2]:
+            assert risk.title in chat or shortened in chat
+        paths = [f for f in rec.focus if "/" in f and " " not in f][:3]
+        assert all(f"`{p}`" in chat or shortened in chat for p in paths)
+        assert not any(line.lstrip().startswith(("1. `+", "1. `-")) for line in chat.splitlines())
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -126,7 +134,10 @@ def test_verdict_comes_first_then_summary_risks_focus(real: dict[tuple[int, Lang
     positions = [markdown.index(t) for t in titles]
     assert positions == sorted(positions)
     slack_text = _slack_joined(message)
-    slack_positions = [slack_text.index(t.removeprefix("## ")) for t in titles]
+    left_out = ("## 关键点", "## 分析说明", "## Key points", "## About this analysis")  # the full answer's
+    chat_titles = [t for t in titles if t not in left_out]
+    assert "## 关键点".removeprefix("## ") not in slack_text
+    slack_positions = [slack_text.index(t.removeprefix("## ")) for t in chat_titles]
     assert slack_positions == sorted(slack_positions)
     feishu_text = "\n".join(feishu_texts([card]))
     assert feishu_text.index(titles[0]) < feishu_text.index(titles[1].removeprefix("## "))
@@ -149,7 +160,7 @@ def test_large_pr_lists_every_focus_file_and_the_file_left_out(real: dict[tuple[
     markdown, message, _card = _all(pr, "zh")
     assert "大规模变更" in markdown
     assert "`verl/trainer/config/_generated_diffusion_trainer.yaml`（生成文件）" in markdown
-    assert "_generated_diffusion_trainer.yaml" in _slack_joined(message)
+    assert "_generated_diffusion_trainer.yaml" not in _slack_joined(message)  # coverage notes stay out of chat
     assert pr.analysis is not None
     for number, path in enumerate(pr.analysis.recommendation.focus, 1):
         assert f"{number}. `{path}`" in markdown
@@ -289,12 +300,14 @@ def test_long_summary_is_split_into_sections_not_cut(caplog: pytest.LogCaptureFi
     message = render_pr_slack(_pr(_analysis(summary=summary)), repo=REPO, language="zh")
     check_slack([message], caplog)
     sections = [b["text"]["text"] for b in message["blocks"] if b["type"] == "section"]
-    assert len(sections) >= 3
     joined = "\n".join(sections)
     assert "第0句" in joined
-    assert "第299句说明改动的动机与影响。" in joined
-    assert "缩略" not in joined
+    # in chat the answer stays one screen: shortened visibly, the whole text in the Markdown answer
+    assert "第299句说明改动的动机与影响。" not in joined
+    assert "缩略" in joined
     assert sum(len(s) for s in sections) <= MESSAGE_TEXT_BUDGET
+    assert "第299句说明改动的动机与影响。" in render_pr_markdown(_pr(_analysis(summary=summary)), repo=REPO,
+                                                                   language="zh")
 
 
 def test_fallback_text_is_short_and_escaped() -> None:

@@ -52,10 +52,11 @@ def test_an_unconfigured_busy_week(default_settings: Settings, language: str) ->
 
 
 @pytest.mark.parametrize(("language", "expected"), [
-    ("zh", "#6029 和 #6046 修的是 verl/experimental/fully_async_policy/agent_loop/agent_loop.py 里的同一个问题"
-           "（routed_experts on partial rollout resume），建议一起阅读。"),
-    ("en", "#6029 and #6046 fix the same problem in verl/experimental/fully_async_policy/agent_loop/agent_loop.py "
-           "(routed_experts on partial rollout resume); read them together."),
+    ("zh", "#6029 和 #6046 修的是 `verl/experimental/fully_async_policy/agent_loop/agent_loop.py` 里的同一个问题"
+           "（「routed_experts on partial rollout resume」）：一个问题修了 2 次，需要一起阅读，确认已经修好。"),
+    ("en", "#6029 and #6046 fix the same problem in `verl/experimental/fully_async_policy/agent_loop/agent_loop.py` "
+           "(“routed_experts on partial rollout resume”): one problem needed 2 fixes, so read them together to check "
+           "it is solved."),
 ])
 def test_fixes_of_one_bug_are_told_together(verl_settings: Settings, language: str, expected: str) -> None:
     digest = _week("verl-prs-with-patches.jsonl.gz", "verl-project/verl", "2026-W16", "Asia/Shanghai",
@@ -70,12 +71,12 @@ def test_reverts_in_the_same_week_are_linked(verl_settings: Settings, language: 
     digest = _week("verl-prs-with-patches.jsonl.gz", "verl-project/verl", "2026-W08", "Asia/Shanghai",
                    verl_settings, language)
     if language == "en":
-        assert "#5333 reverts #5330 (remove workers from vLLMHttpServer), merged in the same window." in digest.headline
+        assert "#5333 reverts #5330 “remove workers from vLLMHttpServer”, merged in the same window." in digest.headline
         assert ("#5353 reverts #5345, merged in the same window, so the two cancel out; check whether the work of "
                 "#5345 comes back in a fixed form.") in digest.suggestions
         assert not any(s.startswith("Decide when and how the work reverted by") for s in digest.suggestions)
     else:
-        assert "#5333 回滚了同期合并的 #5330（remove workers from vLLMHttpServer）。" in digest.headline
+        assert "#5333 回滚了同期合并的 #5330「remove workers from vLLMHttpServer」。" in digest.headline
         assert any(s.startswith("#5353 回滚了同期合并的 #5345，两者相抵") for s in digest.suggestions)
 
 
@@ -132,14 +133,15 @@ OTHERS = [
 
 
 @pytest.mark.parametrize(("language", "expected"), [
-    ("en", "Refactor CLI, parts 7–13 (7 PRs): "),
-    ("zh", "Refactor CLI（第 7–13 部分，7 个 PR）："),
+    ("en", "“Refactor CLI”, parts 7–13 (7 PRs): "),
+    ("zh", "「Refactor CLI」（第 7–13 部分，7 个 PR）："),
 ])
 def test_a_series_is_one_highlight(default_settings: Settings, language: str, expected: str) -> None:
     digest = _made([*SERIES, *OTHERS], default_settings, language)
     series = [h for h in digest.highlights if h.startswith(expected)]
     assert len(series) == 1, digest.highlights
-    assert series[0].endswith("3 more." if language == "en" else "另 3 个。")
+    assert series[0].endswith("3 more; parts of one series need reading in order." if language == "en"
+                              else "另 3 个；同一系列需要按顺序阅读。")
     # no part is told again on its own, in the highlights or in the key changes
     for lines in (digest.highlights, digest.key_changes):
         assert not any(re.match(r"#1(0[7-9]|1[0-3]) ", h) for h in lines), lines
@@ -148,8 +150,8 @@ def test_a_series_is_one_highlight(default_settings: Settings, language: str, ex
 
 
 @pytest.mark.parametrize(("language", "expected"), [
-    ("en", " Release: #201 (v0.28)."),
-    ("zh", "发布：#201（v0.28）。"),
+    ("en", " Release: #201 “v0.28”."),
+    ("zh", "发布：#201「v0.28」。"),
 ])
 def test_a_release_is_in_the_headline(default_settings: Settings, language: str, expected: str) -> None:
     digest = _made([*SERIES, *OTHERS], default_settings, language)
@@ -183,6 +185,6 @@ def test_one_authors_prs_with_one_opening_are_a_series(default_settings: Setting
     """torchtitan 2026-W34: three PRs of one author remove the legacy import paths one by one."""
     digest = _week("torchtitan.jsonl.gz", "pytorch/torchtitan", "2026-W34", "America/Los_Angeles",
                    default_settings, "en")
-    assert ("Remove the legacy … (a series of 3 PRs): #4172 (torchtitan.components.lr_scheduler import path), "
-            "#4184 (torchtitan.components.checkpoint import path), #4241 (torchtitan.components.checkpoint_utils "
-            "import path).") in digest.highlights
+    assert ("“Remove the legacy” … (a series of 3 PRs): #4172 “torchtitan.components.lr_scheduler import path”, "
+            "#4184 “torchtitan.components.checkpoint import path”, #4241 “torchtitan.components.checkpoint_utils "
+            "import path”; parts of one series need reading in order.") in digest.highlights

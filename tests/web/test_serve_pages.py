@@ -142,8 +142,8 @@ def test_prhub_serve_serves_signed_pages_and_refuses_the_rest(fake_slack: FakeSl
         assert len(fake_slack.of("chat.postMessage")) == 1  # the card alone: the report is on the page
         blocks = card.args["blocks"]
         sections = "\n".join(b["text"]["text"] for b in blocks if b["type"] == "section")
-        assert "*周环比*" in sections  # the chat door compares with the weeks before (no LLM)
-        assert "上周 27 个（+12）" in sections
+        # one screen in chat: the comparison with the weeks before (no LLM) is on the page, its charts on the card
+        assert "*周环比*" not in sections
         shared = {f.id for f in fake_slack.uploaded() if f.channel == "C0CHAN"}
         assert {b["slack_file"]["id"] for b in blocks if b["type"] == "image"} == shared
         assert len(shared) == 2
@@ -155,6 +155,7 @@ def test_prhub_serve_serves_signed_pages_and_refuses_the_rest(fake_slack: FakeSl
         assert page.headers["content-type"].startswith("text/html")
         assert "2026 第 16 周 · 04-13 至 04-19 周报" in page.text
         assert "周环比" in page.text
+        assert "上周 27 个（+12）" in page.text
         assert "data:image/svg+xml;base64," in page.text  # the charts, inline
 
         token = url.rsplit("/", 1)[1]

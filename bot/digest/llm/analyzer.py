@@ -176,6 +176,7 @@ def _variables(pr: PullRequest, context: AnalysisContext, base: Analysis) -> dic
             "change_type": base.change_type, "breaking": base.breaking, "importance": base.importance,
             "insight": base.insight, "level": base.recommendation.level, "minutes": base.recommendation.minutes,
             "risks": [{"kind": r.kind, "detail": r.detail, "evidence": list(r.evidence)} for r in base.risks],
+            "changes": [f"{f.kind} {f.name or f.path}" for f in base.facts], "sentence": base.summary,
         },
         "importance_band": band(base.importance, IMPORTANCE_BAND, bar=context.repo.key_pr_bar),
         "insight_band": band(base.insight, INSIGHT_BAND),
@@ -221,7 +222,7 @@ def merge_reply(
     focus = [f.strip() for f in reply.recommendation.focus
              if f.strip() and (not _pathlike(f) or f.strip().strip("`") in paths)][:MAX_FOCUS]
     return Analysis(
-        summary=reply.summary.strip(),
+        summary=reply.summary.strip() or base.summary,  # the composed summary where the model wrote none
         change_type="revert" if base.change_type == "revert" else reply.change_type,
         breaking=base.breaking,
         importance=judgement.importance,
@@ -239,4 +240,5 @@ def merge_reply(
         analyzer=analyzer,
         language=base.language,
         score_evidence=judgement.evidence,
+        facts=base.facts,
     )

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from bot.digest.aggregate import by_importance
+from bot.digest.compose import pr_sentence
 from bot.digest.llm.analyzer import LANGUAGE_NAMES
 from bot.digest.llm.client import LLMClient
 from bot.digest.llm.prompts import Prompt, load_prompt
@@ -44,13 +45,15 @@ def _payload(digest: Digest) -> dict[str, Any]:
             "number": pr.number, "title": pr.title, "labels": list(pr.labels[:4]), "change_type": a.change_type,
             "importance": a.importance, "insight": a.insight, "level": a.recommendation.level,
             "risks": [r.kind for r in a.risks], "summary": a.summary, "status": a.status,
+            "facts": [f"{f.kind}: {f.name or f.path}" for f in a.facts],
+            "sentence": pr_sentence(pr, digest.language),
         })
     return {
         "repo": digest.repo, "window": digest.window.name, "language": digest.language,
         "stats": digest.stats.model_dump(mode="json"), "pending": list(digest.pending),
         "trends": [{"label": t.label, "count": t.count} for t in digest.trends],
         "risks": [{"kind": r.kind, "count": r.count, "pr_numbers": list(r.pr_numbers)} for r in digest.risk_rollup],
-        "prs": prs,
+        "prs": prs, "threads": digest.executive_summary, "advice": list(digest.suggestions),
     }
 
 
@@ -102,8 +105,8 @@ class Narrator:
         messages = self.prompt.render(
             repo=digest.repo, window=digest.window.name, period=f"{digest.window.start.date()} .. "
             f"{digest.window.end.date()}", stats=payload["stats"], pending=payload["pending"],
-            trends=payload["trends"], risks=payload["risks"], prs=payload["prs"],
-            language_name=LANGUAGE_NAMES[digest.language],
+            trends=payload["trends"], risks=payload["risks"], prs=payload["prs"], threads=payload["threads"],
+            advice=payload["advice"], language_name=LANGUAGE_NAMES[digest.language],
         )
         try:
             reply = await ask_json(self.client, messages, NarrativeReply, max_tokens=MAX_REPLY_TOKENS, check=check)
@@ -118,16 +121,25 @@ def apply_narrative(digest: Digest, reply: NarrativeReply) -> Digest:
     """Put the reply's words into ``digest``; numbers and computed sections are untouched.
 
     Trend notes are replaced only for labels of the digest; the computed note about
-    pending PRs stays the last suggestion.
+    pending PRs stays the last suggestion. A part the model did not write — an empty summary, highlights or
+    follow-ups none of which names a PR of the digest — keeps the composed words
+    (:mod:`bot.digest.compose`), never pasted text.
     """
+    known = {str(pr.number) for pr in digest.prs}
+
+    def names_a_pr(text: str) -> bool:
+        return any(n in known for n in _PR_REF.findall(text))
+
     notes = {k.strip(): v.strip() for k, v in reply.trend_notes.items() if v.strip()}
     trends = tuple(t.model_copy(update={"note": notes[t.label]}) if t.label in notes else t for t in digest.trends)
-    suggestions = [s.strip() for s in reply.suggestions if s.strip()][:MAX_ITEMS]
+    # a follow-up names the PR it is about (no advice without a fact); one that names none falls back
+    suggestions = [s.strip() for s in reply.suggestions if s.strip() and names_a_pr(s)][:MAX_ITEMS]
     if digest.pending and digest.suggestions:
         suggestions.append(digest.suggestions[-1])
     return digest.model_copy(update={
-        "executive_summary": reply.executive_summary.strip(),
-        "highlights": tuple(h.strip() for h in reply.highlights if h.strip())[:MAX_ITEMS] or digest.highlights,
+        "executive_summary": reply.executive_summary.strip() or digest.executive_summary,
+        "highlights": tuple(h.strip() for h in reply.highlights if h.strip() and names_a_pr(h))[:MAX_ITEMS]
+        or digest.highlights,
         "trends": trends,
         "suggestions": tuple(suggestions) or digest.suggestions,
         "narrative_source": "llm",

@@ -102,7 +102,7 @@ async def test_changed_prompt_version_or_model_calls_again(
     async with redis_store() as store:
         await llm_build(w16_prs, window=w16, settings=settings, store=store)
         shipped = load_prompt("pr_analysis")
-        bumped = make_prompt("pr_analysis", shipped.source.replace("version: 2", "version: 3", 1))
+        bumped = make_prompt("pr_analysis", shipped.source.replace("version: 3", "version: 4", 1))
         assert bumped.version != shipped.version
         _, meter = await llm_build(w16_prs, window=w16, settings=settings, store=store, prompt=bumped)
         # every PR asked again; the narrative's inputs are unchanged, so it comes from the cache

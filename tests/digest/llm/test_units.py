@@ -105,7 +105,7 @@ def test_excerpts_fit_the_budget_clip_the_largest_and_put_lock_files_last() -> N
 
 
 def test_prompts_are_shipped_versioned_and_strict() -> None:
-    for name, version in (("pr_analysis", 2), ("digest_summary", 1)):
+    for name, version in (("pr_analysis", 3), ("digest_summary", 2)):
         prompt = load_prompt(name)
         assert prompt.version.startswith(f"{name}-v{version}-")
     with pytest.raises(jinja2.UndefinedError):
