@@ -106,7 +106,10 @@ HEALTH_CHECK_INTERVAL_S = 10
 CONNECTION_RETRIES = 2
 """Times a command that met a closed connection is sent again on a new one."""
 BUSY_TRIES = 5
-"""Tries of a call whose pool was busy while Redis answered the probe (a burst, not an outage)."""
+"""Least tries of a call whose pool was busy while Redis answered the probe (a burst, not an outage)."""
+BUSY_WAIT_S = 3.0
+"""Seconds a call whose pool stays busy keeps trying, after its :data:`BUSY_TRIES` (a burst on a slow machine
+outlasts five short pool waits; a person's subscription should not be refused for it)."""
 
 StoreHealth = Literal["ok", "down", "memory"]
 """``ok``: Redis answers; ``down``: it does not (the bot is degraded); ``memory``: no Redis configured."""
@@ -791,7 +794,8 @@ class ResilientStore:
 
         A failure is an outage only when Redis does not answer the probe either (:meth:`RedisStore.probe`,
         on a connection outside the pool); while it does, the pool was busy (a burst) and the call is tried
-        again, :data:`BUSY_TRIES` times in all, before this one call gives up without declaring an outage."""
+        again, at least :data:`BUSY_TRIES` times and for :data:`BUSY_WAIT_S`, before this one call gives up
+        without declaring an outage."""
         if self._down_since is not None:
             if self._clock() < self._next_try:
                 return False, None
@@ -799,7 +803,10 @@ class ResilientStore:
         else:
             was_down = False
         failures: tuple[type[Exception], ...] = (TimeoutError, *redis_errors())
-        for attempt in range(1, BUSY_TRIES + 1):
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
             try:
                 result = await op()
             except failures as exc:
@@ -807,10 +814,11 @@ class ResilientStore:
                     self._failed(exc)
                     return False, None
                 self.busy += 1
-                if attempt == BUSY_TRIES:
+                if attempt >= BUSY_TRIES and time.monotonic() - started >= BUSY_WAIT_S:
                     self.reason = f"Redis is busy ({exc})"
                     log.warning("Redis answers but its connections stayed busy (%s); this call gives up", exc)
                     return False, None
+                await asyncio.sleep(0.05)  # a moment for the burst to hand connections back
                 continue
             break
         if was_down:
