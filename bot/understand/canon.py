@@ -133,12 +133,21 @@ _COLLOQUIAL = re.compile(r"(?<!预)订(?:上|一下|下)(?![阅])|(?<!预)给我
 """Spoken forms of 订阅 (``帮我订上``, ``订一下``)."""
 
 
+_ZH_DIGITS = re.compile(r"[零〇一二三四五六七八九]{3,7}")
+"""A number spelled digit by digit in Chinese characters (``六零二九``, ``五九八九``): a PR number said aloud."""
+_DIGIT_OF = str.maketrans("零〇一二三四五六七八九", "00123456789")
+_O_IN_NUMBER = re.compile(r"(?<=[0-9])[Oo](?=[0-9])|(?<=#)[Oo](?=[0-9]{2})")
+"""A letter O typed for a zero inside a number (``#6O46``)."""
+
+
 def canonical(text: str) -> str:
     """``text`` with traditional characters simplified, homophone typos of the bot's Chinese words and near
-    misses of its English words corrected (same length for the Chinese steps; never raises)."""
+    misses of its English words corrected, numbers said in Chinese digits or typed with a letter O written in
+    digits (same length; never raises)."""
     if _CJK.search(text):
         text = _COLLOQUIAL.sub("订阅", _homophones(_simplified(text)))
-    return _english(text)
+        text = _ZH_DIGITS.sub(lambda m: m.group(0).translate(_DIGIT_OF), text)
+    return _english(_O_IN_NUMBER.sub("0", text))
 
 
 def warm_up() -> None:

@@ -191,7 +191,9 @@ _LABEL_IN = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{0,40}
                        r"(?:有)?(?:哪些|哪个|什么|啥)")
 _BY_LABEL = re.compile(r"按\s?(?:标签|標籤|label)\s?(?:看|查看|显示|列)")
 _HOW_TO = re.compile(r"(?:怎么|怎样|如何|咋)\s?(?:才能)?\s?(?:订阅|退订|取消订阅|关注)|"
-                     r"(?<![A-Za-z])how\s+(?:do|can|should)\s+(?:i|we)\s+(?:un)?subscribe|(?<![A-Za-z])how\s+to\s+(?:un)?subscribe",
+                     r"(?<![A-Za-z])how\s+(?:do|can|should)\s+(?:i|we)\s+(?:un)?subscribe|"
+                     r"(?<![A-Za-z])how\s+(?:do|can|should)\s+(?:i|we)\s+(?:set\s?up|create|add|configure|get|turn\s+on)\s+"
+                     r"(?:an?\s+|the\s+|my\s+|some\s+)?(?:alerts?|subscriptions?|notifications?)|(?<![A-Za-z])how\s+to\s+(?:un)?subscribe",
                      re.IGNORECASE)
 """A question about how to subscribe (``怎么订阅某个目录啊``): the help, not a subscription."""
 
