@@ -49,7 +49,8 @@ Kind = Literal["digest", "pr", "compare", "label", "merged", "authors", "questio
 LEAD = re.compile(r"^(?:那么?(?![个個些])|那再|再|还有|還有|跟|和|与|and|what\s+about|how\s+about|"
                   r"same\s+(?:for|with)|also|ok\s+and|now|then)(?![A-Za-z])\s*", re.IGNORECASE)
 TRAIL = re.compile(r"(?:的)?\s*(?:呢|咧|嘞)\s*[?？!！。.~～]*$|\s*[?？]+$")
-RISKS = re.compile(r"风险|隐患|(?:有|啥|什么|哪些|大|多|踩)坑|坑(?:吗|多|大|不)|会不会(?:炸|挂|出问题|有问题|影响)|有没有影响|影响大|"
+RISKS = re.compile(r"风险|隐患|(?:有|啥|什么|哪些|大|多|踩)坑|坑(?:吗|多|大|不)|"
+                   r"会不会(?:炸|挂|出问题|有问题|影响)|有没有影响|影响大|"
                    r"(?<![A-Za-z])(?:risks?|risky|what\s+could\s+(?:break|go\s+wrong)|any\s+gotchas|dangerous|break\s+anything)(?![A-Za-z])",
                    re.IGNORECASE)
 START = re.compile(r"从哪(?:里|儿)?(?:个|些)?(?:文件|模块|部分|块|地方|函数|类)?\s?(?:开始|入手|看起|读起|下手|看|读)|"

@@ -19,7 +19,8 @@ _KINDS: tuple[tuple[SmallTalkKind, re.Pattern[str]], ...] = (
     ("thanks", re.compile(
         r"(?:谢谢|谢啦|谢了|多谢|感谢|谢谢你|谢谢啦|辛苦了|辛苦啦|thx|thanks?|thank\s?you|thank\s?u|ty|tks|tysm|cheers|"
         r"(?:many|much)\s?thanks|thanks\s?(?:a\s?lot|so\s?much|again|man|bot|buddy|prhub)|ありがとう)"
-        r"(?:\s?(?:你|您|啦|了|哈|哦|呀|bot|prhub|a\s?lot|so\s?much|again|mate|man|bro|dude|all|folks|!+))*", re.IGNORECASE)),
+        r"(?:\s?(?:你|您|啦|了|哈|哦|呀|bot|prhub|a\s?lot|so\s?much|again|mate|man|bro|dude|all|folks|!+))*",
+        re.IGNORECASE)),
     ("greeting", re.compile(
         r"(?:你好|您好|嗨|哈喽|哈啰|早上好|早安|早|晚上好|下午好|在吗|在不在|hi|hello|hey|yo|hiya|howdy|"
         r"good\s?(?:morning|afternoon|evening)|morning)(?:\s?(?:呀|啊|哈|bot|prhub|there|all|everyone|~+))*",
