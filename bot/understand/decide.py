@@ -264,6 +264,12 @@ def _decide(r: _Reading) -> Intent:
             _KEY.search(rest) and about_prs and (r.window is not None or _LISTING.search(rest))):
         monthly = _MONTHLY.search(rest) if window is None else None
         # a monthly report without a month: the last whole month, as a weekly one is the last whole week
+        undigested = _blank(rest, [m.span() for m in _DIGEST.finditer(rest)])
+        if single_label and not monthly and _terms(undigested, label) == terms and _leftover(undigested) <= 2:
+            # "本周 rollout 的 pr 挑重点说说", "npu 的周报": one label's report is its view (the digest when the
+            # word is no label of the data)
+            return _clarified(r, LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms),
+                                             window=window, said=said, loose=True))
         intent = DigestIntent(week="month-1" if monthly else window, repo=r.repo, language=lang,
                               said=monthly.group(0) if monthly else said)
     if intent is None or (isinstance(intent, DigestIntent) and _OWN_REPORT.search(text)) or (
@@ -331,6 +337,7 @@ def _authors_asked(rest: str, terms: list[str]) -> bool:
     return not own
 
 
-_AUTHORS_WORDS_ZH = ("贡献者", "贡献", "作者", "提交者", "邀请", "分享", "技术", "统计")
+_AUTHORS_WORDS_ZH = ("贡献者", "贡献", "作者", "提交者", "邀请", "分享", "技术", "统计", "出力", "干活", "产出", "人头",
+                     "按人")
 _AUTHOR_WORDS = frozenset({"authors", "author", "contributors", "contributor", "top", "most", "making", "committers",
                            "people", *_AUTHORS_WORDS_ZH})

@@ -82,7 +82,7 @@ _AREA = re.compile(rf"{_A}(?:in|for|on|about|of)\s(?:the\s)?"
                    r"(?!(?:call|duty|leave|vacation|holiday|it|board|track|time|site|hold|fire)(?![A-Za-z]))"
                    rf"(?P<a>[A-Za-z][A-Za-z0-9_.+-]{{0,40}}){_Z}|"
                    r"(?P<b>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s{0,12}的?\s?(?:最近|近来|近期)?\s?"
-                   r"(?:有啥|有什么|有没有什么|有没有啥|有何|都有啥|有些啥)?\s?(?:大)?(?:周报|週報|动态|動態|进展|"
+                   r"(?:有啥|有什么|有没有什么|有没有啥|有何|都有啥|有些啥)?\s?(?:大|新|最新)?(?:周报|週報|动态|動態|进展|"
                    r"進展|情况|情況|方面|怎么样|怎樣|怎样|咋样|如何|近况|动静|动向|新闻|消息)|"
                    rf"{_A}how(?:['’]s|\sis|\sare)\s(?:the\s)?(?P<c>[A-Za-z][A-Za-z0-9_.+-]{{0,40}})\s(?:work\s)?"
                    r"(?:doing|going|looking|coming\salong)(?![A-Za-z])",

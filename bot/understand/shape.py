@@ -75,7 +75,7 @@ _CAPABILITY = re.compile(
     r"(?:支持|提供|有)(?:哪些|什么|啥)(?:功能|命令|指令|用法)|(?:使用说明|使用文档|用法说明|说明书|帮助文档)|"
     r"(?:机器人|bot|这个?工具)[^。？?！!]{0,6}(?:怎么|咋|如何)用|"
     r"有(?:使用)?(?:说明|教程|手册)(?:吗|嘛|么|没)|"
-    rf"{_A}(?:what\s+(?:[a-z]+\s+){0,3}can\s+(?:you|u)\s+(?:do|help)|what(?:['’]s|\s+is)\s+(?:this|the)\s+(?:bot|thing|tool)\s+(?:good\s+for|for)|what\s+can\s+(?:you|it|this\s+bot)|"
+    rf"{_A}(?:what\s+(?:[a-z]+\s+){{0,3}}can\s+(?:you|u)\s+(?:do|help)|what(?:['’]s|\s+is)\s+(?:this|the)\s+(?:bot|thing|tool)\s+(?:good\s+for|for)|what\s+can\s+(?:you|it|this\s+bot)|"
     rf"what\s+(?:do|does)\s+(?:you|it|this\s+bot)\s+(?:do|support)|how\s+(?:do\s+i|to)\s+use\s+(?:you|it|this)|"
     rf"what\s+are\s+you\s+(?:good\s+for|for)|what\s+features){_Z}",
     re.IGNORECASE)
