@@ -106,7 +106,8 @@ _FILLER = {"的", "相关", "相关的", "有关", "有关的", "方面", "方�
            "帮我们", "给我", "给我们", "我们", "咱们", "呗", "呀", "哈", "啊", "哦", "喔", "嘛", "吗", "啦",
            "谢谢", "多谢",
            "这个", "这些", "这两个", "这几个", "那个", "该", "改动", "修改", "变更", "提交", "新", "新的",
-           "这俩", "那俩", "俩", "都", "也", "part"}
+           "这俩", "那俩", "俩", "都", "也", "part", "sub", "subs", "subscription", "subscriptions",
+           "动静", "有动静", "变动", "有变动", "东西", "再合东西", "合东西"}
 _ALL = {"全部", "所有", "一切", "全部的", "所有的", "all", "everything", "*", "任何"}
 
 RESERVED_WORDS = frozenset({*_KEYS, *_VERDICTS, *_EXCLUDE, *_CONJ, *_FILLER, *_ALL, "以外", "之外", "以外的", "之外的"})
@@ -643,7 +644,10 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"\b(?:drop|remove|delete|clear|cancel)\s+all\s+(?:my\s+|our\s+|the\s+)?(?:subscriptions|subs|alerts)\b|"
         r"\b(?:turn\s+off|stop|mute|disable)\s+all\s+(?:of\s+)?(?:my\s+|our\s+|the\s+)(?:alerts|notifications|subscriptions)\b|"
         r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知)|"
-        r"(?:别|不要|不用)再?(?:给我们?)?(?:发|推)任何(?:提醒|通知|消息))", re.IGNORECASE)),
+        r"(?:别|不要|不用)再?(?:给我们?)?(?:发|推)任何(?:提醒|通知|消息)|"
+        # "别给我推了 都关掉吧": every alert stopped, no value named
+        r"\A(?=[^A-Za-z0-9]{0,40}(?:推|提醒|通知|订阅))[^A-Za-z0-9。！？!?]{0,40}?(?:都|全都|全部|统统|一律)(?:给我)?"
+        r"(?:关掉|关了|停掉|停了|取消掉?|退掉|退了)[^A-Za-z0-9]{0,8}\Z)", re.IGNORECASE)),
     ("unsubscribe", False, re.compile(
         r"(?:取消订阅|退订|不再订阅|取消关注|\bunsub(?:scribe)?" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|"
                                                                   r"\bunwatch\b|"
@@ -658,7 +662,7 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:都|也|先)?(?:关掉|关了|关闭|停掉|停了|取消掉?)|"
         r"\A(?:不要再|别再|不用再|不再)(?:推|推送|发)(?P<body2>[^。！？!?]{1,200}?)\s*(?:的)?(?:提醒|通知|消息|PR)?\s*了?\s*$")),
     ("unsubscribe", False, re.compile(  # 不用订阅 npu 了, 别再关注 npu
-        r"(?:不用|不要|别|不想|无需|不必|不需要)再?(?:订阅|关注)")),
+        r"(?:不用|不要|别|不想|无需|不必|不需要|不再)再?(?:订阅|关注)")),
     ("unsubscribe", False, re.compile(  # 不想再收到 npu 的提醒, npu 不用再通知我了, don't need the npu alerts anymore
         r"(?:不想|不要|不用|别|不再)再?(?:收到|接收|接到|看到)(?P<body>[^。！？!?]{0,200}?)\s*的?\s*(?:提醒|通知|消息|推送)|"
         + _NO_QUESTION + r"(?P<body2>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|消息|推送)?\s*(?:就)?"
@@ -683,18 +687,19 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
     ("subscribe", False, re.compile(  # not 我订阅了…: what one did (a newsletter), no request
         r"(?:订阅(?!了)|\bsubscribe" + _OBJECT_EN + _TO_EN + r"\b)", re.IGNORECASE)),
     ("subscribe", False, re.compile(  # the verb at the end, as Chinese puts it: 有 npu 的新 PR 就通知我
-        _NO_QUESTION + r"(?=.{0,400}(?:PR|pr|合入|合进|合并|合了|标签|目录|路径|作者|变动|改|/|"
+        _NO_QUESTION + r"(?=.{0,400}(?:PR|pr|合入|合进|合并|合了|合(?!适|理|作|同|格|法)|标签|目录|路径|作者|变动|改|/|"
                        r"[A-Za-z0-9_]\.(?:py|ya?ml|toml|sh)))"
         r"(?P<body>(?:(?!(?<![A-Za-z0-9_-])#?[0-9]{3})[^。！？!?]){1,200}?)\s*"
-        r"(?:的时候|时|就|的话|后)?\s*(?:都|请|麻烦)?\s*"
-        r"(?:提醒|通知|告诉|叫|喊|@|ping|推给|推送给|发给)\s*(?:一下|下)?\s*(?:我们|我)(?:一下|一声)?\s*[吧呀啊哈呗。.!！~～]*"
+        r"(?:的时候|时|就|的话|后)?\s*(?:都|请|麻烦)?\s*(?:记得|记着|务必|要)?\s*"
+        r"(?:(?:提醒|通知|告诉|叫|喊|@|ping|推给|推送给|发给)\s*(?:一下|下)?\s*(?:我们|我)|"
+        r"(?:跟|和)\s*(?:我们|我)\s*(?:说|讲|吱|知会|打(?:个)?招呼))(?:一下|一声|下)?\s*[吧呀啊哈呗。.!！~～]*"
         r"(?:\s[^。！？!?]{1,24})?$", re.IGNORECASE)),
     ("subscribe", False, re.compile(  # when contributor-012 merges a PR, tell me
         r"\A(?:when(?:ever)?|if|once)\s+(?P<body>[^.!?,]{1,80}?)\s+(?:merges?|lands?|ships?|gets\s+(?:a\s+)?prs?\s+merged)"
         r"(?:\s+(?:a|any|an?y?)\s+(?:new\s+)?(?:prs?|pull\s+requests?|change))?[\s,]{0,3}(?:please\s+)?"
         r"(?:tell|ping|notify|alert|let)\s+(?:me|us)(?:\s+know)?\s*[.!]*$", re.IGNORECASE)),
     ("subscribe", True, re.compile(
-        r"(?:关注|提醒我们|提醒我(?!\s*(?:下午|上午|中午|晚上|早上|明天|今天|后天|待会|等下|[0-9一二三四五六七八九十两]+\s*点|开会|吃饭))|"
+        r"(?:关注|盯着|盯住|盯一下|盯下|跟进|留意|提醒我们|提醒我(?!\s*(?:下午|上午|中午|晚上|早上|明天|今天|后天|待会|等下|[0-9一二三四五六七八九十两]+\s*点|开会|吃饭))|"
         r"通知我们|通知我|\bfollow\b(?![\s-]*up\b)|\bwatch\b(?!\s+out\b)|\bsub\b(?:\s+(?:me|us))?(?=\s)|"
         r"\b(?:alert|notify|ping)\s+(?:me|us)" + _TO_EN + r"(?:\s+when)?\b|\bkeep\s+(?:me|us)\s+posted\s+on\b)",
         re.IGNORECASE)),
@@ -707,7 +712,8 @@ A negated subscription is a cancellation (``不用订阅 npu 了``, ``npu 的订
 request may end with its verb, as Chinese puts it (``有 npu 的新 PR 就通知我``), when it speaks of PRs, a key
 word or a path, is no question (``为什么…``, ``？``) and names no PR number (one PR is not a subscription)."""
 _LEAD_FILLER = re.compile(
-    r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的|(?i:an?|any)(?=\s))\s*)+")
+    r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的|盯着|盯住|盯一下|盯下|跟进|留意|"
+    r"(?i:an?|any)(?=\s))\s*)+")
 _TRAIL_FILLER = re.compile(
     r"(?:\s*(?:吧|呢|了|啊|呀|哦|喔|嘛|呗|哈|啦|吗|谢谢|多谢|thanks|thank\s+you|thx|please|pls|plz|[,，.。!！~～]|"
     r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]))+\s*$",

@@ -32,6 +32,7 @@ from bot.understand.intents import (
     SubscribeIntent,
     UnsubscribeIntent,
 )
+from bot.understand.lexicon import _PATH_HEADS
 from bot.understand.subparts import part_request
 
 __all__ = ["github_handle", "personal_digest_action", "read_request", "subscription_command", "subscription_intent"]
@@ -196,9 +197,12 @@ def subscription_command(command: str, rest: str, language: Language | None, rep
 
 def _repo(text: str, hint: str | None = None) -> str | None:
     """The repository a request names (``hint``: a word that reads as one), when the request reads
-    without the repository's labels."""
+    without the repository's labels; a folder of a repository (``docker/ascend``, ``verl/trainer``) is none."""
     found = read_request(text, hint)
-    return found.repo if found is not None else None
+    repo = found.repo if found is not None else None
+    if repo and hint is None and repo.partition("/")[0].lower() in _PATH_HEADS:
+        return None
+    return repo
 
 
 @lru_cache(maxsize=512)
