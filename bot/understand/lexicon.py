@@ -156,7 +156,8 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
     found.extend(m.group(0).lower() for m in phrases)
     rest = _blank(rest, [m.span() for m in phrases])
     for token in re.findall(r"(?<![A-Za-z0-9_])\.?[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest):
-        word = token.strip(_PUNCT_EDGE).removesuffix("'s").lower()
+        edge = _PUNCT_EDGE.replace(".", "") if "/" in token else _PUNCT_EDGE  # .github/workflows keeps its dot
+        word = token.rstrip(_PUNCT_EDGE).lstrip(edge).removesuffix("'s").lower()
         if len(word) < 2 or word in _EN_STOP or word.isdigit() or (label and word == label):
             continue
         found.append(word)
