@@ -264,15 +264,18 @@ def _decide(r: _Reading) -> Intent:
             _KEY.search(rest) and about_prs and (r.window is not None or _LISTING.search(rest))):
         monthly = _MONTHLY.search(rest) if window is None else None
         # a monthly report without a month: the last whole month, as a weekly one is the last whole week
-        undigested = _blank(rest, [m.span() for m in _DIGEST.finditer(rest)])
-        if single_label and not monthly and _terms(undigested, label) == terms and _leftover(undigested) <= 2:
+        reports = [m.span() for m in _DIGEST.finditer(rest)]
+        named = rest.lower().find(terms[0]) if single_label else -1
+        if single_label and not monthly and reports and 0 <= named < reports[0][0] \
+                and _terms(_blank(rest, reports), label) == terms:
             # "本周 rollout 的 pr 挑重点说说", "npu 的周报": one label's report is its view (the digest when the
             # word is no label of the data)
-            return _clarified(r, LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms),
-                                             window=window, said=said, loose=True))
-        intent = DigestIntent(week="month-1" if monthly else window, repo=r.repo, language=lang,
-                              said=monthly.group(0) if monthly else said)
-    if intent is None or (isinstance(intent, DigestIntent) and _OWN_REPORT.search(text)) or (
+            intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window,
+                                 said=said, loose=True)
+        else:
+            intent = DigestIntent(week="month-1" if monthly else window, repo=r.repo, language=lang,
+                                  said=monthly.group(0) if monthly else said)
+    if intent is None or (isinstance(intent, DigestIntent | LabelIntent) and _OWN_REPORT.search(text)) or (
             statement and not isinstance(intent, DigestIntent)):
         return HelpIntent(language=lang, said=text)
     return _clarified(r, intent)
@@ -297,14 +300,22 @@ _FOLDER = re.compile(r"(?<![A-Za-z0-9_./-])(?P<p>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,
 """A folder named as one (``docker 目录``, ``the docker folder``): its name is searched (paths match it), the word
 目录 is not."""
 _FOLDER_WORDS = frozenset({"目录", "文件夹", "路径", "folder", "directory", "dir"})
-_PRS_NAMED = re.compile(r"pr|合并请求|修复|的修|改动|(?<![A-Za-z])(?:fix(?:es)?|changes|patches)(?![A-Za-z])",
+_PRS_NAMED = re.compile(r"pr|合并请求|修复|的修|改动|那几个|这几个|那些|这些|几个|"
+                        r"(?<![A-Za-z])(?:fix(?:es)?|changes|patches|ones|those|these)(?![A-Za-z])",
+
                         re.IGNORECASE)
-_EVENT = re.compile(r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"
+_EVENT = re.compile(r"(?:发布|发版|上线|封版|冲刺|团建|开会|评审|放假|假期|休假|国庆|春节|迭代|里程碑|演示)(?:前|后|之前|之后|的)?"
+                    r"(?:那|的那)(?:一)?(?:周|週|天|阵子|几天)|"
+                    r"(?<![A-Za-z])(?:since|before|after|around|during)\s+(?:the|our|my)\s+(?:last\s+|previous\s+|next\s+)?"
+                    r"(?:release|offsite|off-site|hackathon|sprint|launch|meeting|demo|retro|freeze|code\s+freeze|"
+                    r"deadline|holidays?|vacation|conference|all-hands|milestone|planning)(?![A-Za-z])|"
+                    r"(?<![A-Za-z])the\s+(?:sprint|week|release|demo)\s+(?:before|after)\s+the\s+[A-Za-z]+|"
+                    r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"
                     r"(?:那周|那一周|那天|那次|的时候|那阵子|说的那个|提到的那个|讲的那个)|(?<![A-Za-z])(?:the\s+week\s+(?:of|when|after|before)\s+(?:the|our|my|we)\s+"
                     r"[A-Za-z]+|that\s+week|the\s+day\s+of\s+the\s+[A-Za-z]+)(?![A-Za-z])", re.IGNORECASE)
 """A time or thing known only outside the chat (``上次 oncall 轮换那周``, ``上次开会说的那个``, ``the week of the
 hackathon``, ``that week``): asked back, or, in a thread, the thread's window."""
-_ASKS_FOR = re.compile(r"发我|发给我|发一下|给我|我要|我想要|想看|看看|看下|看一下|整理|汇总|"
+_ASKS_FOR = re.compile(r"发我|发给我|发一下|给我|我要|我想要|想看|看看|看下|看一下|整理|"
                        r"(?<![A-Za-z])(?:send\s+me|give\s+me|show\s+me|pull\s+up|i\s+(?:want|need))(?![A-Za-z])",
                        re.IGNORECASE)
 """A window asked for with a verb of sending or showing and nothing else (``能否把上上周的也一并发我一下``): its

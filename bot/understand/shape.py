@@ -50,6 +50,9 @@ _REQUEST = re.compile(
     rf"what|which|who|where|how){_Z}",
     re.IGNORECASE)
 """A request or a question to the bot (a verb such as 看下 after ``我回头`` is the speaker's own plan)."""
+_VOCATIVE = re.compile(r"^(?:老|小)[\u4e00-\u9fff](?:[，,\s]|(?=你|您))|"
+                       r"^[\u4e00-\u9fff]{1,2}(?:哥|姐|总|老师|工)(?:[，,\s]|(?=你|您))")
+"""A colleague addressed by name at the start (``老王你看下…``, ``小李，…``, ``张老师 你…``)."""
 _SECOND = re.compile(r"你|您|(?<![A-Za-z])(?:you|your)(?![A-Za-z])", re.IGNORECASE)
 _QUESTION = re.compile(r"[?？]\s*$|[吗嗎呢]\s*[?？!！。.~～]*\s*$")
 _PR = re.compile(r"#\s?[0-9]{3,7}|(?<![0-9])[0-9]{4}(?![0-9])")
@@ -93,7 +96,7 @@ def remark(text: str) -> bool:
     request in it is theirs); or a first-person statement without a request or question to the bot."""
     if _GROUP.search(text):
         return True  # "各位，… 大家有空可以看看", "fyi the W16 digest mentions #6053": said to the channel
-    mention = _MENTION.search(text) is not None
+    mention = _MENTION.search(text) is not None or _VOCATIVE.search(text) is not None
     if mention and _SECOND.search(text):
         return True  # "@张三 你看下 #6046 是不是把你那个 bug 修了": said to them
     statement = _STATEMENT.search(text) is not None

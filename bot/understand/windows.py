@@ -184,7 +184,9 @@ def _month_name(m: re.Match[str]) -> _Part | None:
     year = m.groupdict().get("y")
     if word.lower() in _AMBIGUOUS_MONTHS and not year and not word[0].isupper():
         before = m.string[max(0, m.start() - 8):m.start()].lower()
-        if not re.search(r"(?:in|since|during|of|for|from)\s{1,2}$", before):
+        after = m.string[m.end():m.end() + 3]
+        whole = len(word) > 4 and not re.match(r"\s?[A-Za-z0-9]", after)  # "top authors march": the month
+        if not re.search(r"(?:in|since|during|of|for|from)\s{1,2}$", before) and not whole:
             return None
     month = _MONTHS.index(word[:3].lower()) + 1
     return _Part("month", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
@@ -302,8 +304,8 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(r"上\s?(?:个|個|一个|一個)?\s?月"), _fixed("month-1")),
     (_p(rf"(?:(?P<y>[0-9]{{4}})\s?年\s?)?(?<![0-9上本这這当當个個])(?P<m>{_N})\s?(?:月份|月)"), _month),
     (_p(rf"{_ND}(?P<y>[0-9]{{4}})\s?[-/]\s?(?P<m>[0-9]{{1,2}}){_NZ}(?![-/.][0-9])"), _month),
-    (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?month{_Z}"), _fixed("month-0")),
-    (_p(rf"{_A}(?:last|previous|prev|prior)\s(?:calendar\s)?month{_Z}"), _fixed("month-1")),
+    (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?(?:month|mnth|mth|mo){_Z}"), _fixed("month-0")),
+    (_p(rf"{_A}(?:last|previous|prev|prior)\s(?:calendar\s)?(?:month|mnth|mth|mo){_Z}"), _fixed("month-1")),
     (_p(rf"{_A}(?:(?:in\s)?the\s)?past\smonth{_Z}"), _fixed("days-30")),
     (_p(rf"{_A}{_MONTH_EN}{_Z}(?:\s?,?\s?(?P<y>[0-9]{{4}}){_NZ})?"), _month_name),
     (_p(r"今\s?年|本\s?年"), _fixed("year-0")),
