@@ -304,7 +304,8 @@ _PRS_NAMED = re.compile(r"pr|合并请求|修复|的修|改动|那几个|这几�
                         r"(?<![A-Za-z])(?:fix(?:es)?|changes|patches|ones|those|these)(?![A-Za-z])",
 
                         re.IGNORECASE)
-_EVENT = re.compile(r"(?:发布|发版|上线|封版|冲刺|团建|开会|评审|放假|假期|休假|国庆|春节|迭代|里程碑|演示)(?:前|后|之前|之后|的)?"
+_EVENT = re.compile(r"(?:发布|发版|上线|封版|冲刺|团建|开会|评审|放假|假期|休假|国庆|春节|迭代|里程碑|演示)"
+                    r"(?:前|后|之前|之后|的)?"
                     r"(?:那|的那)(?:一)?(?:周|週|天|阵子|几天)|"
                     r"(?<![A-Za-z])(?:since|before|after|around|during)\s+(?:the|our|my)\s+(?:last\s+|previous\s+|next\s+)?"
                     r"(?:release|offsite|off-site|hackathon|sprint|launch|meeting|demo|retro|freeze|code\s+freeze|"
