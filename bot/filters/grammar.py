@@ -637,7 +637,10 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\s+(?:all|everything)\b|\bunsubscribe-all\b|"
         r"\bstop\s+all\s+(?:the\s+)?(?:alerts|notifications)\b|"
         r"(?:所有|全部)的?(?:订阅|提醒|通知)(?:都|全)?(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉)|"
-        r"(?:我的|我们的|本频道的|这个频道的)?(?:订阅|提醒)(?:都|全都|全部|全)(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉|清空)|"
+        r"(?:我的|我们的|本频道的|这个频道的)?(?:订阅|提醒)(?:都|全都|全部|全)(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉|清空|"
+        r"不要了|不用了|停了)|"
+        r"\b(?:cancel|remove|drop|clear|delete|stop)\s+(?:all|everything)\s+(?:that\s+)?(?:i|we)(?:['’]ve|\s+have)?\s+"
+        r"(?:subscribed|signed\s+up|followed)\b|"
         r"清空(?:一下)?(?:我的|我们的|本频道的|这个频道的|所有|全部)?的?(?:订阅|提醒)|"
         r"(?:把)?(?:我的|我们的)?(?:所有|全部)的?订阅(?:都|全)?(?:退了|退掉|清掉|删了)|订阅(?:全|都)(?:清掉|删了|退了|清空)|"
         r"\b(?:drop|remove|delete|clear|cancel)\s+(?:all\s+)?(?:of\s+)?(?:my|our|the)\s+(?:subscriptions|subs|alerts)\b|"
@@ -655,7 +658,8 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
     ("unsubscribe", False, re.compile(  # 取消我的 npu 订阅, 取消对 npu 的订阅, (把) npu 的订阅取消(掉)
         r"取消(?:掉)?(?:我们的|我的|本频道的|这个频道的|频道的|群里的|对)?(?P<body>[^。！？!?]{0,200}?)\s*的?\s*订阅|"
-        r"\A把?(?P<body2>[^。！？!?]{0,200}?)\s*(?:的|那个|这个)?\s*订阅\s*(?:都|全|也|给)?(?:取消|退掉|退了|删掉|删除|去掉|关掉|不要了)"
+        r"\A把?(?P<body2>[^。！？!?]{0,200}?)\s*(?:的|那个|这个)?\s*订阅\s*(?:都|全|也|给)?(?:取消|退掉|退了|删掉|删除|删了|删一下|"
+        r"删下|去掉|拿掉|撤掉|关掉|不要了)"
         r"(?:掉)?")),
     ("unsubscribe", False, re.compile(  # npu 的提醒关掉吧, 不要再推 npu 的了
         _NO_QUESTION + r"(?P<body>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|推送)[^。！？!?]{0,12}?"

@@ -28,7 +28,8 @@ __all__ = ["OWN_WORDS", "canonical", "warm_up"]
 OWN_WORDS = ("订阅", "退订", "周报", "月报", "提醒", "通知", "推送", "合并", "合入", "标签", "账号", "风险", "贡献")
 """The bot's own Chinese words whose homophone typos are corrected."""
 _OWN_EN = ("github", "subscribe", "unsubscribe", "subscriptions", "subscription", "digest", "changes", "merged",
-           "contributors", "authors", "labels", "please", "thanks", "summary", "weekly", "monthly", "alerts",
+           "contributors", "authors", "labels", "please", "thanks", "summary", "summarize", "weekly",
+           "monthly", "alerts",
            "deprecated", "deprecations", "recently", "lately")
 """The bot's own English words whose near misses are corrected."""
 

@@ -324,14 +324,16 @@ digest."""
 _SCOPE = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s?(?:的)?\s?"
                     r"(?:这块|那块|这边|那边|这部分|那部分|部分|方向|板块|模块|领域|方面)|"
                     r"(?<![A-Za-z])(?:the\s+)?(?P<l2>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s+"
-                    r"(?:stuff|bits?|side|area|things|part|corner)(?![A-Za-z])", re.IGNORECASE)
+                    r"(?:stuff|bits?|side|area|things|part|corner|front|world|land|space)(?![A-Za-z])", re.IGNORECASE)
 """A label named as the scope of a topic: ``npu 这块``, ``fully_async 方向``, ``the sglang stuff`` (``rollout
 相关的`` is a search for the word)."""
 _WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?:几|哪几)个人|哪些同学|(?<![A-Za-z])who(?![A-Za-z])", re.IGNORECASE)
 _MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merge|"
                    r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind)(?![A-Za-z])",
                    re.IGNORECASE)
-_PEOPLE = re.compile(r"贡献者|作者们|提交者|(?<![A-Za-z])(?:contributors?|authors|committers)(?![A-Za-z])|"
+_PEOPLE = re.compile(r"贡献者|作者们|提交者|贡献(?:排行|排名|榜)|排行榜|"
+                     r"(?<![A-Za-z])(?:contributors?|authors|committers|"
+                     r"leaderboard)(?![A-Za-z])|"
                      r"按作者|按人|每个人|(?<![A-Za-z])by\s+(?:author|who\s+wrote)", re.IGNORECASE)
 
 

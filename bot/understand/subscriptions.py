@@ -80,7 +80,7 @@ _OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|�
                   r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause|"
                   r"hold\s+off|skip|suspend)\b",
                   re.IGNORECASE)
-_ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|订阅|以后|"
+_ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|开通|开(?:个|一下|下)?\s*$|开(?=个人|我的)|订阅|以后|"
                  r"\b(?:every\s+week|each\s+week|weekly|subscribe|turn\s+on|enable|start|opt\s+in|"
                  r"every\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
                  re.IGNORECASE)
