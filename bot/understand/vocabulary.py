@@ -188,6 +188,28 @@ class Vocabulary:
             near = _nearest(key, [w for w in self.concepts.words() if w.isascii()], self.words)
         return Resolved(word, near, "corrected") if near else Resolved(word, key, "unknown")
 
+    def joined(self, words: Sequence[str]) -> tuple[str, ...]:
+        """``words`` with two neighbours written apart joined into the one identifier the data uses (``fully
+        async`` → ``fully_async``, ``routed experts`` → ``routed_experts``): the joined form (with ``_`` or ``-``
+        between) is a label or a word of the data, and the two are not both labels (``vllm rollout``
+        stays two words)."""
+        out: list[str] = []
+        i = 0
+        while i < len(words):
+            first = words[i]
+            if i + 1 < len(words) and first.isascii() and words[i + 1].isascii() and "/" not in first + words[i + 1]:
+                second = words[i + 1]
+                both_labels = first.lower() in self.labels and second.lower() in self.labels
+                join = next((j for glue in ("_", "-") if (j := f"{first}{glue}{second}".lower()) in self.labels
+                             or j in self.words), None)
+                if join is not None and not both_labels:
+                    out.append(join)
+                    i += 2
+                    continue
+            out.append(first)
+            i += 1
+        return tuple(out)
+
     def resolve_all(self, words: Sequence[str]) -> Resolution:
         """Every word of ``words`` resolved (:meth:`resolve`)."""
         return Resolution(tuple(self.resolve(w) for w in words))

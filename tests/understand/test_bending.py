@@ -5,6 +5,8 @@ request in a thread inherits (:mod:`bot.understand.inherit`)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from bot.understand import (
@@ -24,6 +26,7 @@ from bot.understand.inherit import inherit
 from bot.understand.shape import asks_capability, feedback, remark, without_courtesy
 from bot.understand.subparts import PartRequest, part_request
 from bot.understand.tokens import chinese_words
+from bot.understand.vocabulary import Vocabulary
 
 
 @pytest.mark.parametrize(("said", "read"), [
@@ -120,3 +123,19 @@ def test_a_request_in_a_thread_takes_what_it_leaves_unsaid() -> None:
 ])
 def test_classes_of_the_audit(text: str, kind: type) -> None:
     assert type(understand(text)) is kind
+
+
+def test_numbers_said_in_chinese_digits_or_typed_with_a_letter_o_are_pr_numbers() -> None:
+    assert canonical("六零二九 风险大不大") == "6029 风险大不大"
+    assert canonical("#6O46 从哪看起") == "#6046 从哪看起"
+    assert canonical("一二 个") == "一二 个"  # two characters are no number said digit by digit
+    assert understand("PR 五九八九 讲的是什么") == PRIntent(5989, language="zh", question="what")
+
+
+def test_words_written_apart_join_only_into_an_identifier_of_the_data() -> None:
+    vocab = Vocabulary(labels={"fully_async", "vllm", "rollout"}, words=Counter({"routed_experts": 3,
+                                                                               "vllm_rollout": 5}))
+    assert vocab.joined(("fully", "async", "bug")) == ("fully_async", "bug")
+    assert vocab.joined(("routed", "experts")) == ("routed_experts",)
+    assert vocab.joined(("vllm", "rollout")) == ("vllm", "rollout")  # two labels stay two
+    assert vocab.joined(("flash", "attention")) == ("flash", "attention")  # nothing the data writes
