@@ -26,6 +26,7 @@ from typing import Any
 __all__ = ["OWN_WORDS", "canonical", "warm_up"]
 
 OWN_WORDS = ("订阅", "退订", "周报", "月报", "提醒", "通知", "推送", "合并", "合入", "标签", "账号", "风险", "贡献")
+"""The bot's own Chinese words whose homophone typos, and whose pinyin typed for them (``zhoubao``), are corrected."""
 """The bot's own Chinese words whose homophone typos are corrected."""
 _OWN_EN = ("github", "subscribe", "unsubscribe", "subscriptions", "subscription", "digest", "changes", "merged",
            "contributors", "authors", "labels", "please", "thanks", "summary", "summarize", "weekly",
@@ -141,6 +142,28 @@ _O_IN_NUMBER = re.compile(r"(?<=[0-9])[Oo](?=[0-9])|(?<=#)[Oo](?=[0-9]{2})")
 """A letter O typed for a zero inside a number (``#6O46``)."""
 
 
+@lru_cache(maxsize=1)
+def _pinyin_words() -> re.Pattern[str]:
+    """The bot's Chinese words typed as their pinyin (``zhoubao``, ``dingyue``, ``tuiding``), as whole words."""
+    spelled = sorted({p for w in OWN_WORDS if len(p := _pinyin_of(w)) >= 6}, key=len, reverse=True)
+    return re.compile(rf"(?<![A-Za-z])(?:{'|'.join(spelled)})(?![A-Za-z])", re.IGNORECASE)
+
+
+def _pinyin_of(word: str) -> str:
+    return "".join(_sound(ch) for ch in word)
+
+
+@lru_cache(maxsize=1)
+def _by_pinyin() -> dict[str, str]:
+    return {_pinyin_of(w): w for w in OWN_WORDS}
+
+
+def _typed_in_pinyin(text: str) -> str:
+    if not re.search(r"[a-z]{6}", text, re.IGNORECASE):
+        return text
+    return _pinyin_words().sub(lambda m: _by_pinyin()[m.group(0).lower()], text)
+
+
 def canonical(text: str) -> str:
     """``text`` with traditional characters simplified, homophone typos of the bot's Chinese words and near
     misses of its English words corrected, numbers said in Chinese digits or typed with a letter O written in
@@ -148,7 +171,7 @@ def canonical(text: str) -> str:
     if _CJK.search(text):
         text = _COLLOQUIAL.sub("订阅", _homophones(_simplified(text)))
         text = _ZH_DIGITS.sub(lambda m: m.group(0).translate(_DIGIT_OF), text)
-    return _english(_O_IN_NUMBER.sub("0", text))
+    return _english(_typed_in_pinyin(_O_IN_NUMBER.sub("0", text)))
 
 
 def warm_up() -> None:

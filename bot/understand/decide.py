@@ -195,7 +195,8 @@ def _decide(r: _Reading) -> Intent:
     labelled = _label(bare)
     rest = _blank(bare, [labelled[1]]) if labelled else bare
     label = labelled[0] if labelled else None
-    folders = [(m["p"] or m["q"]).strip("/").lower() for m in _FOLDER.finditer(rest)]  # "docker 目录": docker
+    folders = [(m["p"] or m["q"] or m["r"]).strip("/").lower() for m in _FOLDER.finditer(rest)
+               if (m["p"] or m["q"] or m["r"]).lower() not in _EN_STOP]  # "docker 目录", "the docs folder"
     terms = [t for t in _terms(rest, label) if t.lower() not in _FOLDER_WORDS and t.lower() not in folders]
     terms += folders + [p for p in r.path_like if p.lower() not in _EN_STOP]
     terms = terms[:MAX_TERMS]
@@ -291,11 +292,14 @@ def _clarified(r: _Reading, intent: Intent) -> Intent:
     return intent
 
 
-_COMPARED = re.compile(r"对比|比较|比一比|比比|(?<![A-Za-z])(?:compare|comparison|versus|vs\.?|side\s+by\s+side)"
+_COMPARED = re.compile(r"对比|比较|比一比|比比|哪个更|哪一个更|"
+                       r"(?<![A-Za-z])(?:compare|comparison|versus|vs\.?|side\s+by\s+side)"
                        r"(?![A-Za-z])", re.IGNORECASE)
 """A comparison asked for in so many words (a PR comparison without numbers is asked back)."""
 _FOLDER = re.compile(r"(?<![A-Za-z0-9_./-])(?P<p>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})\s?(?:的)?\s?(?:目录|文件夹|路径)|"
-                     r"(?<![A-Za-z])(?:folder|directory|dir)\s+(?P<q>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})",
+                     r"(?<![A-Za-z])(?:folder|directory|dir)\s+(?!(?:changed|changes|has|have|was|is|got|been|in|on|of|"
+                     r"for|to|lately|recently)(?![A-Za-z]))(?P<q>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})|"
+                     r"(?<![A-Za-z0-9_./-])(?P<r>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})\s+(?:folder|directory|dir)(?![A-Za-z])",
                      re.IGNORECASE)
 """A folder named as one (``docker 目录``, ``the docker folder``): its name is searched (paths match it), the word
 目录 is not."""
@@ -311,6 +315,8 @@ _EVENT = re.compile(r"(?:发布|发版|上线|封版|冲刺|团建|开会|评审
                     r"(?:release|offsite|off-site|hackathon|sprint|launch|meeting|demo|retro|freeze|code\s+freeze|"
                     r"deadline|holidays?|vacation|conference|all-hands|milestone|planning)(?![A-Za-z])|"
                     r"(?<![A-Za-z])the\s+(?:sprint|week|release|demo)\s+(?:before|after)\s+the\s+[A-Za-z]+|"
+                    r"(?<![A-Za-z])the\s+(?:week|day|sprint)\s+(?:we|they|you|i|our\s+team)\s+[a-z]+(?![A-Za-z])|"
+                    r"(?:事故|故障|宕机|出事)(?:那|的那)(?:一)?(?:周|週|天)|"
                     r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"
                     r"(?:那周|那一周|那天|那次|的时候|那阵子|说的那个|提到的那个|讲的那个)|(?<![A-Za-z])(?:the\s+week\s+(?:of|when|after|before)\s+(?:the|our|my|we)\s+"
                     r"[A-Za-z]+|that\s+week|the\s+day\s+of\s+the\s+[A-Za-z]+)(?![A-Za-z])", re.IGNORECASE)
@@ -329,7 +335,7 @@ _SCOPE = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s
 相关的`` is a search for the word)."""
 _WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?:几|哪几)个人|哪些同学|(?<![A-Za-z])who(?![A-Za-z])", re.IGNORECASE)
 _MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merge|"
-                   r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind)(?![A-Za-z])",
+                   r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind|carry(?:ing)?|mvp)(?![A-Za-z])",
                    re.IGNORECASE)
 _PEOPLE = re.compile(r"贡献者|作者们|提交者|贡献(?:排行|排名|榜)|排行榜|"
                      r"(?<![A-Za-z])(?:contributors?|authors|committers|"

@@ -32,7 +32,8 @@ _A = r"(?<![A-Za-z])"
 _Z = r"(?![A-Za-z])"
 _GROUP = re.compile(r"^(?:各位|大家|同学们|兄弟们)|大家(?!好)|交接|"
                     r"谁(?:在|来|能|去)(?:看|修|跟|处理|查)|有人在(?:看|修|跟)|"
-                    rf"{_A}(?:fyi|heads[\s-]up|ptal|folks|guys|everyone|team){_Z}", re.IGNORECASE)
+                    rf"{_A}(?:fyi|heads[\s-]up|ptal|folks|guys|everyone){_Z}|^(?:(?:hi|hey|ok|so)[\s,]+)?team{_Z}",
+                    re.IGNORECASE)
 """The channel is spoken to (``各位``, ``大家``, ``fyi``, ``交接``)."""
 _MENTION = re.compile(r"<@[A-Z0-9]{2,20}>|(?:^|\s)@(?!_user_)[^\s@，,。:：]{1,20}")
 """Someone is mentioned (the bot's own mention is removed before this is read; a mention alone asks nothing of
@@ -79,6 +80,9 @@ _CAPABILITY = re.compile(
     r"(?:支持|提供|有)(?:哪些|什么|啥)(?:功能|命令|指令|用法)|(?:使用说明|使用文档|用法说明|说明书|帮助文档)|"
     r"(?:机器人|bot|这个?工具)[^。？?！!]{0,6}(?:怎么|咋|如何)用|"
     r"有(?:使用)?(?:说明|教程|手册)(?:吗|嘛|么|没)|^你是(?:干嘛|干什么|做什么|干啥|啥)的|^你是谁|"
+    r"(?:你|机器人|bot|这个?工具)[^。？?！!]{0,6}有(?:什么|啥|哪些)(?:本事|能耐|能力|功能|用处)|"
+    r"怎么用(?:你|这个机器人|这个bot|它)|教(?:教)?我(?:怎么)?用|"
+    rf"{_A}how\s+to\s+(?:talk\s+to|use|ask|work\s+with)\s+(?:you|u|it|the\s+bot|this\s+bot){_Z}|"
     rf"{_A}what\s+(?:can|should|could)\s+i\s+(?:ask|say\s+to|tell)\s+(?:you|u|it|the\s+bot){_Z}|"
     rf"{_A}(?:what\s+(?:[a-z]+\s+){{0,3}}can\s+(?:you|u)\s+(?:do|help)|what(?:['’]s|\s+is)\s+(?:this|the)\s+(?:bot|thing|tool)\s+(?:good\s+for|for)|what\s+can\s+(?:you|it|this\s+bot)|"
     rf"what\s+(?:do|does)\s+(?:you|it|this\s+bot)\s+(?:do|support)|how\s+(?:do\s+i|to)\s+use\s+(?:you|it|this)|"

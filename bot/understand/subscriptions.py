@@ -65,6 +65,9 @@ _LINK = (
     re.compile(rf"\bmy\s+{_GITHUB}\s*(?:handle|user\s?name|user|login|account|id|name)?\s*(?:is|['’]s|=|:)\s*{_HANDLE}",
                re.IGNORECASE),
     re.compile(rf"\bi(?:'m|\s+am)\s+{_HANDLE}\s+on\s+{_GITHUB}\b", re.IGNORECASE),
+    re.compile(rf"\buse\s+@?{_HANDLE}\s+(?:as|for)\s+my\s+{_GITHUB}", re.IGNORECASE),
+    re.compile(rf"{_GITHUB}\s?(?:账号|账户|帐号|用户名|id)?\s?(?:绑定|关联|设置为|设为|改成|改为|绑)\s?(?:为|成|到)?\s?{_HANDLE}",
+               re.IGNORECASE),
     re.compile(rf"\b(?:link|set|connect)\s+(?:my\s+)?{_GITHUB}\s*(?:handle|account|user\s?name|login)?\s*"
                rf"(?:to|as|=|:)?\s*{_HANDLE}", re.IGNORECASE),
 )
@@ -75,7 +78,8 @@ _MINE = re.compile(r"(?:我的|个人|自己的|我自己的|(?:只)?(?:和|跟|
                    r"\bmy\s+(?:own\s+|personal\s+)?(?:weekly\s+)?(?:digest|summary|report)\b|"
                    r"\bpersonal\s+(?:weekly\s+)?(?:digest|summary|report|thing|one)\b|\bpersonal\s+weekly\b",
                    re.IGNORECASE)
-_OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|退订|停一下|停一停|暂停|先停|"
+_OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|关了|先关|退订|"
+                  r"停一下|停一停|暂停|先停|"
                   r"暂时不用|"
                   r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause|"
                   r"hold\s+off|skip|suspend)\b",
@@ -91,8 +95,8 @@ _WHEN = re.compile(r"(?<![A-Za-z])(?:when|whenever|if|once|as\s+soon\s+as)\s+(?P
                    re.IGNORECASE)
 _ALL_MINE = re.compile(r"(?<![A-Za-z])(?:remove|delete|clear|drop|cancel|stop)\s+all\s+(?:of\s+)?(?:my|our|the)\s+"
                        r"(?:subscriptions?|subs?|alerts?|notifications?)(?![A-Za-z])", re.IGNORECASE)
-_WANT_ALERTS = re.compile(r"(?<![A-Za-z])(?:i|we)\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?"
-                          r"(?:receive|get|have)\s+"
+_WANT_ALERTS = re.compile(r"(?<![A-Za-z])(?:i|we)(?:\s+(?:want|would\s+(?:like|love)|wanna|need)|['’]d\s+(?:like|love))"
+                          r"\s+(?:to\s+)?(?:(?:receive|get|have)\s+)?"
                           r"(?:the\s+)?(?:alerts?|notifications?|pings?)\s+(?:for|on|about|of)?\s*(?:prs?\s+)?"
                           r"(?:from|by|of|on|about|under|in)?", re.IGNORECASE)
 _SEND = re.compile(r"发|推送|送|\b(?:send|deliver|email|post|dm)\b", re.IGNORECASE)
