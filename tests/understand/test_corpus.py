@@ -8,7 +8,8 @@ an auditor has read it, so it is measured, never tuned on, and no longer a clean
 ``held_out2.toml``: a fresh held-out set, read once at the end of the second round (the third round read both
 held-out sets' misses by class and tuned on them); ``tuning3.toml``: 110 phrasings by ten imagined people,
 written before the third round and scored once before it; ``tuning4.toml``: 85 more, written mid-round as a
-check of what the round generalises to; ``tuning5.toml``: 80 more, a second such check. Each floor may only rise: a change that reads fewer cases right fails
+check of what the round generalises to; ``tuning5.toml``: 80 more, a second such check. Each floor may only
+rise: a change that reads fewer cases right fails
 here, naming them (never a held-out set's texts).
 """
 
