@@ -643,6 +643,7 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:subscribed|signed\s+up|followed)\b|"
         r"清空(?:一下)?(?:我的|我们的|本频道的|这个频道的|所有|全部)?的?(?:订阅|提醒)|"
         r"(?:把)?(?:我的|我们的)?(?:所有|全部)的?订阅(?:都|全)?(?:退了|退掉|清掉|删了)|订阅(?:全|都)(?:清掉|删了|退了|清空)|"
+        r"(?:把)?(?:我|我们)的?(?:所有|全部)的?(?:订阅|提醒|通知)(?:都|全)?(?:给我)?(?:退了|退掉|清掉|删了|删掉|取消掉?|关了|关掉)|"
         r"\b(?:drop|remove|delete|clear|cancel)\s+(?:all\s+)?(?:of\s+)?(?:my|our|the)\s+(?:subscriptions|subs|alerts)\b|"
         r"\b(?:drop|remove|delete|clear|cancel)\s+all\s+(?:my\s+|our\s+|the\s+)?(?:subscriptions|subs|alerts)\b|"
         r"\b(?:turn\s+off|stop|mute|disable)\s+all\s+(?:of\s+)?(?:my\s+|our\s+|the\s+)(?:alerts|notifications|subscriptions)\b|"
@@ -706,7 +707,8 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
     ("subscribe", True, re.compile(
         r"(?:关注|盯着|盯住|盯一下|盯下|跟进|留意|提醒我们|提醒我(?!\s*(?:下午|上午|中午|晚上|早上|明天|今天|后天|待会|等下|[0-9一二三四五六七八九十两]+\s*点|开会|吃饭))|"
         r"通知我们|通知我|\bfollow\b(?![\s-]*up\b)|\bwatch\b(?!\s+out\b)|\bsub\b(?:\s+(?:me|us))?(?=\s)|"
-        r"\b(?:alert|notify|ping)\s+(?:me|us)" + _TO_EN + r"(?:\s+when)?\b|\bkeep\s+(?:me|us)\s+posted\s+on\b)",
+        r"\b(?:alert|notify|ping)\s+(?:me|us)" + _TO_EN + r"(?:\s+when)?\b|\bkeep\s+(?:me|us)\s+posted\s+on\b|"
+        r"\b(?:set\s+up|create|add|make)\s+(?:an?\s+|some\s+)?(?:alerts?|notifications?|subscriptions?)\s+(?:for|on|about)\b)",
         re.IGNORECASE)),
 )
 """The verbs of a request. ``订阅``/``退订``/``subscribe``/``unsubscribe`` may stand anywhere (words before
@@ -747,6 +749,8 @@ def _find_verb(text: str, *, strict: bool = False) -> tuple[Action, str] | None:
             continue
         body = next((g for name, g in found.groupdict().items() if name.startswith("body") and g is not None), None)
         rest = body if body is not None else text[found.end():]
+        if body is None and not _trim(rest).strip() and found.start() > 0:  # "npu 和 docker 的都订阅": before it
+            rest = re.sub(r"(?:的)?\s*(?:都|也|全|全部|一起|统统)?\s*$", "", text[: found.start()])
         return action, rest
     return None
 

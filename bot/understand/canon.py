@@ -138,6 +138,15 @@ _COLLOQUIAL = re.compile(r"(?<!预)订(?:上|一下|下)(?![阅])|(?<!预)给我
 _ZH_DIGITS = re.compile(r"[零〇一二三四五六七八九]{3,7}")
 """A number spelled digit by digit in Chinese characters (``六零二九``, ``五九八九``): a PR number said aloud."""
 _DIGIT_OF = str.maketrans("零〇一二三四五六七八九", "00123456789")
+_ZH_DAY = re.compile(r"(?<=[月到至~\-～ ])(?P<n>[一二三四五六七八九十]{1,3})(?=\s?[号號日])")
+"""A day of the month in Chinese numerals (``四月十三号到十九号``): written in digits, as the window words read them."""
+
+
+def _day_digits(m: re.Match[str]) -> str:
+    from bot.understand.numbers import number
+
+    value = number(m["n"])
+    return str(value) if value is not None and 1 <= value <= 31 else m.group(0)
 _O_IN_NUMBER = re.compile(r"(?<=[0-9])[Oo](?=[0-9])|(?<=#)[Oo](?=[0-9]{2})")
 """A letter O typed for a zero inside a number (``#6O46``)."""
 
@@ -166,11 +175,12 @@ def _typed_in_pinyin(text: str) -> str:
 
 def canonical(text: str) -> str:
     """``text`` with traditional characters simplified, homophone typos of the bot's Chinese words and near
-    misses of its English words corrected, numbers said in Chinese digits or typed with a letter O written in
-    digits (same length; never raises)."""
+    misses of its English words corrected, numbers said in Chinese digits or typed with a letter O and days of
+    the month in Chinese numerals written in digits, the bot's words typed in pinyin as Chinese (never raises)."""
     if _CJK.search(text):
         text = _COLLOQUIAL.sub("订阅", _homophones(_simplified(text)))
         text = _ZH_DIGITS.sub(lambda m: m.group(0).translate(_DIGIT_OF), text)
+        text = _ZH_DAY.sub(_day_digits, text)
     return _english(_typed_in_pinyin(_O_IN_NUMBER.sub("0", text)))
 
 

@@ -337,7 +337,7 @@ _WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?:几|哪几)个人|�
 _MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merge|"
                    r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind|carry(?:ing)?|mvp)(?![A-Za-z])",
                    re.IGNORECASE)
-_PEOPLE = re.compile(r"贡献者|作者们|提交者|贡献(?:排行|排名|榜)|排行榜|"
+_PEOPLE = re.compile(r"贡献者|作者们|提交者|贡献(?:排行|排名|榜)|排行榜|最多的(?:同学|人|几位|几个人)|"
                      r"(?<![A-Za-z])(?:contributors?|authors|committers|"
                      r"leaderboard)(?![A-Za-z])|"
                      r"按作者|按人|每个人|(?<![A-Za-z])by\s+(?:author|who\s+wrote)", re.IGNORECASE)
@@ -358,6 +358,6 @@ def _authors_asked(rest: str, terms: list[str]) -> bool:
 
 
 _AUTHORS_WORDS_ZH = ("贡献者", "贡献", "作者", "提交者", "邀请", "分享", "技术", "统计", "出力", "干活", "产出", "人头",
-                     "按人")
+                     "按人", "同学", "同学们", "几位")
 _AUTHOR_WORDS = frozenset({"authors", "author", "contributors", "contributor", "top", "most", "making", "committers",
                            "people", *_AUTHORS_WORDS_ZH})

@@ -84,7 +84,7 @@ _CAPABILITY = re.compile(
     r"怎么用(?:你|这个机器人|这个bot|它)|教(?:教)?我(?:怎么)?用|"
     rf"{_A}how\s+to\s+(?:talk\s+to|use|ask|work\s+with)\s+(?:you|u|it|the\s+bot|this\s+bot){_Z}|"
     rf"{_A}what\s+(?:can|should|could)\s+i\s+(?:ask|say\s+to|tell)\s+(?:you|u|it|the\s+bot){_Z}|"
-    rf"{_A}(?:what\s+(?:[a-z]+\s+){{0,3}}can\s+(?:you|u)\s+(?:do|help)|what(?:['’]s|\s+is)\s+(?:this|the)\s+(?:bot|thing|tool)\s+(?:good\s+for|for)|what\s+can\s+(?:you|it|this\s+bot)|"
+    rf"{_A}(?:what\s+(?:[a-z]+\s+){{0,3}}can\s+(?:you|u)\s+(?:do|help)|what\s+(?:you|u)\s+can\s+do|what(?:['’]s|\s+is)\s+(?:this|the)\s+(?:bot|thing|tool)\s+(?:good\s+for|for)|what\s+can\s+(?:you|it|this\s+bot)|"
     rf"what\s+(?:do|does)\s+(?:you|it|this\s+bot)\s+(?:do|support)|how\s+(?:do\s+i|to)\s+use\s+(?:you|it|this)|"
     rf"what\s+are\s+you\s+(?:good\s+for|for)|what\s+features){_Z}",
     re.IGNORECASE)

@@ -21,7 +21,7 @@ _KINDS: tuple[tuple[SmallTalkKind, re.Pattern[str]], ...] = (
         r"(?:谢谢|谢啦|谢了|多谢|感谢|谢谢你|谢谢啦|辛苦了|辛苦啦|thx|thanks?|thank\s?you|thank\s?u|ty|tks|tysm|cheers|"
         r"(?:many|much)\s?thanks|thanks\s?(?:a\s?lot|so\s?much|again|man|bot|buddy|prhub)|ありがとう)"
         r"(?:\s?(?:你|您|啦|了|哈|哦|呀|bot|prhub|a\s?lot|a\s?bunch|a\s?ton|heaps|so\s?much|again|mate|man|bro|dude|all|"
-        r"folks|!+))*",
+        r"folks|that['’]?s\s?(?:all|it)|!+))*",
         re.IGNORECASE)),
     ("greeting", re.compile(
         r"(?:你好|您好|嗨|哈喽|哈啰|早上好|早安|早|晚上好|下午好|在吗|在不在|hi|hello|hey|yo|hiya|howdy|"
@@ -40,7 +40,9 @@ _KINDS: tuple[tuple[SmallTalkKind, re.Pattern[str]], ...] = (
                        r"可以(?:可以)?|"
                        r"好嘞|妥|妥了|"
                        r"👍|🙏|👌|😂|🎉)", re.IGNORECASE)),
-    ("bye", re.compile(r"(?:再见|拜拜|回见|bye|see\s?(?:you|ya)|later|good\s?night|晚安)", re.IGNORECASE)),
+    ("bye", re.compile(r"(?:再见|拜拜|回见|bye|see\s?(?:you|ya)|later|good\s?night|晚安|that['’]?s\s?(?:all|it)|就这些|"
+                       r"没了)",
+                       re.IGNORECASE)),
 )
 MAX_SMALL_TALK = 60
 """Longer messages are never small talk."""

@@ -60,6 +60,7 @@ _LINK = (
     re.compile(rf"(?:绑定|关联|设置|记住)(?:一下)?(?:我的)?\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名)?\s?(?:为|是|:|：)?\s?{_HANDLE}",
                re.IGNORECASE),
     re.compile(rf"我在\s?{_GITHUB}\s?(?:上)?(?:是|叫|的用户名是|的账号是)\s?{_HANDLE}", re.IGNORECASE),
+    re.compile(rf"{_GITHUB}\s?上\s?(?:我|我的(?:名字|用户名|账号|id)?)\s?(?:是|叫)\s?{_HANDLE}", re.IGNORECASE),
     re.compile(rf"{_GITHUB}\s?(?:账号|账户|帐号|用户名|id|handle|login)\s?(?:是|为|叫|=|:|：)?\s?{_HANDLE}\s?(?:绑|关联|记|存)",
                re.IGNORECASE),
     re.compile(rf"\bmy\s+{_GITHUB}\s*(?:handle|user\s?name|user|login|account|id|name)?\s*(?:is|['’]s|=|:)\s*{_HANDLE}",
