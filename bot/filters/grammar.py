@@ -627,7 +627,7 @@ _POLITE = (r"^(?:\s*(?:请你|请|麻烦你|麻烦|帮我|帮忙|帮|给我|我�
 """Politeness before a verb (``请帮我``, ``please``, ``can you``)."""
 _OBJECT_EN = r"(?:\s+(?:me|us|this\s+(?:channel|chat|conversation|group)|the\s+(?:channel|chat|team)|here))?"
 _TO_EN = r"(?:\s+(?:to|for|on|about|of))?"
-_NO_QUESTION = r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))"
+_NO_QUESTION = r"\A(?!.{0,400}(?:为什么|为啥|怎么|有没有|有沒有|是否|哪些|[?？]|吗\s*$))"
 """From the start of a request that asks no question (``为什么 npu 的提醒不发了`` changes nothing): the guard of the
 verbs whose words stand before them."""
 _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
@@ -650,6 +650,7 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知)|"
         r"(?:别|不要|不用)再?(?:给我们?)?(?:发|推)任何(?:提醒|通知|消息)|"
         r"\A(?:全部|全都|统统|所有的?)(?:都)?(?:给我)?(?:退掉|退了|退订|取消掉?)(?:吧|了)?[^A-Za-z0-9]{0,10}\Z|"
+        r"\A\s*(?:全部|都|全)?清空(?:吧|了|掉|一下)?\s*[。.!！]?\s*\Z|"
         # "别给我推了 都关掉吧": every alert stopped, no value named
         r"\A(?=[^A-Za-z0-9]{0,40}(?:推|提醒|通知|订阅))[^A-Za-z0-9。！？!?]{0,40}?(?:都|全都|全部|统统|一律)(?:给我)?"
         r"(?:关掉|关了|停掉|停了|取消掉?|退掉|退了)[^A-Za-z0-9]{0,8}\Z)", re.IGNORECASE)),

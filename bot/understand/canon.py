@@ -173,6 +173,10 @@ def _typed_in_pinyin(text: str) -> str:
     return _pinyin_words().sub(lambda m: _by_pinyin()[m.group(0).lower()], text)
 
 
+_CHAT_SHORT = re.compile(r"(?<![A-Za-z'’])(?:wat|wut|wot)(?P<s>s)?(?![A-Za-z'’])", re.IGNORECASE)
+"""``wat``, ``wats``: "what", "what's" as typed in chat."""
+
+
 def canonical(text: str) -> str:
     """``text`` with traditional characters simplified, homophone typos of the bot's Chinese words and near
     misses of its English words corrected, numbers said in Chinese digits or typed with a letter O and days of
@@ -181,6 +185,7 @@ def canonical(text: str) -> str:
         text = _COLLOQUIAL.sub("订阅", _homophones(_simplified(text)))
         text = _ZH_DIGITS.sub(lambda m: m.group(0).translate(_DIGIT_OF), text)
         text = _ZH_DAY.sub(_day_digits, text)
+    text = _CHAT_SHORT.sub(lambda m: "what's" if m["s"] else "what", text)
     return _english(_typed_in_pinyin(_O_IN_NUMBER.sub("0", text)))
 
 

@@ -33,7 +33,7 @@ _KINDS: tuple[tuple[SmallTalkKind, re.Pattern[str]], ...] = (
     ("praise", re.compile(
         r"(?:(?:牛|太牛了|牛逼|nb|厉害|真棒|好棒|不错|好用|挺好用|很好用|真好用|太好用了|给力|赞|点赞|666+|好的|收到|了解|明白|懂了|"
         r"这个好用|这个不错|很有用|有用|太有用了|nice|great|awesome|cool|perfect|excellent|amazing|love\s?it|good\s?bot|"
-        r"(?:great|good|nice)\s?(?:job|work)(?:\s?bot)?|"
+        r"(?:great|good|nice)\s?(?:job|work|one)(?:\s?bot)?|"
         r"well\s?done|exactly\s?what\s?i\s?needed|just\s?what\s?i\s?needed|that\s?helps|helpful|very\s?helpful|"
         r"this\s?is\s?(?:great|awesome|useful|helpful|nice)|works|it\s?works|useful)\s?)+", re.IGNORECASE)),
     ("ack", re.compile(r"(?:ok|okay|k|kk|got\s?it|roger|noted|sure|fine|好|好吧|行|嗯|嗯嗯|哦|噢|ok的|好滴|哈哈+|lol|"

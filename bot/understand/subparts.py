@@ -38,7 +38,7 @@ _KEEP = re.compile(r"留着|保留|继续|照旧|不变|还要|只看|只留|只
 _KEEP_BEFORE = re.compile(r"(?:只看|只留|只要|只关注|保留|留着|(?<![A-Za-z])(?:keep|only))\s*(?:the\s+)?$",
                           re.IGNORECASE)
 _CONTEXT = re.compile(r"订阅|退订|提醒|通知|推送|推|留着|保留|只看|只留|照旧|盯|太吵|好吵|吵死|刷屏|打扰|不看了|不跟了|"
-                      r"^\s*(?:取消|退掉|删掉)|"
+                      r"^\s*(?:取消|退掉|删掉)|(?:取消|退订|退掉)\s*(?:吧|了|掉)?\s*$|"
                       rf"{_A}(?:alert(?:s|ing)?|ping(?:s|ing)?|notif(?:y|ying|ications?)|subscriptions?|subs|keep|"
                       rf"noisy|spam(?:my)?|(?:off\s+)?my\s+(?:watch\s?)?list){_Z}", re.IGNORECASE)
 """Words that say the message is about alerts (a stop cue alone, ``不要了``, changes nothing without one)."""

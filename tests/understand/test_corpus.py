@@ -8,9 +8,9 @@ an auditor has read it, so it is measured, never tuned on, and no longer a clean
 ``held_out2.toml``: a fresh held-out set, read once at the end of the second round (the third round read both
 held-out sets' misses by class and tuned on them); ``tuning3.toml``: 110 phrasings by ten imagined people,
 written before the third round and scored once before it; ``tuning4.toml``: 85 more, written mid-round as a
-check of what the round generalises to; ``tuning5.toml`` (80) and ``tuning6.toml`` (67): a second and a third
-such check. Each floor may only rise: a change that reads fewer cases right fails here, naming them (never a
-held-out set's texts).
+check of what the round generalises to; ``tuning5.toml`` (80), ``tuning6.toml`` (67) and ``tuning7.toml`` (60):
+a second, third and fourth such check. Each floor may only rise: a change that reads fewer cases right fails
+here, naming them (never a held-out set's texts).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ FLOORS = {
     "tuning4": {"zh": 56, "en": 29, "all": 85},
     "tuning5": {"zh": 51, "en": 27, "all": 78},
     "tuning6": {"zh": 49, "en": 18, "all": 67},
+    "tuning7": {"zh": 39, "en": 18, "all": 57},
 }
 """Cases read right, at least. Tuning: 68 of 150 before issue 26, 144 after its first round, 147 after the second.
 Tuning2: 79 of 160 by the first round's rules (83 with the harness comparing what the person sees), 154 after the
@@ -46,8 +47,8 @@ second, 156 after the third. Held out (measured only in the first two rounds): 4
 misses and tuned on with the rest (79 and 88 after it): neither is a held-out figure any more. Tuning3 (110
 fresh phrasings written before the third round): 77 of 110 before it, 110 after. Tuning4 (85 more, written
 mid-round as a check): 64 of 85 when written, 85 after. Tuning5 (80 more, a second check): 51 of 80 when
-written, 78 after. Tuning6 (67 more, a third check): 52 of 67 when written, 67 after. Raise a floor as the
-reading improves, never lower it."""
+written, 78 after. Tuning6 (67 more, a third check): 52 of 67 when written, 67 after. Tuning7 (60 more, a fourth check):
+49 of 60 when written, 57 after. Raise a floor as the reading improves, never lower it."""
 
 
 @pytest.fixture
