@@ -179,7 +179,7 @@ def _decide(r: _Reading) -> Intent:
     statement = _STATEMENT.search(text) is not None
     if numbers and statement and not (_QUESTION_END.search(text) or _WHAT.search(text) or _WORTH.search(text)
                                       or _ANALYZE.search(text)):
-        return HelpIntent(language=detect_language(text), said=text)  # 我刚在周报里写了 #6046: no question
+        return HelpIntent(language=detect_language(text), said=text, remark=True)  # 我刚在周报里写了 #6046
     if numbers:
         question: PRQuestion = "start" if fu.START.search(text) else "risks" if fu.RISKS.search(text) else \
             "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
@@ -276,9 +276,11 @@ def _decide(r: _Reading) -> Intent:
         else:
             intent = DigestIntent(week="month-1" if monthly else window, repo=r.repo, language=lang,
                                   said=monthly.group(0) if monthly else said)
+    if intent is None and not statement and not _OWN_REPORT.search(text):
+        return HelpIntent(language=lang, said=text)
     if intent is None or (isinstance(intent, DigestIntent | LabelIntent) and _OWN_REPORT.search(text)) or (
             statement and not isinstance(intent, DigestIntent)):
-        return HelpIntent(language=lang, said=text)
+        return HelpIntent(language=lang, said=text, remark=True)
     return _clarified(r, intent)
 
 

@@ -18,6 +18,8 @@ from bot.understand import (
     MergedIntent,
     PRIntent,
     QuestionIntent,
+    SubscribeIntent,
+    UnsubscribeIntent,
     understand,
 )
 from bot.understand.canon import canonical
@@ -139,3 +141,18 @@ def test_words_written_apart_join_only_into_an_identifier_of_the_data() -> None:
     assert vocab.joined(("routed", "experts")) == ("routed_experts",)
     assert vocab.joined(("vllm", "rollout")) == ("vllm", "rollout")  # two labels stay two
     assert vocab.joined(("flash", "attention")) == ("flash", "attention")  # nothing the data writes
+
+
+def test_a_message_the_rules_do_not_read_takes_the_request_of_the_nearest_phrasings() -> None:
+    from bot.understand.nearest import nearest_kind, read_by_nearest
+
+    found = nearest_kind("我现在订着哪些呀")
+    assert found is not None
+    assert found[0] == "list_subscriptions"
+    assert read_by_nearest("上周仓库里都在忙些啥呢") == DigestIntent(week="last", language="zh")
+    assert read_by_nearest("zzz qqq") is None  # nothing near
+    # a guess never changes a subscription, and a remark is never guessed at
+    assert not isinstance(read_by_nearest("把 ci 的订阅都清掉算了吧"), (SubscribeIntent, UnsubscribeIntent))
+    remark_ = understand("我先去吃饭了 回头再看")
+    assert isinstance(remark_, HelpIntent)
+    assert remark_.remark
