@@ -109,8 +109,10 @@ def nearest_kind(text: str) -> tuple[str, float] | None:
     near enough or they disagree."""
     if not text.strip() or len(text) > _MAX_TEXT:
         return None
-    kinds, _, index, idf = _load()
+    kinds, vectors, index, idf = _load()
     query = _unit({f: v * idf[f] for f, v in _features(text).items() if f in idf})
+    if sum(1 for f in query if f[0] in "wb") < 2:
+        return None  # one word ("npu", "hello") says too little to compare
     scores: dict[int, float] = defaultdict(float)
     for f, v in query.items():
         for i, w in index.get(f, ()):
@@ -118,6 +120,8 @@ def nearest_kind(text: str) -> tuple[str, float] | None:
     best = sorted(scores.items(), key=lambda item: -item[1])[:NEIGHBOURS]
     if not best or best[0][1] < MIN_SIMILARITY:
         return None
+    if sum(1 for f in query if f in vectors[best[0][0]] and f[0] in "wb") < 2:
+        return None  # one shared word ("my" of "I changed my mind" and "my subs") is no likeness
     weight: dict[str, float] = {}
     for i, score in best:
         if score >= CLOSE * best[0][1]:  # only the phrasings about as near as the nearest one vote
@@ -160,6 +164,6 @@ def read_by_nearest(text: str) -> Intent | None:
         case "compare" if len(set(numbers)) >= 2:
             return CompareIntent(tuple(dict.fromkeys(numbers))[:6], language=lang)
     values = [t for t in _terms(reading.rest) if _LABEL_LIKE.fullmatch(t) and t not in _EN_STOP]
-    if kind == "label" and len(values) == 1:
+    if kind == "label" and len(values) == 1 and window is not None:
         return LabelIntent(values[0], language=detect_language(text, values), window=window, loose=True)
     return None  # a subscription, a question or a remark: never read by a guess
