@@ -47,6 +47,7 @@ _STATEMENT = re.compile(
 """The speaker's own past, plans and opinions."""
 _REQUEST = re.compile(
     r"帮我|帮忙|给我|发我|请问|请帮|麻烦(?!大家)|能否|能不能|可不可以|可以帮|我想(?:看|要|问|了解|订|知道)|我要|订阅|退订|"
+    r"再发|重发|发一遍|发一下|发下|"
     r"提醒我|通知我|"
     rf"{_A}(?:can\s+you|could\s+you|please|pls|show\s+me|give\s+me|send\s+me|tell\s+me|subscribe|unsubscribe|"
     rf"what|which|who|where|how){_Z}",

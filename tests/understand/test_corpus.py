@@ -9,8 +9,9 @@ an auditor has read it, so it is measured, never tuned on, and no longer a clean
 held-out sets' misses by class and tuned on them); ``tuning3.toml``: 110 phrasings by ten imagined people,
 written before the third round and scored once before it; ``tuning4.toml``: 85 more, written mid-round as a
 check of what the round generalises to; ``tuning5.toml`` (80), ``tuning6.toml`` (67) and ``tuning7.toml`` (60):
-a second, third and fourth such check. Each floor may only rise: a change that reads fewer cases right fails
-here, naming them (never a held-out set's texts).
+a second, third and fourth such check; ``tuning8.toml`` (40): written after every other change of the round.
+Each floor may only rise: a change that reads fewer cases right fails here, naming them (never a held-out set's
+texts).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ FLOORS = {
     "tuning5": {"zh": 51, "en": 27, "all": 78},
     "tuning6": {"zh": 49, "en": 18, "all": 67},
     "tuning7": {"zh": 39, "en": 18, "all": 57},
+    "tuning8": {"zh": 29, "en": 10, "all": 39},
 }
 """Cases read right, at least. Tuning: 68 of 150 before issue 26, 144 after its first round, 147 after the second.
 Tuning2: 79 of 160 by the first round's rules (83 with the harness comparing what the person sees), 154 after the
@@ -48,7 +50,8 @@ misses and tuned on with the rest (79 and 88 after it): neither is a held-out fi
 fresh phrasings written before the third round): 77 of 110 before it, 110 after. Tuning4 (85 more, written
 mid-round as a check): 64 of 85 when written, 85 after. Tuning5 (80 more, a second check): 51 of 80 when
 written, 78 after. Tuning6 (67 more, a third check): 52 of 67 when written, 67 after. Tuning7 (60 more, a fourth check):
-49 of 60 when written, 57 after. Raise a floor as the reading improves, never lower it."""
+49 of 60 when written, 57 after. Tuning8 (40, written last): 33 of 40 on the round's rules when written — and 33
+on the second round's rules too — 39 after. Raise a floor as the reading improves, never lower it."""
 
 
 @pytest.fixture
@@ -75,4 +78,4 @@ async def test_the_corpus_is_read_right_at_least_as_often_as_before(services: Se
                       for o in outcomes if not o.right and shown)
     for key, floor in FLOORS[name].items():
         assert got[key][0] >= floor, f"{name} {key}: {got[key][0]}/{got[key][1]} right, below {floor}:\n{wrong}"
-    assert got["all"][1] == len(outcomes) >= (30 if name == "audit" else 60)
+    assert got["all"][1] == len(outcomes) >= (30 if name in ("audit", "tuning8") else 60)
