@@ -384,7 +384,8 @@ thread memory, traditional characters, homophones, subscriptions by part, scopes
 
 
 DOOR_CASES_3 = (
-    "订阅megatorn", "PR 五九八九 讲的是什么", "换成 rollout 看看", "same but for docker", "ci 那个太吵了 不要了", "发布前那周的周报",
+    "订阅megatorn", "PR 五九八九 讲的是什么", "换成 rollout 看看", "same but for docker", "ci 那个太吵了 不要了",
+    "发布前那周的周报",
     "上周的zhoubao", "dingyue npu", "npu 和 docker 的都订上",
 )
 """The cases of the third round's sets (tuning3, tuning5, tuning6) also played through the doors: a near-miss label,
