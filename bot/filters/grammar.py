@@ -106,7 +106,8 @@ _FILLER = {"的", "相关", "相关的", "有关", "有关的", "方面", "方�
            "帮我们", "给我", "给我们", "我们", "咱们", "呗", "呀", "哈", "啊", "哦", "喔", "嘛", "吗", "啦",
            "谢谢", "多谢",
            "这个", "这些", "这两个", "这几个", "那个", "该", "改动", "修改", "变更", "提交", "新", "新的",
-           "这俩", "那俩", "俩", "都", "也", "part"}
+           "这俩", "那俩", "俩", "都", "也", "part", "sub", "subs", "subscription", "subscriptions",
+           "动静", "有动静", "变动", "有变动", "东西", "再合东西", "合东西"}
 _ALL = {"全部", "所有", "一切", "全部的", "所有的", "all", "everything", "*", "任何"}
 
 RESERVED_WORDS = frozenset({*_KEYS, *_VERDICTS, *_EXCLUDE, *_CONJ, *_FILLER, *_ALL, "以外", "之外", "以外的", "之外的"})
@@ -626,7 +627,7 @@ _POLITE = (r"^(?:\s*(?:请你|请|麻烦你|麻烦|帮我|帮忙|帮|给我|我�
 """Politeness before a verb (``请帮我``, ``please``, ``can you``)."""
 _OBJECT_EN = r"(?:\s+(?:me|us|this\s+(?:channel|chat|conversation|group)|the\s+(?:channel|chat|team)|here))?"
 _TO_EN = r"(?:\s+(?:to|for|on|about|of))?"
-_NO_QUESTION = r"\A(?!.{0,400}(?:为什么|为啥|怎么|[?？]|吗\s*$))"
+_NO_QUESTION = r"\A(?!.{0,400}(?:为什么|为啥|怎么|有没有|有沒有|是否|哪些|[?？]|吗\s*$))"
 """From the start of a request that asks no question (``为什么 npu 的提醒不发了`` changes nothing): the guard of the
 verbs whose words stand before them."""
 _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
@@ -636,14 +637,23 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         r"\bunsubscribe" + _OBJECT_EN + r"(?:\s+from)?\s+(?:all|everything)\b|\bunsubscribe-all\b|"
         r"\bstop\s+all\s+(?:the\s+)?(?:alerts|notifications)\b|"
         r"(?:所有|全部)的?(?:订阅|提醒|通知)(?:都|全)?(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉)|"
-        r"(?:我的|我们的|本频道的|这个频道的)?(?:订阅|提醒)(?:都|全都|全部|全)(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉|清空)|"
+        r"(?:我的|我们的|本频道的|这个频道的)?(?:订阅|提醒)(?:都|全都|全部|全)(?:给)?(?:取消|退掉|删掉|删除|去掉|关掉|关闭|停掉|清空|"
+        r"不要了|不用了|停了)|"
+        r"\b(?:cancel|remove|drop|clear|delete|stop)\s+(?:all|everything)\s+(?:that\s+)?(?:i|we)(?:['’]ve|\s+have)?\s+"
+        r"(?:subscribed|signed\s+up|followed)\b|"
         r"清空(?:一下)?(?:我的|我们的|本频道的|这个频道的|所有|全部)?的?(?:订阅|提醒)|"
         r"(?:把)?(?:我的|我们的)?(?:所有|全部)的?订阅(?:都|全)?(?:退了|退掉|清掉|删了)|订阅(?:全|都)(?:清掉|删了|退了|清空)|"
+        r"(?:把)?(?:我|我们)的?(?:所有|全部)的?(?:订阅|提醒|通知)(?:都|全)?(?:给我)?(?:退了|退掉|清掉|删了|删掉|取消掉?|关了|关掉)|"
         r"\b(?:drop|remove|delete|clear|cancel)\s+(?:all\s+)?(?:of\s+)?(?:my|our|the)\s+(?:subscriptions|subs|alerts)\b|"
         r"\b(?:drop|remove|delete|clear|cancel)\s+all\s+(?:my\s+|our\s+|the\s+)?(?:subscriptions|subs|alerts)\b|"
         r"\b(?:turn\s+off|stop|mute|disable)\s+all\s+(?:of\s+)?(?:my\s+|our\s+|the\s+)(?:alerts|notifications|subscriptions)\b|"
         r"(?:关掉|关闭|停掉)(?:所有|全部)的?(?:订阅|提醒|通知)|"
-        r"(?:别|不要|不用)再?(?:给我们?)?(?:发|推)任何(?:提醒|通知|消息))", re.IGNORECASE)),
+        r"(?:别|不要|不用)再?(?:给我们?)?(?:发|推)任何(?:提醒|通知|消息)|"
+        r"\A(?:全部|全都|统统|所有的?)(?:都)?(?:给我)?(?:退掉|退了|退订|取消掉?)(?:吧|了)?[^A-Za-z0-9]{0,10}\Z|"
+        r"\A\s*(?:全部|都|全)?清空(?:吧|了|掉|一下)?\s*[。.!！]?\s*\Z|"
+        # "别给我推了 都关掉吧": every alert stopped, no value named
+        r"\A(?=[^A-Za-z0-9]{0,40}(?:推|提醒|通知|订阅))[^A-Za-z0-9。！？!?]{0,40}?(?:都|全都|全部|统统|一律)(?:给我)?"
+        r"(?:关掉|关了|停掉|停了|取消掉?|退掉|退了)[^A-Za-z0-9]{0,8}\Z)", re.IGNORECASE)),
     ("unsubscribe", False, re.compile(
         r"(?:取消订阅|退订|不再订阅|取消关注|\bunsub(?:scribe)?" + _OBJECT_EN + r"(?:\s+from)?\b|\bunfollow\b|"
                                                                   r"\bunwatch\b|"
@@ -651,14 +661,15 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
     ("unsubscribe", False, re.compile(  # 取消我的 npu 订阅, 取消对 npu 的订阅, (把) npu 的订阅取消(掉)
         r"取消(?:掉)?(?:我们的|我的|本频道的|这个频道的|频道的|群里的|对)?(?P<body>[^。！？!?]{0,200}?)\s*的?\s*订阅|"
-        r"\A把?(?P<body2>[^。！？!?]{0,200}?)\s*(?:的|那个|这个)?\s*订阅\s*(?:都|全|也|给)?(?:取消|退掉|退了|删掉|删除|去掉|关掉|不要了)"
+        r"\A把?(?P<body2>[^。！？!?]{0,200}?)\s*(?:的|那个|这个)?\s*订阅\s*(?:都|全|也|给)?(?:帮我|给我|请)?\s*"
+        r"(?:取消|退掉|退了|删掉|删除|删了|删一下|删下|去掉|拿掉|撤掉|撤了|撤销|关掉|不要了)"
         r"(?:掉)?")),
     ("unsubscribe", False, re.compile(  # npu 的提醒关掉吧, 不要再推 npu 的了
         _NO_QUESTION + r"(?P<body>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|推送)[^。！？!?]{0,12}?"
         r"(?:都|也|先)?(?:关掉|关了|关闭|停掉|停了|取消掉?)|"
         r"\A(?:不要再|别再|不用再|不再)(?:推|推送|发)(?P<body2>[^。！？!?]{1,200}?)\s*(?:的)?(?:提醒|通知|消息|PR)?\s*了?\s*$")),
     ("unsubscribe", False, re.compile(  # 不用订阅 npu 了, 别再关注 npu
-        r"(?:不用|不要|别|不想|无需|不必|不需要)再?(?:订阅|关注)")),
+        r"(?:不用|不要|别|不想|无需|不必|不需要|不再)再?(?:订阅|关注)")),
     ("unsubscribe", False, re.compile(  # 不想再收到 npu 的提醒, npu 不用再通知我了, don't need the npu alerts anymore
         r"(?:不想|不要|不用|别|不再)再?(?:收到|接收|接到|看到)(?P<body>[^。！？!?]{0,200}?)\s*的?\s*(?:提醒|通知|消息|推送)|"
         + _NO_QUESTION + r"(?P<body2>[^。！？!?]{1,200}?)\s*的?\s*(?:提醒|通知|消息|推送)?\s*(?:就)?"
@@ -683,20 +694,22 @@ _VERBS: tuple[tuple[Action, bool, re.Pattern[str]], ...] = (
     ("subscribe", False, re.compile(  # not 我订阅了…: what one did (a newsletter), no request
         r"(?:订阅(?!了)|\bsubscribe" + _OBJECT_EN + _TO_EN + r"\b)", re.IGNORECASE)),
     ("subscribe", False, re.compile(  # the verb at the end, as Chinese puts it: 有 npu 的新 PR 就通知我
-        _NO_QUESTION + r"(?=.{0,400}(?:PR|pr|合入|合进|合并|合了|标签|目录|路径|作者|变动|改|/|"
+        _NO_QUESTION + r"(?=.{0,400}(?:PR|pr|合入|合进|合并|合了|合(?!适|理|作|同|格|法)|标签|目录|路径|作者|变动|改|/|"
                        r"[A-Za-z0-9_]\.(?:py|ya?ml|toml|sh)))"
         r"(?P<body>(?:(?!(?<![A-Za-z0-9_-])#?[0-9]{3})[^。！？!?]){1,200}?)\s*"
-        r"(?:的时候|时|就|的话|后)?\s*(?:都|请|麻烦)?\s*"
-        r"(?:提醒|通知|告诉|叫|喊|@|ping|推给|推送给|发给)\s*(?:一下|下)?\s*(?:我们|我)(?:一下|一声)?\s*[吧呀啊哈呗。.!！~～]*"
+        r"(?:的时候|时|就|的话|后)?\s*(?:都|请|麻烦)?\s*(?:记得|记着|务必|要)?\s*"
+        r"(?:(?:提醒|通知|告诉|叫|喊|@|ping|推给|推送给|发给)\s*(?:一下|下)?\s*(?:我们|我)|"
+        r"(?:跟|和)\s*(?:我们|我)\s*(?:说|讲|吱|知会|打(?:个)?招呼))(?:一下|一声|下)?\s*[吧呀啊哈呗。.!！~～]*"
         r"(?:\s[^。！？!?]{1,24})?$", re.IGNORECASE)),
     ("subscribe", False, re.compile(  # when contributor-012 merges a PR, tell me
         r"\A(?:when(?:ever)?|if|once)\s+(?P<body>[^.!?,]{1,80}?)\s+(?:merges?|lands?|ships?|gets\s+(?:a\s+)?prs?\s+merged)"
         r"(?:\s+(?:a|any|an?y?)\s+(?:new\s+)?(?:prs?|pull\s+requests?|change))?[\s,]{0,3}(?:please\s+)?"
         r"(?:tell|ping|notify|alert|let)\s+(?:me|us)(?:\s+know)?\s*[.!]*$", re.IGNORECASE)),
     ("subscribe", True, re.compile(
-        r"(?:关注|提醒我们|提醒我(?!\s*(?:下午|上午|中午|晚上|早上|明天|今天|后天|待会|等下|[0-9一二三四五六七八九十两]+\s*点|开会|吃饭))|"
+        r"(?:关注|盯着|盯住|盯一下|盯下|跟进|留意|提醒我们|提醒我(?!\s*(?:下午|上午|中午|晚上|早上|明天|今天|后天|待会|等下|[0-9一二三四五六七八九十两]+\s*点|开会|吃饭))|"
         r"通知我们|通知我|\bfollow\b(?![\s-]*up\b)|\bwatch\b(?!\s+out\b)|\bsub\b(?:\s+(?:me|us))?(?=\s)|"
-        r"\b(?:alert|notify|ping)\s+(?:me|us)" + _TO_EN + r"(?:\s+when)?\b|\bkeep\s+(?:me|us)\s+posted\s+on\b)",
+        r"\b(?:alert|notify|ping)\s+(?:me|us)" + _TO_EN + r"(?:\s+when)?\b|\bkeep\s+(?:me|us)\s+posted\s+on\b|"
+        r"\b(?:set\s+up|create|add|make)\s+(?:an?\s+|some\s+)?(?:alerts?|notifications?|subscriptions?)\s+(?:for|on|about)\b)",
         re.IGNORECASE)),
 )
 """The verbs of a request. ``订阅``/``退订``/``subscribe``/``unsubscribe`` may stand anywhere (words before
@@ -707,7 +720,8 @@ A negated subscription is a cancellation (``不用订阅 npu 了``, ``npu 的订
 request may end with its verb, as Chinese puts it (``有 npu 的新 PR 就通知我``), when it speaks of PRs, a key
 word or a path, is no question (``为什么…``, ``？``) and names no PR number (one PR is not a subscription)."""
 _LEAD_FILLER = re.compile(
-    r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的|(?i:an?|any)(?=\s))\s*)+")
+    r"^(?:\s*(?:一下|一个|下|上|我们的|我的|本频道的|这个频道的|频道的|对|的|盯着|盯住|盯一下|盯下|跟进|留意|"
+    r"(?i:an?|any)(?=\s))\s*)+")
 _TRAIL_FILLER = re.compile(
     r"(?:\s*(?:吧|呢|了|啊|呀|哦|喔|嘛|呗|哈|啦|吗|谢谢|多谢|thanks|thank\s+you|thx|please|pls|plz|[,，.。!！~～]|"
     r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]))+\s*$",
@@ -736,6 +750,8 @@ def _find_verb(text: str, *, strict: bool = False) -> tuple[Action, str] | None:
             continue
         body = next((g for name, g in found.groupdict().items() if name.startswith("body") and g is not None), None)
         rest = body if body is not None else text[found.end():]
+        if body is None and not _trim(rest).strip() and found.start() > 0:  # "npu 和 docker 的都订阅": before it
+            rest = re.sub(r"(?:的)?\s*(?:都|也|全|全部|一起|统统)?\s*$", "", text[: found.start()])
         return action, rest
     return None
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -34,7 +35,7 @@ from bot.channels import Channels
 from bot.config import Settings
 from bot.digest.compare import compare_prs
 from bot.digest.window import RECENT, date_window, latest_week, named_window, recent_window, window_from_spec, zone
-from bot.errors import PRNotFoundError
+from bot.errors import PrhubError, PRNotFoundError
 from bot.handlers.reading import DataWords, label_note, recent_note
 from bot.models import Digest, DigestPR, Language, PullRequest, Window
 from bot.replies import (
@@ -302,6 +303,29 @@ class Answers:
         answer = searched.answer
         phrasing = await self.writer.phrase(answer) if self.writer is not None and not answer.none else None
         return AnswerReply(answer, phrasing, (*notes, *searched.notes(lang)))
+
+    async def fitted(self, intent: QuestionIntent, conversation: Where) -> QuestionIntent:
+        """``intent`` with its words written apart joined as the data writes them (:meth:`Vocabulary.joined`); a
+        joined label becomes the question's label when other words are left (``最近 fully async 的 pr 里有哪些是修 bug
+        的``: label fully_async, searched for bug). Unchanged when the data cannot be read."""
+        if len(intent.terms) < 2:
+            return intent
+        try:
+            source, repo = self.core.channels.resolve_visible(conversation.key, intent.repo)
+            found = await self.latest(source, repo)
+            vocab = await self.data_words.vocabulary(source, repo, found[0] if found else None)
+        except PrhubError:
+            return intent
+        terms = vocab.joined(intent.terms)
+        if terms == intent.terms:
+            return intent
+        label = intent.label
+        if label is None and len(terms) > 1:
+            labels = [t for t in terms if t not in intent.terms and t in vocab.labels]
+            if labels:
+                label = labels[0]
+                terms = tuple(t for t in terms if t != label)
+        return replace(intent, terms=terms, label=label)
 
     async def pick_prs(self, terms: tuple[str, ...], window: str | None, label: str | None,
                        conversation: Where) -> list[int]:

@@ -25,7 +25,7 @@ from bot.config import Settings
 from bot.errors import PrhubError
 from bot.handlers.threads import ThreadMemory
 from bot.models import Language
-from bot.understand import ClarifyIntent, FollowUpIntent, Intent, PRIntent, SmallTalkIntent
+from bot.understand import ClarifyIntent, FollowUpIntent, Intent, PRIntent, QuestionIntent, SmallTalkIntent
 from bot.understand.followup import remembered
 from bot.understand.followup import resolve as resolve_follow_up
 from bot.understand.inherit import inherit
@@ -50,6 +50,8 @@ class Conversation(Protocol):
 class PickPRs(Protocol):
     async def pick_prs(self, terms: tuple[str, ...], window: str | None, label: str | None,
                        conversation: Any) -> list[int]: ...
+
+    async def fitted(self, intent: QuestionIntent, conversation: Any) -> QuestionIntent: ...
 
 
 class Core(Protocol):
@@ -124,6 +126,8 @@ class Conversations:
             log.info("follow-up %r read as %s", intent.text[:60], type(resolved).__name__)
         else:  # in a thread: what the message leaves unsaid comes from the thread's own last request
             resolved = inherit(intent, await self.memory.recall_thread(c.platform, c.channel, c.thread))
+        if isinstance(resolved, QuestionIntent):  # "fully async": the data's fully_async
+            resolved = await self.core.answers.fitted(resolved, conversation)
         record = remembered(resolved)
         if record is not None:
             await self.memory.remember(c.platform, c.channel, c.thread, c.user, record)

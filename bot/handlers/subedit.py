@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from bot.filters import Filter, Term, describe
 from bot.models import Language
@@ -57,6 +57,15 @@ def _path_of(word: str, vocab: Vocabulary) -> str | None:
     return hits[0] if hits else None  # several: the one changed most often (the package's own, not a copy)
 
 
+def _near_author(word: str, vocab: Vocabulary) -> str | None:
+    """The one login of the data ``word`` is a near miss of (one or two letters off, at least six letters long:
+    ``contributer-045`` → ``contributor-045``), else ``None``."""
+    if len(word) < 6 or not vocab.authors:
+        return None
+    found = process.extractOne(word, list(vocab.authors), scorer=fuzz.ratio, score_cutoff=88)
+    return str(found[0]) if found else None
+
+
 def fit_labels(flt: Filter, known: Collection[str], vocab: Vocabulary | None, language: Language) -> Fitted:
     """``flt`` with every label term that is not one of ``known`` turned into an author, a path, the label
     it nearly is, or dropped (see the module docstring)."""
@@ -77,6 +86,9 @@ def fit_labels(flt: Filter, known: Collection[str], vocab: Vocabulary | None, la
         elif vocab is not None and (path := _path_of(word, vocab)) is not None:
             include.append(Term(key="path", value=path))
             notes.append(words["path"].format(word=word, path=path))
+        elif vocab is not None and (login := _near_author(word, vocab)) is not None:  # contributer-045
+            include.append(Term(key="author", value=login))
+            notes.append(words["corrected"].format(word=word, to=f"author:{login}"))
         elif (near := near_vocab.resolve_label(word)).how == "corrected" and near.value:
             include.append(Term(key="label", value=near.value))
             notes.append(words["corrected"].format(word=word, to=near.value))
@@ -99,8 +111,8 @@ def _same(asked: Term, held: Term) -> bool:
     if held.key == "author" and asked.key in ("label", "author"):
         a = a.lstrip("@")  # a login, or its number ("048" of contributor-048)
         return a == h or (a.isdigit() and len(a) >= 3 and h.endswith(("-" + a, "_" + a)))
-    if held.key == asked.key == "label" and len(a) >= 4:
-        return fuzz.ratio(a, h) >= 80
+    if held.key == asked.key == "label" and len(a) >= 3:  # rollot, vlm: a near miss of the label held
+        return fuzz.ratio(a, h) >= (80 if len(a) >= 4 else 85)
     return False
 
 

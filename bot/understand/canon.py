@@ -26,9 +26,11 @@ from typing import Any
 __all__ = ["OWN_WORDS", "canonical", "warm_up"]
 
 OWN_WORDS = ("订阅", "退订", "周报", "月报", "提醒", "通知", "推送", "合并", "合入", "标签", "账号", "风险", "贡献")
+"""The bot's own Chinese words whose homophone typos, and whose pinyin typed for them (``zhoubao``), are corrected."""
 """The bot's own Chinese words whose homophone typos are corrected."""
 _OWN_EN = ("github", "subscribe", "unsubscribe", "subscriptions", "subscription", "digest", "changes", "merged",
-           "contributors", "authors", "labels", "please", "thanks", "summary", "weekly", "monthly", "alerts",
+           "contributors", "authors", "labels", "please", "thanks", "summary", "summarize", "weekly",
+           "monthly", "alerts",
            "deprecated", "deprecations", "recently", "lately")
 """The bot's own English words whose near misses are corrected."""
 
@@ -133,12 +135,58 @@ _COLLOQUIAL = re.compile(r"(?<!预)订(?:上|一下|下)(?![阅])|(?<!预)给我
 """Spoken forms of 订阅 (``帮我订上``, ``订一下``)."""
 
 
+_ZH_DIGITS = re.compile(r"[零〇一二三四五六七八九]{3,7}")
+"""A number spelled digit by digit in Chinese characters (``六零二九``, ``五九八九``): a PR number said aloud."""
+_DIGIT_OF = str.maketrans("零〇一二三四五六七八九", "00123456789")
+_ZH_DAY = re.compile(r"(?<=[月到至~\-～ ])(?P<n>[一二三四五六七八九十]{1,3})(?=\s?[号號日])")
+"""A day of the month in Chinese numerals (``四月十三号到十九号``): written in digits, as the window words read them."""
+
+
+def _day_digits(m: re.Match[str]) -> str:
+    from bot.understand.numbers import number
+
+    value = number(m["n"])
+    return str(value) if value is not None and 1 <= value <= 31 else m.group(0)
+_O_IN_NUMBER = re.compile(r"(?<=[0-9])[Oo](?=[0-9])|(?<=#)[Oo](?=[0-9]{2})")
+"""A letter O typed for a zero inside a number (``#6O46``)."""
+
+
+@lru_cache(maxsize=1)
+def _pinyin_words() -> re.Pattern[str]:
+    """The bot's Chinese words typed as their pinyin (``zhoubao``, ``dingyue``, ``tuiding``), as whole words."""
+    spelled = sorted({p for w in OWN_WORDS if len(p := _pinyin_of(w)) >= 6}, key=len, reverse=True)
+    return re.compile(rf"(?<![A-Za-z])(?:{'|'.join(spelled)})(?![A-Za-z])", re.IGNORECASE)
+
+
+def _pinyin_of(word: str) -> str:
+    return "".join(_sound(ch) for ch in word)
+
+
+@lru_cache(maxsize=1)
+def _by_pinyin() -> dict[str, str]:
+    return {_pinyin_of(w): w for w in OWN_WORDS}
+
+
+def _typed_in_pinyin(text: str) -> str:
+    if not re.search(r"[a-z]{6}", text, re.IGNORECASE):
+        return text
+    return _pinyin_words().sub(lambda m: _by_pinyin()[m.group(0).lower()], text)
+
+
+_CHAT_SHORT = re.compile(r"(?<![A-Za-z'’])(?:wat|wut|wot)(?P<s>s)?(?![A-Za-z'’])", re.IGNORECASE)
+"""``wat``, ``wats``: "what", "what's" as typed in chat."""
+
+
 def canonical(text: str) -> str:
     """``text`` with traditional characters simplified, homophone typos of the bot's Chinese words and near
-    misses of its English words corrected (same length for the Chinese steps; never raises)."""
+    misses of its English words corrected, numbers said in Chinese digits or typed with a letter O and days of
+    the month in Chinese numerals written in digits, the bot's words typed in pinyin as Chinese (never raises)."""
     if _CJK.search(text):
         text = _COLLOQUIAL.sub("订阅", _homophones(_simplified(text)))
-    return _english(text)
+        text = _ZH_DIGITS.sub(lambda m: m.group(0).translate(_DIGIT_OF), text)
+        text = _ZH_DAY.sub(_day_digits, text)
+    text = _CHAT_SHORT.sub(lambda m: "what's" if m["s"] else "what", text)
+    return _english(_typed_in_pinyin(_O_IN_NUMBER.sub("0", text)))
 
 
 def warm_up() -> None:

@@ -179,7 +179,7 @@ def _decide(r: _Reading) -> Intent:
     statement = _STATEMENT.search(text) is not None
     if numbers and statement and not (_QUESTION_END.search(text) or _WHAT.search(text) or _WORTH.search(text)
                                       or _ANALYZE.search(text)):
-        return HelpIntent(language=detect_language(text), said=text)  # 我刚在周报里写了 #6046: no question
+        return HelpIntent(language=detect_language(text), said=text, remark=True)  # 我刚在周报里写了 #6046
     if numbers:
         question: PRQuestion = "start" if fu.START.search(text) else "risks" if fu.RISKS.search(text) else \
             "what" if _WHAT.search(text) and not _WORTH.search(text) else "worth"
@@ -195,7 +195,8 @@ def _decide(r: _Reading) -> Intent:
     labelled = _label(bare)
     rest = _blank(bare, [labelled[1]]) if labelled else bare
     label = labelled[0] if labelled else None
-    folders = [(m["p"] or m["q"]).strip("/").lower() for m in _FOLDER.finditer(rest)]  # "docker 目录": docker
+    folders = [(m["p"] or m["q"] or m["r"]).strip("/").lower() for m in _FOLDER.finditer(rest)
+               if (m["p"] or m["q"] or m["r"]).lower() not in _EN_STOP]  # "docker 目录", "the docs folder"
     terms = [t for t in _terms(rest, label) if t.lower() not in _FOLDER_WORDS and t.lower() not in folders]
     terms += folders + [p for p in r.path_like if p.lower() not in _EN_STOP]
     terms = terms[:MAX_TERMS]
@@ -264,11 +265,22 @@ def _decide(r: _Reading) -> Intent:
             _KEY.search(rest) and about_prs and (r.window is not None or _LISTING.search(rest))):
         monthly = _MONTHLY.search(rest) if window is None else None
         # a monthly report without a month: the last whole month, as a weekly one is the last whole week
-        intent = DigestIntent(week="month-1" if monthly else window, repo=r.repo, language=lang,
-                              said=monthly.group(0) if monthly else said)
-    if intent is None or (isinstance(intent, DigestIntent) and _OWN_REPORT.search(text)) or (
-            statement and not isinstance(intent, DigestIntent)):
+        reports = [m.span() for m in _DIGEST.finditer(rest)]
+        named = rest.lower().find(terms[0]) if single_label else -1
+        if single_label and not monthly and reports and 0 <= named < reports[0][0] \
+                and _terms(_blank(rest, reports), label) == terms:
+            # "本周 rollout 的 pr 挑重点说说", "npu 的周报": one label's report is its view (the digest when the
+            # word is no label of the data)
+            intent = LabelIntent(terms[0], repo=r.repo, language=detect_language(text, terms), window=window,
+                                 said=said, loose=True)
+        else:
+            intent = DigestIntent(week="month-1" if monthly else window, repo=r.repo, language=lang,
+                                  said=monthly.group(0) if monthly else said)
+    if intent is None and not statement and not _OWN_REPORT.search(text):
         return HelpIntent(language=lang, said=text)
+    if intent is None or (isinstance(intent, DigestIntent | LabelIntent) and _OWN_REPORT.search(text)) or (
+            statement and not isinstance(intent, DigestIntent)):
+        return HelpIntent(language=lang, said=text, remark=True)
     return _clarified(r, intent)
 
 
@@ -282,23 +294,37 @@ def _clarified(r: _Reading, intent: Intent) -> Intent:
     return intent
 
 
-_COMPARED = re.compile(r"对比|比较|比一比|比比|(?<![A-Za-z])(?:compare|comparison|versus|vs\.?|side\s+by\s+side)"
+_COMPARED = re.compile(r"对比|比较|比一比|比比|哪个更|哪一个更|"
+                       r"(?<![A-Za-z])(?:compare|comparison|versus|vs\.?|side\s+by\s+side)"
                        r"(?![A-Za-z])", re.IGNORECASE)
 """A comparison asked for in so many words (a PR comparison without numbers is asked back)."""
 _FOLDER = re.compile(r"(?<![A-Za-z0-9_./-])(?P<p>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})\s?(?:的)?\s?(?:目录|文件夹|路径)|"
-                     r"(?<![A-Za-z])(?:folder|directory|dir)\s+(?P<q>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})",
+                     r"(?<![A-Za-z])(?:folder|directory|dir)\s+(?!(?:changed|changes|has|have|was|is|got|been|in|on|of|"
+                     r"for|to|lately|recently)(?![A-Za-z]))(?P<q>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})|"
+                     r"(?<![A-Za-z0-9_./-])(?P<r>[A-Za-z0-9_.][A-Za-z0-9_./-]{0,80})\s+(?:folder|directory|dir)(?![A-Za-z])",
                      re.IGNORECASE)
 """A folder named as one (``docker 目录``, ``the docker folder``): its name is searched (paths match it), the word
 目录 is not."""
 _FOLDER_WORDS = frozenset({"目录", "文件夹", "路径", "folder", "directory", "dir"})
-_PRS_NAMED = re.compile(r"pr|合并请求|修复|的修|改动|(?<![A-Za-z])(?:fix(?:es)?|changes|patches)(?![A-Za-z])",
+_PRS_NAMED = re.compile(r"pr|合并请求|修复|的修|改动|那几个|这几个|那些|这些|几个|"
+                        r"(?<![A-Za-z])(?:fix(?:es)?|changes|patches|ones|those|these)(?![A-Za-z])",
+
                         re.IGNORECASE)
-_EVENT = re.compile(r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"
+_EVENT = re.compile(r"(?:发布|发版|上线|封版|冲刺|团建|开会|评审|放假|假期|休假|国庆|春节|迭代|里程碑|演示)"
+                    r"(?:前|后|之前|之后|的)?"
+                    r"(?:那|的那)(?:一)?(?:周|週|天|阵子|几天)|"
+                    r"(?<![A-Za-z])(?:since|before|after|around|during)\s+(?:the|our|my)\s+(?:last\s+|previous\s+|next\s+)?"
+                    r"(?:release|offsite|off-site|hackathon|sprint|launch|meeting|demo|retro|freeze|code\s+freeze|"
+                    r"deadline|holidays?|vacation|conference|all-hands|milestone|planning)(?![A-Za-z])|"
+                    r"(?<![A-Za-z])the\s+(?:sprint|week|release|demo)\s+(?:before|after)\s+the\s+[A-Za-z]+|"
+                    r"(?<![A-Za-z])the\s+(?:week|day|sprint)\s+(?:we|they|you|i|our\s+team)\s+[a-z]+(?![A-Za-z])|"
+                    r"(?:事故|故障|宕机|出事)(?:那|的那)(?:一)?(?:周|週|天)|"
+                    r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"
                     r"(?:那周|那一周|那天|那次|的时候|那阵子|说的那个|提到的那个|讲的那个)|(?<![A-Za-z])(?:the\s+week\s+(?:of|when|after|before)\s+(?:the|our|my|we)\s+"
                     r"[A-Za-z]+|that\s+week|the\s+day\s+of\s+the\s+[A-Za-z]+)(?![A-Za-z])", re.IGNORECASE)
 """A time or thing known only outside the chat (``上次 oncall 轮换那周``, ``上次开会说的那个``, ``the week of the
 hackathon``, ``that week``): asked back, or, in a thread, the thread's window."""
-_ASKS_FOR = re.compile(r"发我|发给我|发一下|给我|我要|我想要|想看|看看|看下|看一下|整理|汇总|"
+_ASKS_FOR = re.compile(r"发我|发给我|发一下|给我|我要|我想要|想看|看看|看下|看一下|整理|"
                        r"(?<![A-Za-z])(?:send\s+me|give\s+me|show\s+me|pull\s+up|i\s+(?:want|need))(?![A-Za-z])",
                        re.IGNORECASE)
 """A window asked for with a verb of sending or showing and nothing else (``能否把上上周的也一并发我一下``): its
@@ -306,15 +332,17 @@ digest."""
 _SCOPE = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s?(?:的)?\s?"
                     r"(?:这块|那块|这边|那边|这部分|那部分|部分|方向|板块|模块|领域|方面)|"
                     r"(?<![A-Za-z])(?:the\s+)?(?P<l2>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s+"
-                    r"(?:stuff|bits?|side|area|things|part|corner)(?![A-Za-z])", re.IGNORECASE)
+                    r"(?:stuff|bits?|side|area|things|part|corner|front|world|land|space)(?![A-Za-z])", re.IGNORECASE)
 """A label named as the scope of a topic: ``npu 这块``, ``fully_async 方向``, ``the sglang stuff`` (``rollout
 相关的`` is a search for the word)."""
-_WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?<![A-Za-z])who(?![A-Za-z])", re.IGNORECASE)
+_WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?:几|哪几)个人|哪些同学|(?<![A-Za-z])who(?![A-Za-z])", re.IGNORECASE)
 _MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merge|"
-                   r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind)(?![A-Za-z])",
+                   r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind|carry(?:ing)?|mvp)(?![A-Za-z])",
                    re.IGNORECASE)
-_PEOPLE = re.compile(r"贡献者|作者们|提交者|(?<![A-Za-z])(?:contributors?|authors|committers)(?![A-Za-z])|"
-                     r"按作者|(?<![A-Za-z])by\s+(?:author|who\s+wrote)", re.IGNORECASE)
+_PEOPLE = re.compile(r"贡献者|作者们|提交者|贡献(?:排行|排名|榜)|排行榜|最多的(?:同学|人|几位|几个人)|"
+                     r"(?<![A-Za-z])(?:contributors?|authors|committers|"
+                     r"leaderboard)(?![A-Za-z])|"
+                     r"按作者|按人|每个人|(?<![A-Za-z])by\s+(?:author|who\s+wrote)", re.IGNORECASE)
 
 
 def _authors_asked(rest: str, terms: list[str]) -> bool:
@@ -331,6 +359,7 @@ def _authors_asked(rest: str, terms: list[str]) -> bool:
     return not own
 
 
-_AUTHORS_WORDS_ZH = ("贡献者", "贡献", "作者", "提交者", "邀请", "分享", "技术", "统计")
+_AUTHORS_WORDS_ZH = ("贡献者", "贡献", "作者", "提交者", "邀请", "分享", "技术", "统计", "出力", "干活", "产出", "人头",
+                     "按人", "同学", "同学们", "几位")
 _AUTHOR_WORDS = frozenset({"authors", "author", "contributors", "contributor", "top", "most", "making", "committers",
                            "people", *_AUTHORS_WORDS_ZH})

@@ -46,26 +46,37 @@ MAX_FOLLOW_UP = 80
 
 Kind = Literal["digest", "pr", "compare", "label", "merged", "authors", "question"]
 
-LEAD = re.compile(r"^(?:那么?(?![个個些])|那再|再|还有|還有|跟|和|与|and|what\s+about|how\s+about|"
-                  r"same\s+(?:for|with)|also|ok\s+and|now|then)(?![A-Za-z])\s*", re.IGNORECASE)
+LEAD = re.compile(r"^(?:那么?(?![个個些])|那再|再|还有|還有|跟|和|与|换成|换到|改成|改看|换个|换一下|换下|"
+                  r"and|what\s+about|how\s+about|(?:the\s+)?same\s+(?:thing\s+)?(?:but\s+)?(?:for|with)|"
+                  r"switch\s+to|now\s+for|also|ok\s+and|now|then)(?![A-Za-z])\s*", re.IGNORECASE)
 TRAIL = re.compile(r"(?:的)?\s*(?:呢|咧|嘞)\s*[?？!！。.~～]*$|\s*[?？]+$")
-RISKS = re.compile(r"风险|隐患|有坑|坑吗|会不会(?:炸|挂|出问题|有问题|影响)|有没有影响|影响大|"
-                   r"(?<![A-Za-z])(?:risks?|risky|what\s+could\s+(?:break|go\s+wrong)|any\s+gotchas|dangerous|break\s+anything)(?![A-Za-z])",
+RISKS = re.compile(r"风险|隐患|(?:啥|什么|哪些)影响|安全吗|稳不稳|稳吗|会不会出事|出问题|翻车|踩雷|"
+                   r"(?<![A-Za-z])(?:red\s+flags?|caveats?|watch\s+out|regressions?|gotchas?|danger)(?![A-Za-z])|"
+                   r"(?<![A-Za-z])(?:is\s+it\s+|it['’]?s\s+)?safe\s+to(?![A-Za-z])|(?:有|啥|什么|哪些|大|多|踩)坑|坑(?:吗|多|大|不)|"
+                   r"会不会(?:炸|挂|出问题|有问题|影响)|有没有影响|影响大|"
+                   r"副作用|(?<![A-Za-z])(?:risks?|risky|what\s+(?:could|might|would|will|can)\s+(?:break|go\s+wrong)|any\s+gotchas|dangerous|break\s+anything|"
+                   r"downsides?|drawbacks?|pitfalls?|side[\s-]effects?|concerns?)(?![A-Za-z])",
                    re.IGNORECASE)
 START = re.compile(r"从哪(?:里|儿)?(?:个|些)?(?:文件|模块|部分|块|地方|函数|类)?\s?(?:开始|入手|看起|读起|下手|看|读)|"
-                   r"先(?:看|读)哪|入口|哪(?:个|些)(?:文件|模块|部分|块|函数)[^。？?]{0,6}(?:先|开始|入手)|"
+                   r"先(?:看|读)(?:哪|什么)|入口|切入点|重点看哪|哪(?:个|些)(?:文件|模块|部分|块|函数)[^。？?]{0,6}(?:先|开始|入手)|"
                    r"(?<![A-Za-z])(?:where\s+(?:do|should|can)?\s*(?:i|we)\s+(?:should\s+)?(?:start|begin)|"
                    r"where\s+to\s+(?:start|begin)|start(?:ing)?\s+point|entry\s+point|"
                    r"which\s+(?:file|module|part|function)s?\s+(?:first|should|do|to)|begin\s+to\s+read|"
                    r"(?:read|look\s+at)\s+first)(?![A-Za-z])", re.IGNORECASE)
-WORTH = re.compile(r"值得|值不值|要不要(?:看|读)|(?<![A-Za-z])(?:worth|should\s+i\s+read)(?![A-Za-z])", re.IGNORECASE)
-WHAT = re.compile(r"讲了?(?:什么|啥)|是干(?:嘛|啥|什么)|做了?(?:什么|啥)|(?<![A-Za-z])(?:what\s+does\s+it\s+do|tl;?dr|"
+WORTH = re.compile(r"值得|值不值|要不要(?:看|读|仔细)|重要吗|关键吗|有没有必要|"
+                   r"(?<![A-Za-z])(?:worth|should\s+i\s+(?:read|bother|care)|"
+                   r"(?:need|have)\s+to\s+care|care\s+about)(?![A-Za-z])",
+                   re.IGNORECASE)
+WHAT = re.compile(r"讲了?(?:什么|啥)|是干(?:嘛|啥|什么)|做了?(?:什么|啥)|啥意思|什么意思|目的是|"
+                  r"(?<![A-Za-z])(?:what\s+does\s+it\s+do|tl;?dr|purpose|gist|"
                   r"explain)(?![A-Za-z])", re.IGNORECASE)
-BEFORE = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+before(?:\s+that)?(?![A-Za-z])(?!\s+last)|"
-                    r"再往前(?:一|1)?(?:周|週|"
+BEFORE = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|month|one)\s+before(?:\s+that)?(?![A-Za-z])(?!\s+last)|"
+                    r"再?往前(?:推|挪|倒)?(?:一|1)?(?:周|週|"
                     r"个星期)|"
-                    r"前一(?:周|週)|(?<![A-Za-z])previous\s+one(?![A-Za-z])|再前一周", re.IGNORECASE)
-AFTER = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|one)\s+after(?:\s+that)?(?![A-Za-z])|再往后(?:一|1)?(?:周|週)|"
+                    r"前一(?:周|週)|前面(?:那|一|的那)(?:周|週)|再上一?(?:周|週)|更早一(?:周|週)|(?<![A-Za-z])previous\s+one(?![A-Za-z])|再前一周|再?早一(?:周|週|个星期)|"
+                    r"(?<![A-Za-z])(?:an?\s+)?(?:earlier|prior)\s+(?:week|one)(?![A-Za-z])", re.IGNORECASE)
+AFTER = re.compile(r"(?<![A-Za-z])(?:the\s+)?(?:week|month|one)\s+after(?:\s+that)?(?![A-Za-z])|"
+                   r"再?往后(?:推|挪)?(?:一|1)?(?:周|週)|"
                    r"后一(?:周|週)|"
                    r"(?<![A-Za-z])next\s+one(?![A-Za-z])", re.IGNORECASE)
 ENGLISH = re.compile(r"^(?:(?:in\s+)?english(?:\s+(?:pls|please|plz))?|(?:pls|"
@@ -73,9 +84,10 @@ ENGLISH = re.compile(r"^(?:(?:in\s+)?english(?:\s+(?:pls|please|plz))?|(?:pls|"
                      r"说英文|英文回复)\s*[.!！。]?$", re.IGNORECASE)
 CHINESE = re.compile(r"^(?:(?:in\s+)?chinese(?:\s+(?:pls|please))?|用中文|中文版?|说中文|"
                      r"中文回复)\s*[.!！。]?$", re.IGNORECASE)
-NTH = re.compile(r"第(?P<zh>[一二两三四五六1-6])(?:个|個)|(?<![A-Za-z])(?:the\s+)?(?P<en>first|second|third|fourth|"
-                 r"last)"
-                 r"\s+one(?![A-Za-z])", re.IGNORECASE)
+NTH = re.compile(r"第(?P<zh>[一二两三四五六1-6])(?:个|個)|(?P<late>后面那个|后面的那个|后一个|后者|最后那个|最后一个|"
+                 r"(?<![A-Za-z])(?:the\s+)?latter(?![A-Za-z]))|(?P<early>前面那个|前面的那个|前一个|前者|"
+                 r"(?<![A-Za-z])(?:the\s+)?former(?![A-Za-z]))|"
+                 r"(?<![A-Za-z])(?:the\s+)?(?P<en>first|second|third|fourth|last)\s+one(?![A-Za-z])", re.IGNORECASE)
 ONLY = re.compile(r"^(?:只看|只要|只关心|仅看|only(?:\s+(?:show|the))?|just(?:\s+the)?)\s*", re.IGNORECASE)
 COMPARE = re.compile(r"比(?:一下|一比)?\s*(?:呢)?|对比|(?<![A-Za-z])(?:compare(?:d)?(?:\s+(?:with|to))?|"
                      r"vs\.?)(?![A-Za-z])",
@@ -94,6 +106,8 @@ def nth_of(text: str) -> int | None:
     m = NTH.search(text)
     if m is None:
         return None
+    if m["late"] or m["early"]:
+        return -1 if m["late"] else 1
     return _NTH.get((m["zh"] or m["en"] or "").lower())
 
 

@@ -58,6 +58,11 @@ def _question(text: str) -> PRQuestion | None:
     return None
 
 
+_THAT_WINDOW = re.compile(r"(?:that|the\s+same)\s+(?:week|month|window|period)|那周|那一周|那个星期|那个月|同一周",
+                          re.IGNORECASE)
+"""The window of the thread named as such ("that week", 那周)."""
+
+
 def _about_pr(intent: HelpIntent | QuestionIntent, previous: Remembered) -> Intent | None:
     """``intent`` read as a question about the thread's PR, when it is one (see the module docstring)."""
     text = intent.said if isinstance(intent, HelpIntent) else intent.text
@@ -86,12 +91,15 @@ def inherit(intent: Intent, previous: Remembered | None) -> Intent:
         assert previous.number is not None
         return CompareIntent((previous.number, intent.number), repo=intent.repo or previous.repo,
                              language=intent.language)
-    if previous.window is None:
-        return intent
-    if isinstance(intent, ClarifyIntent) and intent.problem == "unknown_ref":  # "that week": the thread's
+    if isinstance(intent, ClarifyIntent) and intent.problem == "unknown_ref" and (
+            previous.window is not None or (previous.kind in ("digest", "label", "merged", "authors", "question")
+                                            and _THAT_WINDOW.fullmatch(intent.said.strip()))):
+        # "that week": the thread's window (its default week too, when the thread asked for one)
         if intent.wanted == "merged":
             return MergedIntent(previous.window, repo=previous.repo, language=intent.language)
         return DigestIntent(week=previous.window, repo=previous.repo, language=intent.language)
+    if previous.window is None:
+        return intent
     if isinstance(intent, DigestIntent) and intent.week is None:
         return replace(intent, week=previous.window)
     if isinstance(intent, LabelIntent | MergedIntent | QuestionIntent) and intent.window is None:

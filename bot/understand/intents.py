@@ -251,6 +251,8 @@ class HelpIntent:
     said: str = field(default="", compare=False)
     asked: bool = field(default=False, compare=False)
     """The person asked for the help (``help``, ``帮助``) rather than saying something not understood."""
+    remark: bool = field(default=False, compare=False)
+    """Said to colleagues or about oneself (``各位…``, ``我先去吃饭了``): no request was meant."""
 
 
 Intent = (

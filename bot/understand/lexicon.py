@@ -82,7 +82,7 @@ _AREA = re.compile(rf"{_A}(?:in|for|on|about|of)\s(?:the\s)?"
                    r"(?!(?:call|duty|leave|vacation|holiday|it|board|track|time|site|hold|fire)(?![A-Za-z]))"
                    rf"(?P<a>[A-Za-z][A-Za-z0-9_.+-]{{0,40}}){_Z}|"
                    r"(?P<b>[A-Za-z][A-Za-z0-9_.+-]{0,40})\s{0,12}的?\s?(?:最近|近来|近期)?\s?"
-                   r"(?:有啥|有什么|有没有什么|有没有啥|有何|都有啥|有些啥)?\s?(?:大)?(?:周报|週報|动态|動態|进展|"
+                   r"(?:有啥|有什么|有没有什么|有没有啥|有何|都有啥|有些啥)?\s?(?:大|新|最新)?(?:周报|週報|动态|動態|进展|"
                    r"進展|情况|情況|方面|怎么样|怎樣|怎样|咋样|如何|近况|动静|动向|新闻|消息)|"
                    rf"{_A}how(?:['’]s|\sis|\sare)\s(?:the\s)?(?P<c>[A-Za-z][A-Za-z0-9_.+-]{{0,40}})\s(?:work\s)?"
                    r"(?:doing|going|looking|coming\salong)(?![A-Za-z])",
@@ -156,7 +156,8 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
     found.extend(m.group(0).lower() for m in phrases)
     rest = _blank(rest, [m.span() for m in phrases])
     for token in re.findall(r"(?<![A-Za-z0-9_])\.?[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest):
-        word = token.strip(_PUNCT_EDGE).removesuffix("'s").lower()
+        edge = _PUNCT_EDGE.replace(".", "") if "/" in token else _PUNCT_EDGE  # .github/workflows keeps its dot
+        word = token.rstrip(_PUNCT_EDGE).lstrip(edge).removesuffix("'s").lower()
         if len(word) < 2 or word in _EN_STOP or word.isdigit() or (label and word == label):
             continue
         found.append(word)
@@ -191,7 +192,9 @@ _LABEL_IN = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{0,40}
                        r"(?:有)?(?:哪些|哪个|什么|啥)")
 _BY_LABEL = re.compile(r"按\s?(?:标签|標籤|label)\s?(?:看|查看|显示|列)")
 _HOW_TO = re.compile(r"(?:怎么|怎样|如何|咋)\s?(?:才能)?\s?(?:订阅|退订|取消订阅|关注)|"
-                     r"(?<![A-Za-z])how\s+(?:do|can|should)\s+(?:i|we)\s+(?:un)?subscribe|(?<![A-Za-z])how\s+to\s+(?:un)?subscribe",
+                     r"(?<![A-Za-z])how\s+(?:do|can|should)\s+(?:i|we)\s+(?:un)?subscribe|"
+                     r"(?<![A-Za-z])how\s+(?:do|can|should)\s+(?:i|we)\s+(?:set\s?up|create|add|configure|get|turn\s+on)\s+"
+                     r"(?:an?\s+|the\s+|my\s+|some\s+)?(?:alerts?|subscriptions?|notifications?)|(?<![A-Za-z])how\s+to\s+(?:un)?subscribe",
                      re.IGNORECASE)
 """A question about how to subscribe (``怎么订阅某个目录啊``): the help, not a subscription."""
 

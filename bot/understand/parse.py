@@ -72,6 +72,7 @@ from bot.understand.lexicon import (
     detect_language,
     normalize,
 )
+from bot.understand.nearest import read_by_nearest
 from bot.understand.parts import (
     _Reading,
 )
@@ -112,13 +113,16 @@ def understand(text: str, *, bot_mentions: Sequence[str] = ()) -> Intent:
             found := subscription_intent(clean, None)) is not None:
         return _with_language(found, detect_language(clean, _request_words(found)))
     if remark(clean):
-        return HelpIntent(language=lang, said=said)  # said to colleagues, or about oneself: a hint at most
+        return HelpIntent(language=lang, said=said, remark=True)  # said to colleagues, or about oneself
     if (kind := feedback(clean)) is not None:
         return SmallTalkIntent(kind, language=_small_talk_language(said))
     reading = _Reading(clean)
     if (follow := _follow_up(reading)) is not None:
         return follow
-    return _decide(reading)
+    decided = _decide(reading)
+    if isinstance(decided, HelpIntent) and not decided.remark and not decided.asked:
+        return read_by_nearest(clean) or decided  # the request of the nearest phrasing people used
+    return decided
 
 
 def _small_talk_language(text: str) -> Language | None:

@@ -31,7 +31,9 @@ __all__ = ["asks_capability", "feedback", "remark", "without_courtesy"]
 _A = r"(?<![A-Za-z])"
 _Z = r"(?![A-Za-z])"
 _GROUP = re.compile(r"^(?:各位|大家|同学们|兄弟们)|大家(?!好)|交接|"
-                    rf"{_A}(?:fyi|heads[\s-]up|ptal|folks|guys|everyone|team){_Z}", re.IGNORECASE)
+                    r"谁(?:在|来|能|去)(?:看|修|跟|处理|查)|有人在(?:看|修|跟)|"
+                    rf"{_A}(?:fyi|heads[\s-]up|ptal|folks|guys|everyone){_Z}|^(?:(?:hi|hey|ok|so)[\s,]+)?team{_Z}",
+                    re.IGNORECASE)
 """The channel is spoken to (``各位``, ``大家``, ``fyi``, ``交接``)."""
 _MENTION = re.compile(r"<@[A-Z0-9]{2,20}>|(?:^|\s)@(?!_user_)[^\s@，,。:：]{1,20}")
 """Someone is mentioned (the bot's own mention is removed before this is read; a mention alone asks nothing of
@@ -45,11 +47,15 @@ _STATEMENT = re.compile(
 """The speaker's own past, plans and opinions."""
 _REQUEST = re.compile(
     r"帮我|帮忙|给我|发我|请问|请帮|麻烦(?!大家)|能否|能不能|可不可以|可以帮|我想(?:看|要|问|了解|订|知道)|我要|订阅|退订|"
+    r"再发|重发|发一遍|发一下|发下|"
     r"提醒我|通知我|"
     rf"{_A}(?:can\s+you|could\s+you|please|pls|show\s+me|give\s+me|send\s+me|tell\s+me|subscribe|unsubscribe|"
     rf"what|which|who|where|how){_Z}",
     re.IGNORECASE)
 """A request or a question to the bot (a verb such as 看下 after ``我回头`` is the speaker's own plan)."""
+_VOCATIVE = re.compile(r"^(?:老|小)[\u4e00-\u9fff](?:[，,\s]|(?=你|您))|"
+                       r"^[\u4e00-\u9fff]{1,2}(?:哥|姐|总|老师|工)(?:[，,\s]|(?=你|您))")
+"""A colleague addressed by name at the start (``老王你看下…``, ``小李，…``, ``张老师 你…``)."""
 _SECOND = re.compile(r"你|您|(?<![A-Za-z])(?:you|your)(?![A-Za-z])", re.IGNORECASE)
 _QUESTION = re.compile(r"[?？]\s*$|[吗嗎呢]\s*[?？!！。.~～]*\s*$")
 _PR = re.compile(r"#\s?[0-9]{3,7}|(?<![0-9])[0-9]{4}(?![0-9])")
@@ -74,7 +80,12 @@ _CAPABILITY = re.compile(
     r"(?:什么|啥|哪些|嘛)|"
     r"(?:支持|提供|有)(?:哪些|什么|啥)(?:功能|命令|指令|用法)|(?:使用说明|使用文档|用法说明|说明书|帮助文档)|"
     r"(?:机器人|bot|这个?工具)[^。？?！!]{0,6}(?:怎么|咋|如何)用|"
-    rf"{_A}(?:what(?:['’]s|\s+is)\s+(?:this|the)\s+(?:bot|thing|tool)\s+(?:good\s+for|for)|what\s+can\s+(?:you|it|this\s+bot)|"
+    r"有(?:使用)?(?:说明|教程|手册)(?:吗|嘛|么|没)|^你是(?:干嘛|干什么|做什么|干啥|啥)的|^你是谁|"
+    r"(?:你|机器人|bot|这个?工具)[^。？?！!]{0,6}有(?:什么|啥|哪些)(?:本事|能耐|能力|功能|用处)|"
+    r"怎么用(?:你|这个机器人|这个bot|它)|教(?:教)?我(?:怎么)?用|"
+    rf"{_A}how\s+to\s+(?:talk\s+to|use|ask|work\s+with)\s+(?:you|u|it|the\s+bot|this\s+bot){_Z}|"
+    rf"{_A}what\s+(?:can|should|could)\s+i\s+(?:ask|say\s+to|tell)\s+(?:you|u|it|the\s+bot){_Z}|"
+    rf"{_A}(?:what\s+(?:[a-z]+\s+){{0,3}}can\s+(?:you|u)\s+(?:do|help)|what\s+(?:you|u)\s+can\s+do|what(?:['’]s|\s+is)\s+(?:this|the)\s+(?:bot|thing|tool)\s+(?:good\s+for|for)|what\s+can\s+(?:you|it|this\s+bot)|"
     rf"what\s+(?:do|does)\s+(?:you|it|this\s+bot)\s+(?:do|support)|how\s+(?:do\s+i|to)\s+use\s+(?:you|it|this)|"
     rf"what\s+are\s+you\s+(?:good\s+for|for)|what\s+features){_Z}",
     re.IGNORECASE)
@@ -92,7 +103,7 @@ def remark(text: str) -> bool:
     request in it is theirs); or a first-person statement without a request or question to the bot."""
     if _GROUP.search(text):
         return True  # "各位，… 大家有空可以看看", "fyi the W16 digest mentions #6053": said to the channel
-    mention = _MENTION.search(text) is not None
+    mention = _MENTION.search(text) is not None or _VOCATIVE.search(text) is not None
     if mention and _SECOND.search(text):
         return True  # "@张三 你看下 #6046 是不是把你那个 bug 修了": said to them
     statement = _STATEMENT.search(text) is not None

@@ -29,14 +29,19 @@ _A = r"(?<![A-Za-z])"
 _Z = r"(?![A-Za-z])"
 _STOP = re.compile(r"不用了|不要了|不想要了?|不想收|不要再?推|别再?推了?|别发了?|不用再?推|不用再?发|停掉|停了|先停|"
                    r"去掉|删掉|删了|拿掉|取消掉?|退掉|退订|不(?:太)?关注了?|不用再?(?:通知|提醒)|不再需要|不需要了|不看了|"
+                   r"不用再?盯了?|别再?盯了?|不盯了|关了吧|关掉|撤掉|撤了|撤销|"
+                   r"(?<![A-Za-z])take(?=\s+\S{1,40}\s+off(?![A-Za-z]))|"
                    rf"{_A}(?:stop|drop|remove|delete|no\s+more|mute|unsubscribe|don['’]?t\s+need|not\s+interested){_Z}",
                    re.IGNORECASE)
 _KEEP = re.compile(r"留着|保留|继续|照旧|不变|还要|只看|只留|只要|只关注|"
                    rf"{_A}(?:keep|only|still\s+want){_Z}", re.IGNORECASE)
 _KEEP_BEFORE = re.compile(r"(?:只看|只留|只要|只关注|保留|留着|(?<![A-Za-z])(?:keep|only))\s*(?:the\s+)?$",
                           re.IGNORECASE)
-_CONTEXT = re.compile(r"订阅|退订|提醒|通知|推送|推|留着|保留|只看|只留|照旧|"
-                      rf"{_A}(?:alerts?|pings?|notifications?|subscriptions?|subs|keep){_Z}", re.IGNORECASE)
+_CONTEXT = re.compile(r"订阅|退订|提醒|通知|推送|推|留着|保留|只看|只留|照旧|盯|太吵|好吵|吵死|刷屏|打扰|不看了|不跟了|"
+                      r"^\s*(?:取消|退掉|删掉)|(?:取消|退订|退掉)\s*(?:吧|了|掉)?\s*$|"
+                      rf"{_A}(?:alert(?:s|ing)?|ping(?:s|ing)?|notif(?:y|ying|ications?)|subscriptions?|subs|keep|"
+                      rf"noisy|spam(?:my)?|(?:off\s+)?my\s+(?:watch\s?)?list){_Z}", re.IGNORECASE)
+"""Words that say the message is about alerts (a stop cue alone, ``不要了``, changes nothing without one)."""
 _ADD = re.compile(r"^(?:那|那就|顺便|另外|再|也)?\s*(?:再加(?:个|一个|上)?|加上|加个|也加上?|也算上|也加进去)|"
                   r"也算上|也加上|也加进来|"
                   rf"^(?:and\s+)?(?:also\s+)?(?:add|throw\s+in|include|plus){_Z}|"

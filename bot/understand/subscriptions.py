@@ -32,6 +32,7 @@ from bot.understand.intents import (
     SubscribeIntent,
     UnsubscribeIntent,
 )
+from bot.understand.lexicon import _PATH_HEADS
 from bot.understand.subparts import part_request
 
 __all__ = ["github_handle", "personal_digest_action", "read_request", "subscription_command", "subscription_intent"]
@@ -59,9 +60,15 @@ _LINK = (
     re.compile(rf"(?:绑定|关联|设置|记住)(?:一下)?(?:我的)?\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名)?\s?(?:为|是|:|：)?\s?{_HANDLE}",
                re.IGNORECASE),
     re.compile(rf"我在\s?{_GITHUB}\s?(?:上)?(?:是|叫|的用户名是|的账号是)\s?{_HANDLE}", re.IGNORECASE),
-    re.compile(rf"\bmy\s+{_GITHUB}\s*(?:handle|user\s?name|user|login|account|id|name)?\s*(?:is|=|:)\s*{_HANDLE}",
+    re.compile(rf"{_GITHUB}\s?上\s?(?:我|我的(?:名字|用户名|账号|id)?)\s?(?:是|叫)\s?{_HANDLE}", re.IGNORECASE),
+    re.compile(rf"{_GITHUB}\s?(?:账号|账户|帐号|用户名|id|handle|login)\s?(?:是|为|叫|=|:|：)?\s?{_HANDLE}\s?(?:绑|关联|记|存)",
+               re.IGNORECASE),
+    re.compile(rf"\bmy\s+{_GITHUB}\s*(?:handle|user\s?name|user|login|account|id|name)?\s*(?:is|['’]s|=|:)\s*{_HANDLE}",
                re.IGNORECASE),
     re.compile(rf"\bi(?:'m|\s+am)\s+{_HANDLE}\s+on\s+{_GITHUB}\b", re.IGNORECASE),
+    re.compile(rf"\buse\s+@?{_HANDLE}\s+(?:as|for)\s+my\s+{_GITHUB}", re.IGNORECASE),
+    re.compile(rf"{_GITHUB}\s?(?:账号|账户|帐号|用户名|id)?\s?(?:绑定|关联|设置为|设为|改成|改为|绑)\s?(?:为|成|到)?\s?{_HANDLE}",
+               re.IGNORECASE),
     re.compile(rf"\b(?:link|set|connect)\s+(?:my\s+)?{_GITHUB}\s*(?:handle|account|user\s?name|login)?\s*"
                rf"(?:to|as|=|:)?\s*{_HANDLE}", re.IGNORECASE),
 )
@@ -72,12 +79,13 @@ _MINE = re.compile(r"(?:我的|个人|自己的|我自己的|(?:只)?(?:和|跟|
                    r"\bmy\s+(?:own\s+|personal\s+)?(?:weekly\s+)?(?:digest|summary|report)\b|"
                    r"\bpersonal\s+(?:weekly\s+)?(?:digest|summary|report|thing|one)\b|\bpersonal\s+weekly\b",
                    re.IGNORECASE)
-_OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|退订|停一下|停一停|暂停|先停|"
+_OFF = re.compile(r"不要再|别再|不用再|不要|别|不用|不再|停止|停掉|停发|取消|关闭|关掉|关了|先关|退订|"
+                  r"停一下|停一停|暂停|先停|"
                   r"暂时不用|"
                   r"\b(?:stop|cancel|unsubscribe|disable|turn\s+off|no\s+more|don'?t|do\s+not|quit|pause|"
                   r"hold\s+off|skip|suspend)\b",
                   re.IGNORECASE)
-_ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|订阅|以后|"
+_ON = re.compile(r"每周|每星期|每个?礼拜|定期|开启|打开|开通|开(?:个|一下|下)?\s*$|开(?=个人|我的)|订阅|以后|"
                  r"\b(?:every\s+week|each\s+week|weekly|subscribe|turn\s+on|enable|start|opt\s+in|"
                  r"every\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
                  re.IGNORECASE)
@@ -88,8 +96,8 @@ _WHEN = re.compile(r"(?<![A-Za-z])(?:when|whenever|if|once|as\s+soon\s+as)\s+(?P
                    re.IGNORECASE)
 _ALL_MINE = re.compile(r"(?<![A-Za-z])(?:remove|delete|clear|drop|cancel|stop)\s+all\s+(?:of\s+)?(?:my|our|the)\s+"
                        r"(?:subscriptions?|subs?|alerts?|notifications?)(?![A-Za-z])", re.IGNORECASE)
-_WANT_ALERTS = re.compile(r"(?<![A-Za-z])(?:i|we)\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?"
-                          r"(?:receive|get|have)\s+"
+_WANT_ALERTS = re.compile(r"(?<![A-Za-z])(?:i|we)(?:\s+(?:want|would\s+(?:like|love)|wanna|need)|['’]d\s+(?:like|love))"
+                          r"\s+(?:to\s+)?(?:(?:receive|get|have)\s+)?"
                           r"(?:the\s+)?(?:alerts?|notifications?|pings?)\s+(?:for|on|about|of)?\s*(?:prs?\s+)?"
                           r"(?:from|by|of|on|about|under|in)?", re.IGNORECASE)
 _SEND = re.compile(r"发|推送|送|\b(?:send|deliver|email|post|dm)\b", re.IGNORECASE)
@@ -194,9 +202,12 @@ def subscription_command(command: str, rest: str, language: Language | None, rep
 
 def _repo(text: str, hint: str | None = None) -> str | None:
     """The repository a request names (``hint``: a word that reads as one), when the request reads
-    without the repository's labels."""
+    without the repository's labels; a folder of a repository (``docker/ascend``, ``verl/trainer``) is none."""
     found = read_request(text, hint)
-    return found.repo if found is not None else None
+    repo = found.repo if found is not None else None
+    if repo and hint is None and repo.partition("/")[0].lower() in _PATH_HEADS:
+        return None
+    return repo
 
 
 @lru_cache(maxsize=512)

@@ -180,6 +180,9 @@ class Vocabulary:
             return Resolved(word, key, "exact")
         if not key.isascii() or "/" in key or " " in key:
             return Resolved(word, key, "unknown")
+        parts = [p for p in _PART.split(key) if p]
+        if len(parts) > 1 and all(self.knows(p) for p in parts):  # qwen3-vl: searched as written, not "corrected"
+            return Resolved(word, key, "exact")
         labels, others = self._lists()
         near = _nearest(key, labels, self.words)
         if near is None and len(key) >= 5:
@@ -187,6 +190,28 @@ class Vocabulary:
         if near is None and self.concepts is not None:
             near = _nearest(key, [w for w in self.concepts.words() if w.isascii()], self.words)
         return Resolved(word, near, "corrected") if near else Resolved(word, key, "unknown")
+
+    def joined(self, words: Sequence[str]) -> tuple[str, ...]:
+        """``words`` with two neighbours written apart joined into the one identifier the data uses (``fully
+        async`` → ``fully_async``, ``routed experts`` → ``routed_experts``): the joined form (with ``_`` or ``-``
+        between) is a label, or a word of the data when neither of the two is a label (``vllm rollout`` and
+        ``reward manager`` stay two words)."""
+        out: list[str] = []
+        i = 0
+        while i < len(words):
+            first = words[i]
+            if i + 1 < len(words) and first.isascii() and words[i + 1].isascii() and "/" not in first + words[i + 1]:
+                second = words[i + 1]
+                a_label = first.lower() in self.labels or second.lower() in self.labels
+                join = next((j for glue in ("_", "-") if (j := f"{first}{glue}{second}".lower()) in self.labels
+                             or (j in self.words and not a_label)), None)
+                if join is not None and not (first.lower() in self.labels and second.lower() in self.labels):
+                    out.append(join)
+                    i += 2
+                    continue
+            out.append(first)
+            i += 1
+        return tuple(out)
 
     def resolve_all(self, words: Sequence[str]) -> Resolution:
         """Every word of ``words`` resolved (:meth:`resolve`)."""

@@ -184,7 +184,9 @@ def _month_name(m: re.Match[str]) -> _Part | None:
     year = m.groupdict().get("y")
     if word.lower() in _AMBIGUOUS_MONTHS and not year and not word[0].isupper():
         before = m.string[max(0, m.start() - 8):m.start()].lower()
-        if not re.search(r"(?:in|since|during|of|for|from)\s{1,2}$", before):
+        after = m.string[m.end():m.end() + 3]
+        whole = len(word) > 4 and not re.match(r"\s?[A-Za-z0-9]", after)  # "top authors march": the month
+        if not re.search(r"(?:in|since|during|of|for|from)\s{1,2}$", before) and not whole:
             return None
     month = _MONTHS.index(word[:3].lower()) + 1
     return _Part("month", f"{int(year):04d}-{month:02d}" if year else f"*-{month:02d}", m.start(), m.end())
@@ -278,7 +280,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"(?:最近|近|过去|過去)\s?的?\s?(?P<n>{_N})\s?(?:天|日)"), _offset("days")),
     (_p(rf"(?:最近|近|过去|過去)\s?的?\s?(?P<n>{_N})\s?(?:个|個)\s?月"), _offset("days", 30)),
     (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("this")),
-    (_p(rf"{_A}(?:last|previous|prev|prior)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("last")),
+    (_p(rf"{_A}(?:last|lst|previous|prev|prior)\s(?:calendar\s)?{_WK}(?:'?s)?{_Z}"), _fixed("last")),
     (_p(rf"{_A}(?:the\s)?week\sbefore(?:\sthe)?\slast(?:\sweek)?{_Z}"), _fixed("week-2")),
     (_p(rf"{_A}(?P<n>{_E})\s{_WKS}\sago{_Z}"), _offset("week")),
     (_p(rf"{_A}previous\s(?P<n>{_E})\s(?:weeks|wks){_Z}"), _offset("weeks")),
@@ -300,10 +302,11 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(r"(?<![0-9一二三四五六七八九十上])月初\s?(?:到现在|到今天|至今|以来|开始|起)"), _fixed("month-0")),
     (_p(r"(?P<ups>(?:上\s?){2,8})(?:个|個)\s?月"), _back("month", "other")),
     (_p(r"上\s?(?:个|個|一个|一個)?\s?月"), _fixed("month-1")),
-    (_p(rf"(?:(?P<y>[0-9]{{4}})\s?年\s?)?(?<![0-9上本这這当當个個])(?P<m>{_N})\s?(?:月份|月)"), _month),
+    (_p(rf"(?:(?P<y>[0-9]{{4}})\s?年\s?)?(?<![0-9上本这這当當])(?<![0-9上本这這当當那][个個])(?P<m>{_N})\s?(?:月份|月)"),
+     _month),
     (_p(rf"{_ND}(?P<y>[0-9]{{4}})\s?[-/]\s?(?P<m>[0-9]{{1,2}}){_NZ}(?![-/.][0-9])"), _month),
-    (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?month{_Z}"), _fixed("month-0")),
-    (_p(rf"{_A}(?:last|previous|prev|prior)\s(?:calendar\s)?month{_Z}"), _fixed("month-1")),
+    (_p(rf"{_A}(?:this|current)\s(?:calendar\s)?(?:month|mnth|mth|mo){_Z}"), _fixed("month-0")),
+    (_p(rf"{_A}(?:last|lst|previous|prev|prior)\s(?:calendar\s)?(?:month|mnth|mth|mo){_Z}"), _fixed("month-1")),
     (_p(rf"{_A}(?:(?:in\s)?the\s)?past\smonth{_Z}"), _fixed("days-30")),
     (_p(rf"{_A}{_MONTH_EN}{_Z}(?:\s?,?\s?(?P<y>[0-9]{{4}}){_NZ})?"), _month_name),
     (_p(r"今\s?年|本\s?年"), _fixed("year-0")),

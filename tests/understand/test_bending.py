@@ -5,6 +5,8 @@ request in a thread inherits (:mod:`bot.understand.inherit`)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from bot.understand import (
@@ -16,6 +18,8 @@ from bot.understand import (
     MergedIntent,
     PRIntent,
     QuestionIntent,
+    SubscribeIntent,
+    UnsubscribeIntent,
     understand,
 )
 from bot.understand.canon import canonical
@@ -24,6 +28,7 @@ from bot.understand.inherit import inherit
 from bot.understand.shape import asks_capability, feedback, remark, without_courtesy
 from bot.understand.subparts import PartRequest, part_request
 from bot.understand.tokens import chinese_words
+from bot.understand.vocabulary import Vocabulary
 
 
 @pytest.mark.parametrize(("said", "read"), [
@@ -86,8 +91,9 @@ def test_each_value_takes_the_cue_of_its_clause(text: str, part: PartRequest | N
 
 
 def test_search_words_are_nouns_and_words_the_dictionary_does_not_know() -> None:
-    words = chinese_words("想了解一下就是别的蒸馏相关代码版本提前评估")
-    assert "版本" in words
+    words = chinese_words("想了解一下就是别的蒸馏相关代码权重提前评估")
+    assert "权重" in words
+    assert not {"版本", "功能", "整体"} & set(chinese_words("升级版本的功能整体评估"))  # generic nouns are filler
     assert not {"了解", "就是", "别的", "提前"} & set(words)
     assert "蒸馏" in chinese_words("别的蒸馏相关", keep=["蒸馏"])  # a concept word always stays
 
@@ -119,3 +125,34 @@ def test_a_request_in_a_thread_takes_what_it_leaves_unsaid() -> None:
 ])
 def test_classes_of_the_audit(text: str, kind: type) -> None:
     assert type(understand(text)) is kind
+
+
+def test_numbers_said_in_chinese_digits_or_typed_with_a_letter_o_are_pr_numbers() -> None:
+    assert canonical("六零二九 风险大不大") == "6029 风险大不大"
+    assert canonical("#6O46 从哪看起") == "#6046 从哪看起"
+    assert canonical("一二 个") == "一二 个"  # two characters are no number said digit by digit
+    assert understand("PR 五九八九 讲的是什么") == PRIntent(5989, language="zh", question="what")
+
+
+def test_words_written_apart_join_only_into_an_identifier_of_the_data() -> None:
+    vocab = Vocabulary(labels={"fully_async", "vllm", "rollout"}, words=Counter({"routed_experts": 3,
+                                                                               "vllm_rollout": 5}))
+    assert vocab.joined(("fully", "async", "bug")) == ("fully_async", "bug")
+    assert vocab.joined(("routed", "experts")) == ("routed_experts",)
+    assert vocab.joined(("vllm", "rollout")) == ("vllm", "rollout")  # two labels stay two
+    assert vocab.joined(("flash", "attention")) == ("flash", "attention")  # nothing the data writes
+
+
+def test_a_message_the_rules_do_not_read_takes_the_request_of_the_nearest_phrasings() -> None:
+    from bot.understand.nearest import nearest_kind, read_by_nearest
+
+    found = nearest_kind("我现在订着哪些呀")
+    assert found is not None
+    assert found[0] == "list_subscriptions"
+    assert read_by_nearest("上周仓库里都在忙些啥呢") == DigestIntent(week="last", language="zh")
+    assert read_by_nearest("zzz qqq") is None  # nothing near
+    # a guess never changes a subscription, and a remark is never guessed at
+    assert not isinstance(read_by_nearest("把 ci 的订阅都清掉算了吧"), (SubscribeIntent, UnsubscribeIntent))
+    remark_ = understand("我先去吃饭了 回头再看")
+    assert isinstance(remark_, HelpIntent)
+    assert remark_.remark
