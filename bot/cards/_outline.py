@@ -17,6 +17,7 @@ Two outlines:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -175,6 +176,32 @@ def _chat_highlights(highlights: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+CHAT_CARD_CHARS = 2150
+"""Most characters of text a chat card's sections hold together (titles and items as marked up); the
+2,500-character card of one screen keeps the rest for its header, context line, bullets and buttons."""
+
+
+def _fit_chat_card(sections: list[Section], key_title: Callable[[int], str]) -> list[Section]:
+    """``sections`` of a chat card within :data:`CHAT_CARD_CHARS`: whole items dropped from the end, highlights
+    beyond three, then key PRs beyond three, then beyond one (never a line cut, and never fewer than three highlights:
+    a digest whose three are longer than a screen is split, not cut, by the renderers; the key-PR
+    section is retitled by ``key_title(shown)``, "shown of total", and the full report holds every one)."""
+    def size() -> int:
+        return sum(len(s.title) + sum(map(len, s.items)) for s in sections)
+
+    for key, keep in (("highlights", CHAT_HIGHLIGHTS[0]), ("top_key_prs", 3), ("top_key_prs", 1)):
+        while size() > CHAT_CARD_CHARS:
+            at = next((i for i, s in enumerate(sections) if s.key == key), None)
+            if at is None or len(sections[at].items) <= keep:
+                break
+            section = sections[at]
+            items = section.items[:-1]
+            prs = section.prs[: len(items)] if section.prs else section.prs
+            title = key_title(len(items)) if key == "top_key_prs" else section.title
+            sections[at] = dataclasses.replace(section, title=title, items=items, prs=prs)
+    return sections
+
+
 def card_outline(digest: Digest, m: Markup, *, chat: bool = False) -> list[Section]:
     """Headline, highlights, risk observations and the top key PRs (≤ ``TOP_KEY_PRS``).
 
@@ -198,7 +225,9 @@ def card_outline(digest: Digest, m: Markup, *, chat: bool = False) -> list[Secti
         title = words.top_key_prs.format(shown=len(shown), total=len(key))
         entries = tuple(_key_pr_chat_entry(pr, digest, m) if chat else _key_pr_entry(pr, digest, m) for pr in shown)
         sections.append(Section("top_key_prs", title, entries, "entries", prs=shown))
-    return sections
+    if not chat:
+        return sections
+    return _fit_chat_card(sections, lambda shown: words.top_key_prs.format(shown=shown, total=len(key)))
 
 
 def report_outline(digest: Digest, m: Markup, *, repeat_reasons: bool = False,

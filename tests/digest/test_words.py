@@ -115,3 +115,28 @@ def test_advice_names_a_pr_and_its_fact(built: dict[tuple[str, str], tuple[Any, 
                 continue
             assert line.startswith("#"), line
             assert "`" in line or "#" in line[1:], line  # the fact: a name, a file or the other PR
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_chat_card_of_long_words_stays_one_screen(bench: ModuleType,
+                                                    built: dict[tuple[str, str], tuple[Any, list[Any]]],
+                                                    language: str) -> None:
+    """Titles and highlights far longer than any judged week's: whole highlights (beyond three) and key PRs are
+    left to the full report (never a line cut) until the chat card holds ≤ 2,500 characters, and its key-PR
+    heading counts what it shows."""
+    digest, _ = built["verl-2026-W16", language]
+    long_title = "refactor the rollout worker's weight synchronisation " * 5  # 265 characters
+    prs = tuple(pr.model_copy(update={"title": f"{pr.title} {long_title}"}) for pr in digest.prs)
+    highlights = tuple(f"{h} {'and the same again at length; ' * 6}" for h in digest.highlights)
+    heavy = digest.model_copy(update={"prs": prs, "highlights": highlights})
+    sizes = bench.chat_sizes(heavy)
+    assert sizes["card_chars"] <= 2500, sizes
+    assert sizes["feishu_chars"] <= 2500, sizes
+    from bot.cards._outline import SLACK, card_outline
+
+    sections = {s.key: s for s in card_outline(heavy, SLACK, chat=True)}
+    shown = len(sections["top_key_prs"].items)
+    assert 1 <= shown < min(5, len(heavy.key_prs))
+    assert f"{shown}" in sections["top_key_prs"].title
+    assert f"{len(heavy.key_prs)}" in sections["top_key_prs"].title
+    assert all(long_title.strip() in item for item in sections["top_key_prs"].items)  # whole, never cut
