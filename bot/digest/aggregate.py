@@ -623,7 +623,7 @@ def themes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], bar: int,
             used.update(p.number for p in group)
             others = Counter(x for p in group for x in p.labels if x != label and x not in compose.NOT_COMPONENTS)
             also = [x for x, n in others.most_common(1) if 3 * n >= len(group)]
-            short = t.theme_label_short.format(label=t.join([label, *also]))
+            short = t.theme_label_short.format(label="/".join([label, *also]))  # one area named twice: npu/ci
             labelled.append(Theme(short, t.theme_label.format(Name=_capital(short, t), count=t.prs(len(group)),
                                                               prs=_refs(group, t, 3), mix=_mix(group, t)),
                                   tuple(p.number for p in group), _weight(group) - 10))  # broad: a step down
