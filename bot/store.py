@@ -109,7 +109,11 @@ BUSY_TRIES = 5
 """Least tries of a call whose pool was busy while Redis answered the probe (a burst, not an outage)."""
 BUSY_WAIT_S = 3.0
 """Seconds a call whose pool stays busy keeps trying, after its :data:`BUSY_TRIES` (a burst on a slow machine
-outlasts five short pool waits; a person's subscription should not be refused for it)."""
+outlasts five short pool waits; a cached read then falls back to memory)."""
+STATE_BUSY_WAIT_S = 30.0
+"""Seconds a call on state — subscriptions, logs, leases, which have no fallback and would be refused to a
+person — keeps trying while its pool stays busy and Redis answers the probe (a burst of hundreds of events on a
+loaded two-core machine holds a small pool for many seconds; each try is bounded by the pool timeout)."""
 
 StoreHealth = Literal["ok", "down", "memory"]
 """``ok``: Redis answers; ``down``: it does not (the bot is degraded); ``memory``: no Redis configured."""
@@ -789,13 +793,14 @@ class ResilientStore:
             written += 1
         return written
 
-    async def _call(self, op: Callable[[], Awaitable[_T]]) -> tuple[bool, _T | None]:
+    async def _call(self, op: Callable[[], Awaitable[_T]],
+                    busy_wait_s: float | None = None) -> tuple[bool, _T | None]:
         """``(True, result)`` when Redis answered, ``(False, None)`` when it is down (now or still).
 
         A failure is an outage only when Redis does not answer the probe either (:meth:`RedisStore.probe`,
         on a connection outside the pool); while it does, the pool was busy (a burst) and the call is tried
-        again, at least :data:`BUSY_TRIES` times and for :data:`BUSY_WAIT_S`, before this one call gives up
-        without declaring an outage."""
+        again, at least :data:`BUSY_TRIES` times and for ``busy_wait_s`` seconds (:data:`BUSY_WAIT_S`), before
+        this one call gives up without declaring an outage."""
         if self._down_since is not None:
             if self._clock() < self._next_try:
                 return False, None
@@ -803,6 +808,7 @@ class ResilientStore:
         else:
             was_down = False
         failures: tuple[type[Exception], ...] = (TimeoutError, *redis_errors())
+        patience_s = BUSY_WAIT_S if busy_wait_s is None else busy_wait_s
         started = time.monotonic()
         attempt = 0
         while True:
@@ -814,7 +820,7 @@ class ResilientStore:
                     self._failed(exc)
                     return False, None
                 self.busy += 1
-                if attempt >= BUSY_TRIES and time.monotonic() - started >= BUSY_WAIT_S:
+                if attempt >= BUSY_TRIES and time.monotonic() - started >= patience_s:
                     self.reason = f"Redis is busy ({exc})"
                     log.warning("Redis answers but its connections stayed busy (%s); this call gives up", exc)
                     return False, None
@@ -828,7 +834,7 @@ class ResilientStore:
         return True, result
 
     async def _state(self, op: Callable[[], Awaitable[_T]]) -> _T:
-        answered, result = await self._call(op)
+        answered, result = await self._call(op, busy_wait_s=STATE_BUSY_WAIT_S)
         if not answered:
             raise StoreUnavailableError(f"Redis does not answer ({self.reason})")
         return result  # type: ignore[return-value]

@@ -69,3 +69,49 @@ async def test_the_file_store_keeps_plain_keys_between_runs(tmp_path: Path) -> N
     third = FileStore(path, warn=warned.append)
     assert third.loaded == 0
     assert warned == ["the cache file analyses.json could not be read (JSONDecodeError); starting empty"]
+
+
+class BusyPool:
+    """A strict store whose pool stays busy (``No connection available``) for ``busy_s`` while Redis itself
+    answers the probe: a burst, not an outage."""
+
+    key_prefix = "prhub"
+
+    def __init__(self, busy_s: float) -> None:
+        import time
+
+        self.until = time.monotonic() + busy_s
+
+    def _turn(self) -> None:
+        import time
+
+        if time.monotonic() < self.until:
+            raise RedisConnectionError("No connection available.")
+
+    async def probe(self) -> None:
+        return None
+
+    async def get_json(self, key: str) -> Any:
+        self._turn()
+        return {"cached": True}
+
+    async def records(self, key: str) -> dict[str, Any]:
+        self._turn()
+        return {"U1": {"filter": "npu"}}
+
+
+async def test_a_busy_pool_gives_a_cached_read_up_soon_but_keeps_a_persons_state_waiting(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read with a fallback gives up after BUSY_WAIT_S; a call on state (a subscription) waits the burst out
+    up to STATE_BUSY_WAIT_S instead of refusing the person; neither is an outage."""
+    import bot.store as store_module
+    from bot.store import ResilientStore
+
+    monkeypatch.setattr(store_module, "BUSY_WAIT_S", 0.2)
+    monkeypatch.setattr(store_module, "STATE_BUSY_WAIT_S", 5.0)
+    store = ResilientStore(BusyPool(busy_s=1.0))  # type: ignore[arg-type]
+    assert await store.get_json("k") is None  # gave up after 0.2 s: the in-memory fallback answered
+    assert store.busy >= 5
+    assert await store.records("subscriptions") == {"U1": {"filter": "npu"}}  # waited the rest of the second
+    assert store.outages == 0
+    assert store.health == "ok"
