@@ -277,7 +277,8 @@ def highlights(
         top_numbers = set(top.pr_numbers)
         named = [p for p in ordered if p.number in top_numbers][:3]
         refs = t.list_sep.join(t.pr_ref.format(number=p.number, title=_title(p)) for p in named)
-        out.append(t.highlight_label.format(label=top.label, prs_count=t.prs(top.count), prs=refs))
+        said = t.highlight_label if top is areas[0] else t.highlight_label_key  # "busiest" only when it is
+        out.append(said.format(label=top.label, prs_count=t.prs(top.count), prs=refs))
     groups: dict[int, str] = {}
     for members, line in [*_series_lines(prs, t), *_same_fix_lines(prs, files, t)]:
         for pr in members:
@@ -511,12 +512,31 @@ def _is_source(path: str) -> bool:
     return path.endswith(_SOURCE_SUFFIXES)
 
 
+_REGISTRY_FILE = re.compile(r"^(?:__init__\.py|test_.*|dummy_.*objects\.py|.*_pb2(?:_grpc)?\.py|.*generated.*)$")
+"""Files unrelated PRs all touch — a package's exports, tests, objects generated from the code (``make
+fix-copies``'s dummies, protobuf stubs): two PRs sharing one say nothing about each other."""
+
+
+_TEST_DIRS = frozenset({"test", "tests", "testing"})
+SWEEP_LINES_PER_FILE = 4
+
+
+def _sweep(pr: DigestPR) -> bool:
+    """More than :data:`MAX_THEME_FILES` files with at most :data:`SWEEP_LINES_PER_FILE` changed lines each on
+    average: the same small edit everywhere (a licence header, a rename), not a large feature."""
+    return pr.changed_files > MAX_THEME_FILES and pr.additions + pr.deletions <= SWEEP_LINES_PER_FILE * pr.changed_files
+
+
 def _related(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> list[tuple[str, list[DigestPR]]]:
-    """Source files changed by several analysed key-ish PRs, most PRs first."""
+    """Product source files (not :data:`_REGISTRY_FILE`, not under a test folder) changed by several analysed
+    key-ish PRs, most PRs first; a sweep (:func:`_sweep`: a licence header, a rename) shares files with
+    everything and is no one's pair."""
     touching: dict[str, list[DigestPR]] = defaultdict(list)
-    for pr in by_importance([p for p in prs if p.analysis is not None and p.analysis.importance >= 5]):
+    for pr in by_importance([p for p in prs if p.analysis is not None and p.analysis.importance >= 5
+                             and not _sweep(p)]):
         for path in files.get(pr.number, ()):
-            if _is_source(path):
+            where = PurePosixPath(path)
+            if _is_source(path) and not _REGISTRY_FILE.match(where.name) and not _TEST_DIRS & set(where.parts):
                 touching[path].append(pr)
     pairs = [(path, group) for path, group in touching.items() if len(group) >= MIN_RELATED_PRS]
     return sorted(pairs, key=lambda kv: (-len(kv[1]), -sum(_importance(p) for p in kv[1]), kv[0]))
@@ -591,8 +611,7 @@ def themes(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]], bar: int,
                                                             mix=_mix(members, t)),
                                tuple(p.number for p in members), _weight(members)))
     for path, group in _related([p for p in prs if p.changed_files <= MAX_THEME_FILES], files):
-        name = PurePosixPath(path).name
-        members = take(group) if name != "__init__.py" and not name.startswith("test_") else []
+        members = take(group)
         if members:
             used.update(p.number for p in members)
             parts = Counter(compose.component(p.labels, files.get(p.number, ())) for p in members)

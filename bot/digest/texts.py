@@ -169,6 +169,8 @@ class DigestTexts:
     """Joins the last two items of a list: ``#1、#2 和 #3``, ``#1, #2 and #3``."""
     pr_ref: str
     highlight_label: str
+    highlight_label_key: str
+    """The area of :attr:`highlight_label` when a busier area holds no key PR (it is not the busiest)."""
     highlight_pr: str
     highlight_related: str
     highlight_series: str
@@ -235,6 +237,7 @@ DIGEST: dict[Language, DigestTexts] = {
         pr_ref="#{number}「{title}」",
         highlight_label="{label} 模块最活跃：{prs_count}，重点包括 {prs}；"
                         "这部分变化最多，用到 {label} 的用户最需要关注。",
+        highlight_label_key="{label} 模块合并了 {prs_count}，其中有重点改动：{prs}；用到 {label} 的用户需要留意。",
         highlight_pr="#{number} {title}：{summary}",
         highlight_related="{prs} 都修改了 `{path}`：它们的改动会相互影响，需要放在一起阅读。",
         highlight_series="「{name}」{span}：{prs}；同一系列需要按顺序阅读。",
@@ -307,6 +310,8 @@ DIGEST: dict[Language, DigestTexts] = {
         pr_ref="#{number} “{title}”",
         highlight_label="{label} was the busiest area: {prs_count}, notably {prs}; users of {label} are the most "
                         "affected.",
+        highlight_label_key="{label} merged {prs_count} with key changes among them: {prs}; users of {label} should "
+                            "take note.",
         highlight_pr="#{number} {title}: {summary}",
         highlight_related="{prs} change the same file `{path}`: their changes affect each other, so read them "
                           "together.",

@@ -188,3 +188,21 @@ def test_one_authors_prs_with_one_opening_are_a_series(default_settings: Setting
     assert ("“Remove the legacy” … (a series of 3 PRs): #4172 “torchtitan.components.lr_scheduler import path”, "
             "#4184 “torchtitan.components.checkpoint import path”, #4241 “torchtitan.components.checkpoint_utils "
             "import path”; parts of one series need reading in order.") in digest.highlights
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_exports_and_generated_files_pair_nothing_and_a_quieter_area_is_not_called_busiest(
+        default_settings: Settings, language: str) -> None:
+    """diffusers 2026-W28: three unrelated key PRs (a release, two new pipelines) all touch the package's
+    ``__init__.py`` and the generated dummy objects — no "read together" for them; the two PRs on one attention
+    backend are paired. The area named first holds key PRs but doc and schedulers were busier: not "busiest"."""
+    digest = _week("diffusers.jsonl.gz", "huggingface/diffusers", "2026-W28", "UTC", default_settings, language)
+    text = "\n".join(digest.highlights) + digest.executive_summary
+    assert "__init__.py" not in text
+    assert "dummy_" not in text
+    assert "attention_dispatch.py" in "\n".join(digest.highlights)
+    first = digest.highlights[0]
+    assert first.startswith("model")
+    assert ("最活跃" not in first) if language == "zh" else ("busiest" not in first)
+    assert "#14115" in first
+    assert "#13809" in first
