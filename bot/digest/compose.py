@@ -99,6 +99,7 @@ TEXTS: dict[Language, ComposeTexts] = {
             "added": "新增 {names}",
             "renamed": "移动了 {names}",
             "tests": "附带 {n} 个测试文件",
+            "tests_one": "附带 1 个测试文件",
         },
         dependency={
             "dependency_pin": "锁定依赖 {evidence}",
@@ -187,6 +188,7 @@ TEXTS: dict[Language, ComposeTexts] = {
             "added": "adds {names}",
             "renamed": "moves {names}",
             "tests": "with {n} test files",
+            "tests_one": "with a test file",
         },
         dependency={
             "dependency_pin": "pins {evidence}",
@@ -384,7 +386,7 @@ def compose(title: str, analysis: Analysis, language: Language, *, labels: Seque
             clauses.append((t.sweep if many else t.start_at).format(path=_code(start), n=len(files)))
     tests = next((f for f in facts if f.kind == "tests"), None)
     if tests is not None and clauses and len(clauses) < MAX_DETAILS + 1:
-        clauses.append(t.facts["tests"].format(n=tests.name, names=""))
+        clauses.append(t.facts["tests_one" if tests.name == "1" else "tests"].format(n=tests.name, names=""))
     why, why_kind = "", ""
     for kind in WHY_ORDER:
         if kind in present and kind in t.why_facts:

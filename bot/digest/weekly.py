@@ -152,9 +152,17 @@ def _new_hot_files(digest: Digest, seen: list[WindowTally]) -> tuple[NewHotFile,
     return tuple(sorted(out.values(), key=lambda f: (-f.pr_count, f.path)))
 
 
+NOT_COMPARED_RISKS = frozenset({"core_path_change"})
+"""Risks counted against a context the earlier windows are not built with: a window's core files come from the
+history before it, while an earlier window is counted on its own (its core files are its own hot files), so
+"core path change 13 (average 0)" would compare two different things."""
+
+
 def _risks_grew(digest: Digest, seen: list[WindowTally], last: WindowTally | None) -> tuple[CountChange, ...]:
     out = []
     for risk in digest.risk_rollup:
+        if risk.kind in NOT_COMPARED_RISKS:
+            continue
         change = CountChange(name=risk.kind, title=risk.title, count=risk.count,
                              last=last.risks.get(risk.kind, 0) if last is not None else None,
                              average=_mean(t.risks.get(risk.kind, 0) for t in seen))
