@@ -213,7 +213,8 @@ def _decide(r: _Reading) -> Intent:
     asked = bool(_DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest))
     scoped = _SCOPE.search(rest)
     if label is None and scoped is not None and (scoped["l"] or scoped["l2"]).lower() in terms \
-            and _concepts().find(scoped["l"] or scoped["l2"]) is None:  # a concept is searched, not a label
+            and _concepts().find(scoped["l"] or scoped["l2"]) is None \
+            and not _DOING.fullmatch(scoped["l"] or scoped["l2"]):  # a concept is searched, not a label
         # "npu 这块", "fully_async 方向的进展", "the sglang stuff", "the rollout bit"
         label = (scoped["l"] or scoped["l2"]).lower()
         terms = [t for t in terms if t != label]
@@ -335,8 +336,11 @@ _SCOPE = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s
                     r"(?:stuff|bits?|side|area|things|part|corner|front|world|land|space)(?![A-Za-z])", re.IGNORECASE)
 """A label named as the scope of a topic: ``npu 这块``, ``fully_async 方向``, ``the sglang stuff`` (``rollout
 相关的`` is a search for the word)."""
+_DOING = re.compile(r"merg(?:e|es|ed|ing)|ship(?:s|ped|ping)?|land(?:s|ed|ing)?|"
+                    r"chang(?:e|es|ed|ing)|fix(?:es|ed|ing)?|touch(?:es|ed|ing)", re.IGNORECASE)
+"""What people do to PRs (``who's been merging stuff``): the verb before "stuff", never the scope of a label."""
 _WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?:几|哪几)个人|哪些同学|(?<![A-Za-z])who(?![A-Za-z])", re.IGNORECASE)
-_MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merge|"
+_MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merg(?:e|ed|es|ing)|"
                    r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind|carry(?:ing)?|mvp)(?![A-Za-z])",
                    re.IGNORECASE)
 _PEOPLE = re.compile(r"贡献者|作者们|提交者|贡献(?:排行|排名|榜)|排行榜|最多的(?:同学|人|几位|几个人)|"

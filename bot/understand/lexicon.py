@@ -227,10 +227,14 @@ _FUNCTION_RE = re.compile("|".join(re.escape(w) for w in sorted(
     {w for name, section in _WORDS.items() if name != "stop" for w in section.get("zh", [])}, key=len, reverse=True)))
 
 
+_CONTRACTION = re.compile(r"(?<=[A-Za-z])['’](?:s|re|ve|ll|d|m)(?![A-Za-z])", re.IGNORECASE)
+
+
 def _leftover(rest: str, *, stop: bool = True) -> int:
     """How many words of ``rest`` are not function words: English words (outside the stop list,
     unless ``stop`` is false) plus the Chinese characters the stop phrases leave (``我上周请假了``
     leaves 假: it is not a bare window)."""
+    rest = _CONTRACTION.sub(" ", rest)  # "what's" is "what": no word of its own
     words = [w for w in re.findall(r"[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest)
              if not (stop and w.strip(_PUNCT_EDGE).lower() in _EN_STOP) and not w.isdigit()]
     zh = _ZH_STOP_RE.sub(" ", _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest)))

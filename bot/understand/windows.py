@@ -500,11 +500,18 @@ _RESTATED = re.compile(r"就是|也就是|即|我是说|我说的是|不对|"
 """Words that restate what came before (``这个月的就是四月份的``): of two windows, the later one is meant."""
 
 
+_DEICTIC = re.compile(r"(?:这|這|那)\s?(?:段时间|段時間|阵子|陣子|几天|幾天|段|期间|期間|几周|幾週|周|週)")
+"""Words that point back at a window just named (``3.16-3.22 这段时间``, ``W14 那阵子``): the same window, not
+"lately"."""
+
+
 def _reading(text: str, parts: list[_Part]) -> WindowReading | None:
     if not parts:
         return None
     parts = [p for p, nxt in zip(parts, [*parts[1:], None], strict=True)
              if nxt is None or not _RESTATED.search(text[p.end:nxt.start])]
+    parts = [p for i, p in enumerate(parts) if i == 0 or p.spec != "recent" or parts[i - 1].spec is None
+             or not _DEICTIC.fullmatch(text[p.start:p.end].strip()) or text[parts[i - 1].end:p.start].strip()]
     if len(parts) > 1 and len({p.spec for p in parts}) > 1:
         first, last = parts[0], parts[-1]
         return WindowReading(None, text[first.start:last.end], first.start, last.end, "several_windows")
