@@ -70,7 +70,7 @@ _STATEMENT = re.compile(
 week``, ``can someone review my PR later``, ``我刚提了个 PR，麻烦大家 review 一下``): its PR and change words make
 no search."""
 _MONTHLY = re.compile(r"月报|月報|月度总结|月度報告|月度报告|(?<![A-Za-z])monthly(?![A-Za-z])", re.IGNORECASE)
-_QUESTION_END = re.compile(r"[?？]|[吗嗎呢么麼]\s?[.!。！~～]*$|没有?\s?[.!。！~～]*$|"
+_QUESTION_END = re.compile(r"[?？]|[吗嗎呢么麼]\s?[.!。！~～]*$|没有?\s?(?:哈|啊|呀|呢|哇)?\s?[.!。！~～]*$|"
                            r"^\s?(?:did|has|have|was|were|is|are|does|do|any)(?![A-Za-z])", re.IGNORECASE)
 """A question's form, for a change word whose only context is a window (``上周有人改 ci 吗``; not
 ``昨天的会改到周五了``)."""
