@@ -119,6 +119,10 @@ class SubscriptionDesk:
                     return SubscriptionReply("unsubscribed", sub, lang)
                 if (edited := await self._remove_part(who, repo, flt, conversation, lang)) is not None:
                     return edited
+                said = command.filter  # as said, before the aliases: "docs" names the folder docs/** held
+                if said is not None and said != flt and (
+                        edited := await self._remove_part(who, repo, said, conversation, lang)) is not None:
+                    return edited
                 configured = [s for s in await self._subscriptions.of(who) if s.from_config and s.field == sub.field]
                 return SubscriptionReply("not_subscribed", sub, lang,
                                          message=self._config_note(configured, lang) if configured else "")
