@@ -320,6 +320,9 @@ _EVENT = re.compile(r"(?:发布|发版|上线|封版|冲刺|团建|开会|评审
                     r"(?<![A-Za-z])the\s+(?:sprint|week|release|demo)\s+(?:before|after)\s+the\s+[A-Za-z]+|"
                     r"(?<![A-Za-z])the\s+(?:week|day|sprint)\s+(?:we|they|you|i|our\s+team)\s+[a-z]+(?![A-Za-z])|"
                     r"(?:事故|故障|宕机|出事)(?:那|的那)(?:一)?(?:周|週|天)|"
+                    r"(?<![A-Za-z])(?:(?:the|this|our|my)\s+)?(?:last|previous|prior|current|this|past)\s+"
+                    r"(?:sprint|iteration|release\s+cycle|milestone)(?![A-Za-z])|"
+                    r"(?:上|这|這|本|上一|上个|上個|这个|這個)\s?(?:个|個)?\s?(?:迭代|冲刺|sprint)|"
                     r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"
                     r"(?:那周|那一周|那天|那次|的时候|那阵子|说的那个|提到的那个|讲的那个)|(?<![A-Za-z])(?:the\s+week\s+(?:of|when|after|before)\s+(?:the|our|my|we)\s+"
                     r"[A-Za-z]+|that\s+week|the\s+day\s+of\s+the\s+[A-Za-z]+)(?![A-Za-z])", re.IGNORECASE)
@@ -340,7 +343,8 @@ _DOING = re.compile(r"merg(?:e|es|ed|ing)|ship(?:s|ped|ping)?|land(?:s|ed|ing)?|
                     r"chang(?:e|es|ed|ing)|fix(?:es|ed|ing)?|touch(?:es|ed|ing)", re.IGNORECASE)
 """What people do to PRs (``who's been merging stuff``): the verb before "stuff", never the scope of a label."""
 _WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?:几|哪几)个人|哪些同学|(?<![A-Za-z])who(?![A-Za-z])", re.IGNORECASE)
-_MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merg(?:e|ed|es|ing)|"
+_MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|"
+                   r"merg(?:e|ed|es|ing)|land(?:ed|ing)|ship(?:ped|ping)|"
                    r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind|carry(?:ing)?|mvp)(?![A-Za-z])",
                    re.IGNORECASE)
 _PEOPLE = re.compile(r"贡献者|作者们|提交者|贡献(?:排行|排名|榜)|排行榜|最多的(?:同学|人|几位|几个人)|"

@@ -54,6 +54,8 @@ _DIFFERENCE = re.compile(r"区别|差别|差异|不同|有何不同|比(?:一下
 
 _POINTED = re.compile(r"这个|這個|那个|那個|它|(?<![A-Za-z])(?:this|that|it)(?![A-Za-z])", re.IGNORECASE)
 """A subscription that points at what the thread was about (``这个标签帮我订一下``, ``subscribe me to that``)."""
+_CJK_VALUE = re.compile(r"[\u3400-\u9fff]")
+"""A "value" of Chinese words (``也帮我``) is the request's own words read as a label, never a label of the data."""
 _POINTING_VALUES = frozenset({"this", "that", "it", "它", "这个", "那个", "這個", "那個"})
 
 
@@ -64,7 +66,8 @@ def _named_values(text: str) -> bool:
     except FilterError:
         return False
     flt = found.filter
-    return flt is not None and any(t.value.lower() not in _POINTING_VALUES for t in (*flt.include, *flt.exclude))
+    return flt is not None and any(t.value.lower() not in _POINTING_VALUES and re.search(r"[A-Za-z0-9]", t.value)
+                                   and not _CJK_VALUE.search(t.value) for t in (*flt.include, *flt.exclude))
 
 
 def _question(text: str) -> PRQuestion | None:

@@ -536,6 +536,21 @@ TABLE: list[Row] = [
     r("rollout 最近怎么样", L, RECENT, label="rollout"),
     r("npu 这周怎么样", L, W17, label="npu"),
     r("讲讲 6046", P, number=6046, question="what"),
+    # the classes of held_out3's misses (issue 26, fourth round), said other ways
+    r("第5939个PR是干嘛的", P, number=5939, question="what"),  # 第N个PR with three digits or more: a PR number
+    r("5978号值得看不", P, number=5978),  # N号 with three digits or more: no day of a month
+    r("5978号有没有坑", P, number=5978, question="risks"),
+    r("13号的周报", D),  # two digits: a day, never PR #13
+    r("3月的第三周周报", D, "2026-W11"),  # the K-th week of a month: the first holds the month's first day
+    r("4.6-4.12 那段时间合了啥", M, "2026-04-06..2026-04-12"),  # 那段时间 points back at the dates
+    r("what's been happening since tuesday", D, "2026-04-21..2026-04-22"),
+    r("who's been landing things since march", M, "2026-03-01..2026-04-22", focus="authors"),
+    r("fp8 的支持搞定了没", Q, terms=("fp8",)),  # colloquial change verbs: 搞定了没, 挪哪去了
+    r("low precision 的文档挪哪去了", Q),
+    r("绑定下我的 github：alice", LinkGitHubIntent, handle="alice"),
+    r("这个咋用呀，有教程不", H, asked=True),
+    r("recap of this sprint pls", CL),  # a sprint the bot cannot know: asked
+    r("上个迭代合了哪些 PR", CL),
 ]
 
 
