@@ -56,6 +56,16 @@ async def test_words_written_apart_are_the_data_s_identifier_and_a_label_scopes_
     assert isinstance(answer, AnswerReply)
 
 
+async def test_the_repository_s_own_name_is_no_search_word_beside_others(services: Services) -> None:
+    where = _in("D0OWN")
+    read = await services.core.conversations.resolve(parse_intent("哪个 PR 把 verl 的 rollout 默认配置改了"), where)
+    assert isinstance(read, QuestionIntent)
+    assert "verl" not in read.terms
+    assert read.terms
+    alone = await services.core.conversations.resolve(parse_intent("最近有哪些 PR 提到 verl"), where)
+    assert not isinstance(alone, QuestionIntent) or alone.terms == ("verl",)  # alone, it is what was asked
+
+
 async def test_a_near_miss_of_a_login_and_of_a_label_held(services: Services) -> None:
     who = Subscriber("slack", "D0NEAR")
     where = _in("D0NEAR")
