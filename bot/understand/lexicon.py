@@ -167,7 +167,14 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
         term = term.rstrip(_PUNCT_EDGE).lstrip(_PUNCT_EDGE.replace(".", "")) if "/" in term else term.strip(_PUNCT_EDGE)
         if term and term.lower() not in (t.lower() for t in out):
             out.append(term)
+    if any(t not in _QUALIFIERS for t in out):
+        out = [t for t in out if t not in _QUALIFIERS]
     return out[:MAX_TERMS]
+
+
+_QUALIFIERS = frozenset({"版本", "版本号"})
+"""Words that say which side of another named thing is asked (``vllm 的版本要求``, ``基于哪个 CANN 版本``): beside
+that thing they are no search word of their own; alone (``升级版本的 PR``) they are searched."""
 
 
 def _chinese_terms(rest: str) -> list[str]:

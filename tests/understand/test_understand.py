@@ -551,6 +551,8 @@ TABLE: list[Row] = [
     r("这个咋用呀，有教程不", H, asked=True),
     r("recap of this sprint pls", CL),  # a sprint the bot cannot know: asked
     r("上个迭代合了哪些 PR", CL),
+    r("megatron 的版本要求上周谁改过", Q, W16, terms=("megatron",)),  # 版本 of a thing named: that thing
+    r("上周有没有升级版本的 PR", Q, W16, terms=("版本",)),  # 版本 alone: searched
 ]
 
 
