@@ -406,9 +406,9 @@ def _join(text: str, parts: list[_Part]) -> list[_Part]:
         week_of = _WEEK_OF.search(text, max(0, part.start - 30), part.start) if part.kind == "day" else None
         week_after = _WEEK_AFTER.match(text, part.end) if part.kind == "day" else None
         if (week_of is not None or week_after is not None) and part.problem is None:
-            # the week that holds the day: which Monday depends on the year, so the reply asks for a week or dates
-            out.append(_Part("other", None, week_of.start() if week_of else part.start,
-                             week_after.end() if week_after else part.end, "week_range"))
+            # the week that holds the day (its year, when not said, is laid out against the clock)
+            out.append(_Part("other", f"week@{part.spec}", week_of.start() if week_of else part.start,
+                             week_after.end() if week_after else part.end))
             i += 1
             continue
         if part.kind in ("day", "week") and part.problem is None:

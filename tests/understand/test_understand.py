@@ -486,8 +486,9 @@ TABLE: list[Row] = [
     r("周报 上上上周", D, W14),  # one week back for every 上
     r("上上上上周的周报", D, "2026-W13"),
     r("上上上个月的月报", D, "2026-01-01..2026-01-31"),
-    r("the week of apr 6 digest", CL),  # the week that holds a day: asked, never one day
-    r("4月13日那周的周报", CL),
+    r("the week of apr 6 digest", D, W15),  # the ISO week that holds the day, never one day
+    r("4月13日那周的周报", D, W16),
+    r("the week of apr 8 digest", D, W15),  # a Wednesday: its Monday-to-Sunday week
     r("monthly summary please", D, MARCH),  # a monthly report without a month: the last whole month
     r("月报", D, MARCH),
     r("digest for prev week", D, W16),
@@ -536,7 +537,7 @@ TABLE: list[Row] = [
     r("rollout 最近怎么样", L, RECENT, label="rollout"),
     r("npu 这周怎么样", L, W17, label="npu"),
     r("讲讲 6046", P, number=6046, question="what"),
-    # the classes of held_out3's misses (issue 26, fourth round), said other ways
+    # the classes of tuning9's misses (held_out3 until the fourth round of issue 26), said other ways
     r("第5939个PR是干嘛的", P, number=5939, question="what"),  # 第N个PR with three digits or more: a PR number
     r("5978号值得看不", P, number=5978),  # N号 with three digits or more: no day of a month
     r("5978号有没有坑", P, number=5978, question="risks"),
