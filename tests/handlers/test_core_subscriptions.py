@@ -147,6 +147,10 @@ async def test_unsubscribing_reads_the_words_as_said_and_a_swapped_pair_of_lette
     assert sorted(s.filter.text() for s in await services.subscriptions.of(who)) == [
         "label:ci", "label:megatron label:vllm"]
     assert (await _say(services, "退订 dcoker")).change == "not_subscribed"  # no docker held: nothing taken
+    await services.subscriptions.add(who, REPO, parse_filter("doc docker"))
+    said = await _say(services, "文档那个不用推了")  # 文档: the label doc held, in the glossary's words
+    assert said.change == "unsubscribed"
+    assert "label:docker" in [s.filter.text() for s in await services.subscriptions.of(who)]
 
 
 async def test_every_change_is_in_the_log(services: Services) -> None:
