@@ -56,6 +56,10 @@ _REQUEST = re.compile(
 _VOCATIVE = re.compile(r"^(?:老|小)[\u4e00-\u9fff](?:[，,\s]|(?=你|您))|"
                        r"^[\u4e00-\u9fff]{1,2}(?:哥|姐|总|老师|工)(?:[，,\s]|(?=你|您))")
 """A colleague addressed by name at the start (``老王你看下…``, ``小李，…``, ``张老师 你…``)."""
+_LEADING_MENTION = re.compile(r"\s*(?:<@[A-Z0-9]{2,20}>|@(?!_user_)[^\s@，,。:：]{1,20})")
+_DONE_YET = re.compile(r"了(?:吗|嗎|么|麼|没有?|沒有?)\s*[?？!！。.~～]*\s*$|(?<![A-Za-z])(?:yet|done)\s*\??\s*$",
+                       re.IGNORECASE)
+"""A question whether something is done (``发群里了吗``, ``merged yet?``): put to the one addressed first."""
 _SECOND = re.compile(r"你|您|(?<![A-Za-z])(?:you|your)(?![A-Za-z])", re.IGNORECASE)
 _QUESTION = re.compile(r"[?？]\s*$|[吗嗎呢]\s*[?？!！。.~～]*\s*$")
 _PR = re.compile(r"#\s?[0-9]{3,7}|(?<![0-9])[0-9]{4}(?![0-9])")
@@ -106,6 +110,8 @@ def remark(text: str) -> bool:
     mention = _MENTION.search(text) is not None or _VOCATIVE.search(text) is not None
     if mention and _SECOND.search(text):
         return True  # "@张三 你看下 #6046 是不是把你那个 bug 修了": said to them
+    if _LEADING_MENTION.match(text) and _DONE_YET.search(text):
+        return True  # "@小王 周报发群里了吗": whether the one addressed has done it
     statement = _STATEMENT.search(text) is not None
     if not statement:
         return False

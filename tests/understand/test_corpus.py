@@ -40,7 +40,7 @@ FLOORS = {
     "held_out2": {"zh": 65, "en": 25, "all": 90},
     "tuning3": {"zh": 70, "en": 40, "all": 110},
     "tuning4": {"zh": 56, "en": 29, "all": 85},
-    "tuning5": {"zh": 52, "en": 27, "all": 79},
+    "tuning5": {"zh": 53, "en": 27, "all": 80},
     "tuning6": {"zh": 49, "en": 18, "all": 67},
     "tuning7": {"zh": 39, "en": 18, "all": 57},
     "tuning8": {"zh": 29, "en": 11, "all": 40},
@@ -57,7 +57,7 @@ mid-round as a check): 64 of 85 when written, 85 after. Tuning5 (80 more, a seco
 written, 78 after. Tuning6 (67 more, a third check): 52 of 67 when written, 67 after. Tuning7 (60 more, a fourth check):
 49 of 60 when written, 57 after. Tuning8 (40, written last): 33 of 40 on the round's rules when written — and 33
 on the second round's rules too — 39 after. Fourth round (held_out3 read by class and renamed tuning9): tuning9
-85 -> 99 of 100, tuning 148 -> 149, tuning2 156 -> 157, tuning5 78 -> 79, tuning8 39 -> 40, held_out2 88 -> 90, no
+85 -> 99 of 100, tuning 148 -> 149, tuning2 156 -> 157, tuning5 78 -> 80, tuning8 39 -> 40, held_out2 88 -> 90, no
 set lower. Raise a floor as the reading improves, never lower it."""
 
 

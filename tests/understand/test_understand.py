@@ -554,6 +554,8 @@ TABLE: list[Row] = [
     r("上个迭代合了哪些 PR", CL),
     r("megatron 的版本要求上周谁改过", Q, W16, terms=("megatron",)),  # 版本 of a thing named: that thing
     r("上周有没有升级版本的 PR", Q, W16, terms=("版本",)),  # 版本 alone: searched
+    r("@小李 那个 PR 合进去了没", H, remark=True),  # whether the one addressed first has done it: said to them
+    r("@小李 上周周报发一下", D, W16),  # a request beside a mention is still the bot's
 ]
 
 
