@@ -349,6 +349,8 @@ year-N | YYYY                  the calendar year N years before the current one 
 YYYY-MM-DD | *-MM-DD           one calendar day / its latest occurrence that has begun
 A..B                           inclusive dates, both YYYY-MM-DD or both *-MM-DD
 A..                            from date A through today
+week@YYYY-MM-DD | week@*-MM-DD  the ISO week holding that day / the latest such week that has begun
+                               (week 2 of April = week@*-04-08: April's first week holds April 1)
 mon.. (tue.. … sun..)          from the latest such weekday through today (today, if it is one)
 last-mon.. (… last-sun..)      from the latest such weekday before today through today
 mon-N.. (… sun-N..)            from that weekday of the ISO week N weeks before the current one through today
@@ -369,6 +371,7 @@ _SPEC_YEAR = re.compile(r"[0-9]{4}")
 _SPEC_WEEK = re.compile(r"(?P<year>[0-9]{4}|\*)-W(?P<week>[0-9]{1,2})")
 _SPEC_MONTH = re.compile(r"(?P<year>[0-9]{4}|\*)-(?P<month>[0-9]{1,2})")
 _SPEC_DAY = re.compile(r"(?P<year>[0-9]{4}|\*)-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})")
+_SPEC_WEEK_OF = re.compile(r"week@(?P<year>[0-9]{4}|\*)-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})")
 _SPEC_WEEKDAY = re.compile(r"(?P<last>last-)?(?P<wd>mon|tue|wed|thu|fri|sat|sun)(?:-(?P<n>[0-9]{1,4}))?")
 _YEARS_BACK = 8
 """How far back a yearless spec looks for a year in which it exists (W53, 02-29)."""
@@ -495,6 +498,8 @@ def window_from_spec(spec: str, *, tz: str, now: datetime) -> Window:
     if _SPEC_DAY.fullmatch(text):
         day = _spec_day(text, today, spec)
         return date_window(day, day, tz)
+    if found := _SPEC_WEEK_OF.fullmatch(text):
+        return _week_holding(found, today, tz, spec)
     raise WindowError(f"malformed window {spec!r}: expected one of\n{SPEC_FORMS}")
 
 
@@ -523,6 +528,21 @@ def _year_window(year: int, tz: str) -> Window:
     if not 1 <= year <= 9999:
         raise WindowError(f"year {year} is outside the supported range 1 to 9999")
     return date_window(date(year, 1, 1), date(year, 12, 31), tz)
+
+
+def _week_holding(found: re.Match[str], today: date, tz: str, spec: str) -> Window:
+    """``week@*-04-08``: the ISO week holding that day, in the latest year in which that week has begun."""
+    month, day = int(found["month"]), int(found["day"])
+    years = [int(found["year"])] if found["year"] != "*" else list(range(today.year, today.year - _YEARS_BACK, -1))
+    for year in years:
+        try:
+            held = date(year, month, day)
+        except ValueError:
+            continue
+        monday = held - timedelta(days=held.weekday())
+        if found["year"] != "*" or monday <= today:
+            return _week_of(held, tz)
+    raise WindowError(f"window {spec!r}: no such day")
 
 
 def _latest_week(week: int, today: date, tz: str) -> Window:

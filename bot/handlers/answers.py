@@ -307,7 +307,8 @@ class Answers:
     async def fitted(self, intent: QuestionIntent, conversation: Where) -> QuestionIntent:
         """``intent`` with its words written apart joined as the data writes them (:meth:`Vocabulary.joined`); a
         joined label becomes the question's label when other words are left (``最近 fully async 的 pr 里有哪些是修 bug
-        的``: label fully_async, searched for bug). Unchanged when the data cannot be read."""
+        的``: label fully_async, searched for bug); the repository's own name (``verl``) dropped when other words are
+        left. Unchanged when the data cannot be read."""
         if len(intent.terms) < 2:
             return intent
         try:
@@ -316,6 +317,10 @@ class Answers:
             vocab = await self.data_words.vocabulary(source, repo, found[0] if found else None)
         except PrhubError:
             return intent
+        own = {part.lower() for part in repo.split("/")}  # the repository's own name is on every path: no filter
+        kept = tuple(t for t in intent.terms if t.lower() not in own)
+        if kept and kept != intent.terms:
+            intent = replace(intent, terms=kept)
         terms = vocab.joined(intent.terms)
         if terms == intent.terms:
             return intent

@@ -17,6 +17,7 @@ language chosen for the person, small talk answered.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -26,7 +27,7 @@ from bot.errors import PrhubError
 from bot.handlers.threads import ThreadMemory
 from bot.models import Language
 from bot.understand import ClarifyIntent, FollowUpIntent, Intent, PRIntent, QuestionIntent, SmallTalkIntent
-from bot.understand.followup import remembered
+from bot.understand.followup import question_of, remembered
 from bot.understand.followup import resolve as resolve_follow_up
 from bot.understand.inherit import inherit
 from bot.understand.intents import SmallTalkKind
@@ -68,6 +69,13 @@ class Core(Protocol):
 
 
 __all__ = ["Conversations", "small_talk_text"]
+
+_ONE_PR = re.compile(r"(?:那个|那個|这个|這個)(?!\s?(?:啥|什么|什麼))[^,，。?？!！]{1,40}?的\s?pr(?![A-Za-z])",
+                     re.IGNORECASE)
+"""One PR named by what it is about (``看下那个fully async的PR``): which one the words pick."""
+_MANY = re.compile(r"哪些|哪几|几个|那些|这些|所有|全部|都|有没有|列表|搜|有关的|相关的|(?<![A-Za-z])prs(?![A-Za-z])",
+                   re.IGNORECASE)
+"""Words that ask for several PRs or a search (``那个 npu 的 PR 都有哪些``, ``搜下跟 X 有关的 PR``): not one PR."""
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +136,8 @@ class Conversations:
             resolved = inherit(intent, await self.memory.recall_thread(c.platform, c.channel, c.thread))
         if isinstance(resolved, QuestionIntent):  # "fully async": the data's fully_async
             resolved = await self.core.answers.fitted(resolved, conversation)
+            if _ONE_PR.search(resolved.text) and not _MANY.search(resolved.text):
+                resolved = await self._one(resolved, conversation)
         record = remembered(resolved)
         if record is not None:
             await self.memory.remember(c.platform, c.channel, c.thread, c.user, record)
@@ -154,6 +164,21 @@ class Conversations:
         if not found:
             return ClarifyIntent(follow.text, "no_pr", "pr", language=follow.language)
         return ClarifyIntent(", ".join(f"#{n}" for n in found[:6]), "which_pr", "pr", language=follow.language)
+
+    async def _one(self, asked: QuestionIntent, conversation: Conversation) -> Intent:
+        """``那个 fully async 的 PR``: one PR named by its words — that PR when they pick one, else a question back
+        naming the candidates; the search itself when they pick none (its answer names the words it dropped)."""
+        try:
+            found = await self.core.answers.pick_prs(asked.terms, asked.window, asked.label, conversation)
+        except PrhubError as exc:
+            log.info("could not search for %s: %s", asked.terms, exc)
+            return asked
+        if len(found) == 1:
+            return PRIntent(found[0], repo=asked.repo, language=asked.language,
+                            question=question_of(asked.text) or "worth")
+        if len(found) > 1:
+            return ClarifyIntent(", ".join(f"#{n}" for n in found[:6]), "which_pr", "pr", language=asked.language)
+        return asked
 
     async def language(self, intent: Intent | None, conversation: Conversation) -> Language:
         """The reply language: the message's, the person's last, their locale, the channel's, the default."""

@@ -112,8 +112,16 @@ def _same(asked: Term, held: Term) -> bool:
         a = a.lstrip("@")  # a login, or its number ("048" of contributor-048)
         return a == h or (a.isdigit() and len(a) >= 3 and h.endswith(("-" + a, "_" + a)))
     if held.key == asked.key == "label" and len(a) >= 3:  # rollot, vlm: a near miss of the label held
-        return fuzz.ratio(a, h) >= (80 if len(a) >= 4 else 85)
+        return fuzz.ratio(a, h) >= (80 if len(a) >= 4 else 85) or _swapped(a, h)
     return False
+
+
+def _swapped(a: str, b: str) -> bool:
+    """Whether ``a`` is ``b`` with two neighbouring letters swapped (``fdsp`` for ``fsdp``), at four letters or more."""
+    if len(a) != len(b) or len(a) < 4 or a == b:
+        return False
+    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
 
 
 def held_terms(subs: Sequence[Subscription], values: Sequence[str]) -> list[Term]:

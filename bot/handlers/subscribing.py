@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 from bot.channels import Channels
 from bot.codeowners import cached_codeowners
 from bot.config import Settings
+from bot.digest.ask import glossary
 from bot.digest.service import DigestService
 from bot.digest.window import date_window, parse_week, zone
 from bot.errors import AccessError, CodeownersError, FilterError, PrhubError, StoreUnavailableError
@@ -118,6 +119,14 @@ class SubscriptionDesk:
                 if await self._subscriptions.remove(who, repo, flt, by=conversation.user, now=self._clock()):
                     return SubscriptionReply("unsubscribed", sub, lang)
                 if (edited := await self._remove_part(who, repo, flt, conversation, lang)) is not None:
+                    return edited
+                said = command.filter  # as said, before the aliases: "docs" names the folder docs/** held
+                if said is not None and said != flt and (
+                        edited := await self._remove_part(who, repo, said, conversation, lang)) is not None:
+                    return edited
+                meant = await self._glossed(who, repo, flt)  # 文档: the label doc held
+                if meant != flt and (
+                        edited := await self._remove_part(who, repo, meant, conversation, lang)) is not None:
                     return edited
                 configured = [s for s in await self._subscriptions.of(who) if s.from_config and s.field == sub.field]
                 return SubscriptionReply("not_subscribed", sub, lang,
@@ -226,6 +235,20 @@ class SubscriptionDesk:
         edited = await self._remove_part(who, repo, removal, conversation, lang, any_of=True)
         assert edited is not None  # the terms were found among the subscriptions held
         return edited
+
+    async def _glossed(self, who: Subscriber, repo: str, flt: Filter) -> Filter:
+        """``flt`` with each label word said in other words (``文档``, ``文件``: the glossary's) replaced by the one
+        of those words that a subscription held names as a label (``doc``); unchanged when none does."""
+        held = {t.value.lower() for s in await self._subscriptions.of(who, stored_only=True)
+                if s.repo.lower() == repo.lower() for t in s.filter.include if t.key == "label"}
+        words = glossary()
+
+        def meant(term: Term) -> Term:
+            if term.key != "label":
+                return term
+            return next((Term(key="label", value=w) for w in words.get(term.value.lower(), ()) if w in held), term)
+
+        return Filter(include=tuple(meant(t) for t in flt.include), exclude=flt.exclude, bounds=flt.bounds)
 
     async def _remove_part(self, who: Subscriber, repo: str, flt: Filter, conversation: Asker,
                            lang: Language, *, any_of: bool = False) -> SubscriptionReply | None:

@@ -70,7 +70,7 @@ _STATEMENT = re.compile(
 week``, ``can someone review my PR later``, ``我刚提了个 PR，麻烦大家 review 一下``): its PR and change words make
 no search."""
 _MONTHLY = re.compile(r"月报|月報|月度总结|月度報告|月度报告|(?<![A-Za-z])monthly(?![A-Za-z])", re.IGNORECASE)
-_QUESTION_END = re.compile(r"[?？]|[吗嗎呢么麼]\s?[.!。！~～]*$|没有?\s?[.!。！~～]*$|"
+_QUESTION_END = re.compile(r"[?？]|[吗嗎呢么麼]\s?[.!。！~～]*$|没有?\s?(?:哈|啊|呀|呢|哇)?\s?[.!。！~～]*$|"
                            r"^\s?(?:did|has|have|was|were|is|are|does|do|any)(?![A-Za-z])", re.IGNORECASE)
 """A question's form, for a change word whose only context is a window (``上周有人改 ci 吗``; not
 ``昨天的会改到周五了``)."""
@@ -213,7 +213,8 @@ def _decide(r: _Reading) -> Intent:
     asked = bool(_DIGEST.search(rest) or _OPENER.search(rest) or _LOOK.search(rest))
     scoped = _SCOPE.search(rest)
     if label is None and scoped is not None and (scoped["l"] or scoped["l2"]).lower() in terms \
-            and _concepts().find(scoped["l"] or scoped["l2"]) is None:  # a concept is searched, not a label
+            and _concepts().find(scoped["l"] or scoped["l2"]) is None \
+            and not _DOING.fullmatch(scoped["l"] or scoped["l2"]):  # a concept is searched, not a label
         # "npu 这块", "fully_async 方向的进展", "the sglang stuff", "the rollout bit"
         label = (scoped["l"] or scoped["l2"]).lower()
         terms = [t for t in terms if t != label]
@@ -319,6 +320,9 @@ _EVENT = re.compile(r"(?:发布|发版|上线|封版|冲刺|团建|开会|评审
                     r"(?<![A-Za-z])the\s+(?:sprint|week|release|demo)\s+(?:before|after)\s+the\s+[A-Za-z]+|"
                     r"(?<![A-Za-z])the\s+(?:week|day|sprint)\s+(?:we|they|you|i|our\s+team)\s+[a-z]+(?![A-Za-z])|"
                     r"(?:事故|故障|宕机|出事)(?:那|的那)(?:一)?(?:周|週|天)|"
+                    r"(?<![A-Za-z])(?:(?:the|this|our|my)\s+)?(?:last|previous|prior|current|this|past)\s+"
+                    r"(?:sprint|iteration|release\s+cycle|milestone)(?![A-Za-z])|"
+                    r"(?:上|这|這|本|上一|上个|上個|这个|這個)\s?(?:个|個)?\s?(?:迭代|冲刺|sprint)|"
                     r"(?:上次|那次|上回|之前|前阵子)[^，。,.?？!！]{0,12}?"
                     r"(?:那周|那一周|那天|那次|的时候|那阵子|说的那个|提到的那个|讲的那个)|(?<![A-Za-z])(?:the\s+week\s+(?:of|when|after|before)\s+(?:the|our|my|we)\s+"
                     r"[A-Za-z]+|that\s+week|the\s+day\s+of\s+the\s+[A-Za-z]+)(?![A-Za-z])", re.IGNORECASE)
@@ -335,8 +339,12 @@ _SCOPE = re.compile(r"(?<![A-Za-z0-9_./-])(?P<l>[A-Za-z][A-Za-z0-9_.+-]{1,40})\s
                     r"(?:stuff|bits?|side|area|things|part|corner|front|world|land|space)(?![A-Za-z])", re.IGNORECASE)
 """A label named as the scope of a topic: ``npu 这块``, ``fully_async 方向``, ``the sglang stuff`` (``rollout
 相关的`` is a search for the word)."""
+_DOING = re.compile(r"merg(?:e|es|ed|ing)|ship(?:s|ped|ping)?|land(?:s|ed|ing)?|"
+                    r"chang(?:e|es|ed|ing)|fix(?:es|ed|ing)?|touch(?:es|ed|ing)", re.IGNORECASE)
+"""What people do to PRs (``who's been merging stuff``): the verb before "stuff", never the scope of a label."""
 _WHO_ASKED = re.compile(r"谁|哪些人|哪几位|哪位|(?:几|哪几)个人|哪些同学|(?<![A-Za-z])who(?![A-Za-z])", re.IGNORECASE)
-_MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|merge|"
+_MOST = re.compile(r"最多|最活跃|最积极|最勤快|排名|排行|排一下|前几|主要|推进|贡献|提的|提交|合的|合并的|合入的|"
+                   r"merg(?:e|ed|es|ing)|land(?:ed|ing)|ship(?:ped|ping)|"
                    r"(?<![A-Za-z])(?:most|top|busiest|ranking|ranked|leading|main(?:ly)?|behind|carry(?:ing)?|mvp)(?![A-Za-z])",
                    re.IGNORECASE)
 _PEOPLE = re.compile(r"贡献者|作者们|提交者|贡献(?:排行|排名|榜)|排行榜|最多的(?:同学|人|几位|几个人)|"

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from bot.errors import FilterError
+from bot.filters import parse_subscription
 from bot.understand import followup as fu
 from bot.understand.followup import Remembered
 from bot.understand.intents import (
@@ -34,6 +36,8 @@ from bot.understand.intents import (
     PRIntent,
     PRQuestion,
     QuestionIntent,
+    SubscribeIntent,
+    UnsubscribeIntent,
 )
 
 __all__ = ["inherit"]
@@ -46,6 +50,24 @@ _IMPACT = re.compile(r"影响|兼容|冲突|踩坑|(?<![A-Za-z])(?:impact|affect
 _DIFFERENCE = re.compile(r"区别|差别|差异|不同|有何不同|比(?:一下|较)?|"
                          r"(?<![A-Za-z])(?:difference|differ|diff|compare[ds]?|"
                          r"versus|vs)(?![A-Za-z])", re.IGNORECASE)
+
+
+_POINTED = re.compile(r"这个|這個|那个|那個|它|(?<![A-Za-z])(?:this|that|it)(?![A-Za-z])", re.IGNORECASE)
+"""A subscription that points at what the thread was about (``这个标签帮我订一下``, ``subscribe me to that``)."""
+_CJK_VALUE = re.compile(r"[\u3400-\u9fff]")
+"""A "value" of Chinese words (``也帮我``) is the request's own words read as a label, never a label of the data."""
+_POINTING_VALUES = frozenset({"this", "that", "it", "它", "这个", "那个", "這個", "那個"})
+
+
+def _named_values(text: str) -> bool:
+    """Whether a subscription request names values of its own (a label, path or author), pointing words aside."""
+    try:
+        found = parse_subscription(text)
+    except FilterError:
+        return False
+    flt = found.filter
+    return flt is not None and any(t.value.lower() not in _POINTING_VALUES and re.search(r"[A-Za-z0-9]", t.value)
+                                   and not _CJK_VALUE.search(t.value) for t in (*flt.include, *flt.exclude))
 
 
 def _question(text: str) -> PRQuestion | None:
@@ -98,6 +120,10 @@ def inherit(intent: Intent, previous: Remembered | None) -> Intent:
         if intent.wanted == "merged":
             return MergedIntent(previous.window, repo=previous.repo, language=intent.language)
         return DigestIntent(week=previous.window, repo=previous.repo, language=intent.language)
+    if isinstance(intent, SubscribeIntent | UnsubscribeIntent) and previous.label and intent.text \
+            and _POINTED.search(intent.text) and not _named_values(intent.text):
+        # "这个标签帮我订一下" after fully_async's view: that label
+        return replace(intent, label=previous.label, text="")
     if previous.window is None:
         return intent
     if isinstance(intent, DigestIntent) and intent.week is None:

@@ -167,7 +167,14 @@ def _terms(rest: str, label: str | None = None) -> list[str]:
         term = term.rstrip(_PUNCT_EDGE).lstrip(_PUNCT_EDGE.replace(".", "")) if "/" in term else term.strip(_PUNCT_EDGE)
         if term and term.lower() not in (t.lower() for t in out):
             out.append(term)
+    if any(t not in _QUALIFIERS for t in out):
+        out = [t for t in out if t not in _QUALIFIERS]
     return out[:MAX_TERMS]
+
+
+_QUALIFIERS = frozenset({"版本", "版本号"})
+"""Words that say which side of another named thing is asked (``vllm 的版本要求``, ``基于哪个 CANN 版本``): beside
+that thing they are no search word of their own; alone (``升级版本的 PR``) they are searched."""
 
 
 def _chinese_terms(rest: str) -> list[str]:
@@ -227,10 +234,14 @@ _FUNCTION_RE = re.compile("|".join(re.escape(w) for w in sorted(
     {w for name, section in _WORDS.items() if name != "stop" for w in section.get("zh", [])}, key=len, reverse=True)))
 
 
+_CONTRACTION = re.compile(r"(?<=[A-Za-z])['’](?:s|re|ve|ll|d|m)(?![A-Za-z])", re.IGNORECASE)
+
+
 def _leftover(rest: str, *, stop: bool = True) -> int:
     """How many words of ``rest`` are not function words: English words (outside the stop list,
     unless ``stop`` is false) plus the Chinese characters the stop phrases leave (``我上周请假了``
     leaves 假: it is not a bare window)."""
+    rest = _CONTRACTION.sub(" ", rest)  # "what's" is "what": no word of its own
     words = [w for w in re.findall(r"[A-Za-z0-9_][A-Za-z0-9_./+-]{0,99}", rest)
              if not (stop and w.strip(_PUNCT_EDGE).lower() in _EN_STOP) and not w.isdigit()]
     zh = _ZH_STOP_RE.sub(" ", _function_words_blanked(re.sub(r"[A-Za-z0-9_./+-]+", " ", rest)))

@@ -70,7 +70,7 @@ def _features(text: str) -> Counter[str]:
     lowered = re.sub(r"[0-9]+", " 0 ", _frame(text).lower())
     found: Counter[str] = Counter()
     for word in _ASCII_WORD.findall(lowered):
-        found["w:" + word.strip("'’")] += 1
+        found["w:" + re.sub("['’]", "", word)] += 1  # "what's" is "whats", as people type it either way
     if " 0 " in lowered:
         found["n"] += 1
     for run in _CJK_RUN.findall(lowered):

@@ -38,8 +38,12 @@ _HASH = re.compile(r"(?<![A-Za-z0-9&#])#\s?(?P<n>[0-9]{1,7})(?![0-9])")
 _PR_WORD_NUMBER = re.compile(rf"{_A}(?:prs?|pull\s?requests?|pulls?|mrs?)\s?[#:：/-]?\s?(?P<n>[0-9]{{1,7}})(?![0-9])",
                              re.IGNORECASE)
 """``PR 6046``, ``PR#6046``, ``PR-6046``, ``pull/6046`` (a URL's path without its host)."""
-_NUMBERED_PR = re.compile(r"(?:第\s?)?(?P<n>[0-9]{1,7})\s?[号號]\s?(?:pr|合并请求|合併請求)", re.IGNORECASE)
-"""``第6046号PR``, ``6046 号 PR``: the number of a PR, not a count (``号`` alone is a day: ``13号``)."""
+_NUMBERED_PR = re.compile(r"(?:第\s?)?(?P<n>[0-9]{1,7})\s?[号號]\s?(?:pr|合并请求|合併請求)|"
+                          r"第\s?(?P<nth>[0-9]{3,7})\s?[个個]\s?(?:pr|合并请求|合併請求)|"
+                          r"(?<![0-9A-Za-z_./#-])(?P<no>[0-9]{3,7})\s?[号號](?![0-9])", re.IGNORECASE)
+"""``第6046号PR``, ``6046 号 PR``, ``第6053个PR`` and ``6039号`` (three digits or more: no day of a month): the
+number of a PR, not a count (``号`` alone after one or two digits is a day: ``13号``; ``第2个PR`` is the second one
+of a list)."""
 _NUMBER_LIST = re.compile(r"(?<![A-Za-z0-9_./#:+-])(?P<list>[0-9]{3,7}(?:/[0-9]{3,7}){1,5})(?![0-9A-Za-z_/%]|\.[0-9])")
 """``6046/6029/6011``: PR numbers of three digits or more listed with slashes (dates were read as windows first)."""
 _ONLY_NUMBERS_GLUE = re.compile(r"[0-9\s#,，、/?？!！.。]|(?i:prs?|or|and|vs\.?)|还是|還是|和|与|與|或者?|跟")
@@ -100,7 +104,8 @@ class _Reading:
         text = _blank(text, [(m.start(), m.end()) for m in _URL.finditer(text)])
         explicit = [m for p in (_HASH, _PR_WORD_NUMBER, _NUMBERED_PR) for m in islice(p.finditer(text), MAX_REFS)]
         for m in explicit:
-            self.refs.append((int(m["n"]), None, (m.start(), m.end())))
+            self.refs.append((int(m["n"] or m["nth"] or m["no"] if m.re is _NUMBERED_PR else m["n"]), None,
+                              (m.start(), m.end())))
         text = _blank(text, [(m.start(), m.end()) for m in explicit])
         bare = [m for m in islice(_BARE_NUMBER.finditer(text), MAX_REFS) if not _COUNT_AFTER.match(text, m.end())]
         listed = list(islice(_NUMBER_LIST.finditer(text), MAX_REFS))

@@ -56,6 +56,10 @@ _REQUEST = re.compile(
 _VOCATIVE = re.compile(r"^(?:老|小)[\u4e00-\u9fff](?:[，,\s]|(?=你|您))|"
                        r"^[\u4e00-\u9fff]{1,2}(?:哥|姐|总|老师|工)(?:[，,\s]|(?=你|您))")
 """A colleague addressed by name at the start (``老王你看下…``, ``小李，…``, ``张老师 你…``)."""
+_LEADING_MENTION = re.compile(r"\s*(?:<@[A-Z0-9]{2,20}>|@(?!_user_)[^\s@，,。:：]{1,20})")
+_DONE_YET = re.compile(r"了(?:吗|嗎|么|麼|没有?|沒有?)\s*[?？!！。.~～]*\s*$|(?<![A-Za-z])(?:yet|done)\s*\??\s*$",
+                       re.IGNORECASE)
+"""A question whether something is done (``发群里了吗``, ``merged yet?``): put to the one addressed first."""
 _SECOND = re.compile(r"你|您|(?<![A-Za-z])(?:you|your)(?![A-Za-z])", re.IGNORECASE)
 _QUESTION = re.compile(r"[?？]\s*$|[吗嗎呢]\s*[?？!！。.~～]*\s*$")
 _PR = re.compile(r"#\s?[0-9]{3,7}|(?<![0-9])[0-9]{4}(?![0-9])")
@@ -80,7 +84,7 @@ _CAPABILITY = re.compile(
     r"(?:什么|啥|哪些|嘛)|"
     r"(?:支持|提供|有)(?:哪些|什么|啥)(?:功能|命令|指令|用法)|(?:使用说明|使用文档|用法说明|说明书|帮助文档)|"
     r"(?:机器人|bot|这个?工具)[^。？?！!]{0,6}(?:怎么|咋|如何)用|"
-    r"有(?:使用)?(?:说明|教程|手册)(?:吗|嘛|么|没)|^你是(?:干嘛|干什么|做什么|干啥|啥)的|^你是谁|"
+    r"有(?:使用)?(?:说明|教程|手册|文档)(?:文档)?(?:吗|嘛|么|没|不)|^(?:这个?|这玩意儿?)?\s?(?:怎么|咋|如何)用\s?(?:啊|呀|呢|哈)?\s?(?:[,，。?？!！]|$)|^你是(?:干嘛|干什么|做什么|干啥|啥)的|^你是谁|"
     r"(?:你|机器人|bot|这个?工具)[^。？?！!]{0,6}有(?:什么|啥|哪些)(?:本事|能耐|能力|功能|用处)|"
     r"怎么用(?:你|这个机器人|这个bot|它)|教(?:教)?我(?:怎么)?用|"
     rf"{_A}how\s+to\s+(?:talk\s+to|use|ask|work\s+with)\s+(?:you|u|it|the\s+bot|this\s+bot){_Z}|"
@@ -106,6 +110,8 @@ def remark(text: str) -> bool:
     mention = _MENTION.search(text) is not None or _VOCATIVE.search(text) is not None
     if mention and _SECOND.search(text):
         return True  # "@张三 你看下 #6046 是不是把你那个 bug 修了": said to them
+    if _LEADING_MENTION.match(text) and _DONE_YET.search(text):
+        return True  # "@小王 周报发群里了吗": whether the one addressed has done it
     statement = _STATEMENT.search(text) is not None
     if not statement:
         return False

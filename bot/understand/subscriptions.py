@@ -57,7 +57,7 @@ _LINK = (
     # the whole message: "github id 是 alice" (the asker's own, said without 我)
     re.compile(rf"^\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名|用户|名字|id|handle|login)?\s?(?:是|为|叫|=|:|：)\s?{_HANDLE}"
                r"\s?[。.!！]?\s?$", re.IGNORECASE),
-    re.compile(rf"(?:绑定|关联|设置|记住)(?:一下)?(?:我的)?\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名)?\s?(?:为|是|:|：)?\s?{_HANDLE}",
+    re.compile(rf"(?:绑定|关联|设置|记住)(?:一下|下)?\s?(?:我的)?\s?{_GITHUB}\s?(?:账号|账户|帐号|用户名)?\s?(?:为|是|:|：)?\s?{_HANDLE}",
                re.IGNORECASE),
     re.compile(rf"我在\s?{_GITHUB}\s?(?:上)?(?:是|叫|的用户名是|的账号是)\s?{_HANDLE}", re.IGNORECASE),
     re.compile(rf"{_GITHUB}\s?上\s?(?:我|我的(?:名字|用户名|账号|id)?)\s?(?:是|叫)\s?{_HANDLE}", re.IGNORECASE),

@@ -250,6 +250,25 @@ def _weekday_since(m: re.Match[str]) -> _Part:
     return _Part("other", f"{name}..", m.start(), m.end())
 
 
+_ORDINALS_EN = ("first", "second", "third", "fourth", "fifth")
+
+
+def _week_of_month(m: re.Match[str]) -> _Part | None:
+    """``4月第二周``, ``second week of april``: the K-th week of a month, the first being the ISO week that holds
+    the month's first day — the week holding day ``1 + 7 (K - 1)`` (``week@*-04-08``)."""
+    k_said = m["k"].lower()
+    k = _ORDINALS_EN.index(k_said) + 1 if k_said in _ORDINALS_EN else number(k_said.rstrip("stndrh"))
+    month = number(m["m"]) if m.groupdict().get("m") else _MONTHS.index(m["mon"][:3].lower()) + 1
+    if k is None or month is None:
+        return None
+    if not 1 <= month <= 12:
+        return _Part("other", None, m.start(), m.end(), "no_such_month")
+    if not 1 <= k <= 5:
+        return _Part("other", None, m.start(), m.end(), "no_such_week")
+    year = m.groupdict().get("y")
+    return _Part("other", f"week@{year or '*'}-{month:02d}-{1 + 7 * (k - 1):02d}", m.start(), m.end())
+
+
 def _quarter(m: re.Match[str]) -> _Part:
     return _Part("other", None, m.start(), m.end(), "week_range")
 
@@ -270,6 +289,11 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder]] = [
     (_p(rf"第\s?(?P<w>{_N})\s?(?:个\s?)?{_WEEK_ZH}"), _any_week),
     (_p(rf"(?<![0-9A-Za-z近前后後过這这本上最])(?P<w>[0-9]{{1,2}})\s?{_WEEK_ZH}"
         r"(?![一二三四五六日天前内內以来後后])"), _any_week),
+    # the K-th week of a month
+    (_p(rf"(?:(?P<y>[0-9]{{4}})\s?年\s?)?(?<![0-9])(?P<m>{_N})\s?(?:月份|月)\s?的?\s?第\s?(?P<k>{_N})\s?(?:个|個)?\s?"
+        rf"{_WEEK_ZH}(?![一二三四五六日天])"), _week_of_month),
+    (_p(rf"{_A}(?:the\s)?(?P<k>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s(?:week|wk)\s(?:of|in)\s"
+        rf"{_MONTH_EN}{_Z}(?:\s?,?\s?(?P<y>[0-9]{{4}}){_NZ})?"), _week_of_month),
     # relative weeks
     (_p(rf"(?:本|这|這|今)\s?(?:一|个|個)?\s?{_WEEK_ZH}(?![一二三四五六日天])"), _fixed("this")),
     (_p(rf"(?P<ups>(?:上\s?){{2,8}})(?:个|個)?\s?{_WEEK_ZH}"), _back("week", "week")),
@@ -382,9 +406,9 @@ def _join(text: str, parts: list[_Part]) -> list[_Part]:
         week_of = _WEEK_OF.search(text, max(0, part.start - 30), part.start) if part.kind == "day" else None
         week_after = _WEEK_AFTER.match(text, part.end) if part.kind == "day" else None
         if (week_of is not None or week_after is not None) and part.problem is None:
-            # the week that holds the day: which Monday depends on the year, so the reply asks for a week or dates
-            out.append(_Part("other", None, week_of.start() if week_of else part.start,
-                             week_after.end() if week_after else part.end, "week_range"))
+            # the week that holds the day (its year, when not said, is laid out against the clock)
+            out.append(_Part("other", f"week@{part.spec}", week_of.start() if week_of else part.start,
+                             week_after.end() if week_after else part.end))
             i += 1
             continue
         if part.kind in ("day", "week") and part.problem is None:
@@ -500,11 +524,18 @@ _RESTATED = re.compile(r"就是|也就是|即|我是说|我说的是|不对|"
 """Words that restate what came before (``这个月的就是四月份的``): of two windows, the later one is meant."""
 
 
+_DEICTIC = re.compile(r"(?:这|這|那)\s?(?:段时间|段時間|阵子|陣子|几天|幾天|段|期间|期間|几周|幾週|周|週)")
+"""Words that point back at a window just named (``3.16-3.22 这段时间``, ``W14 那阵子``): the same window, not
+"lately"."""
+
+
 def _reading(text: str, parts: list[_Part]) -> WindowReading | None:
     if not parts:
         return None
     parts = [p for p, nxt in zip(parts, [*parts[1:], None], strict=True)
              if nxt is None or not _RESTATED.search(text[p.end:nxt.start])]
+    parts = [p for i, p in enumerate(parts) if i == 0 or p.spec != "recent" or parts[i - 1].spec is None
+             or not _DEICTIC.fullmatch(text[p.start:p.end].strip()) or text[parts[i - 1].end:p.start].strip()]
     if len(parts) > 1 and len({p.spec for p in parts}) > 1:
         first, last = parts[0], parts[-1]
         return WindowReading(None, text[first.start:last.end], first.start, last.end, "several_windows")

@@ -19,7 +19,7 @@ from bot.handlers.core import Conversation
 from bot.handlers.intents import parse_intent
 from bot.replies import AnswerReply, MergedReply, SubscriptionReply
 from bot.subscriptions import Subscriber
-from bot.understand import QuestionIntent
+from bot.understand import ClarifyIntent, PRIntent, QuestionIntent
 
 DATA = ROOT / "tests" / "data" / "verl-prs-with-patches.jsonl.gz"
 TODAY = datetime(2026, 4, 20, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
@@ -54,6 +54,28 @@ async def test_words_written_apart_are_the_data_s_identifier_and_a_label_scopes_
     assert {"vllm", "rollout"} <= set(both.terms)  # two labels stay two words
     answer = await services.core.answer(parse_intent("最近 fully async 的pr里 有哪些是修bug的"), where)
     assert isinstance(answer, AnswerReply)
+
+
+async def test_the_repository_s_own_name_is_no_search_word_beside_others(services: Services) -> None:
+    where = _in("D0OWN")
+    read = await services.core.conversations.resolve(parse_intent("哪个 PR 把 verl 的 rollout 默认配置改了"), where)
+    assert isinstance(read, QuestionIntent)
+    assert "verl" not in read.terms
+    assert read.terms
+    alone = await services.core.conversations.resolve(parse_intent("最近有哪些 PR 提到 verl"), where)
+    assert not isinstance(alone, QuestionIntent) or alone.terms == ("verl",)  # alone, it is what was asked
+
+
+async def test_one_pr_named_by_its_words_is_that_pr_or_asked_which(services: Services) -> None:
+    where = _in("D0ONE")
+    one = await services.core.conversations.resolve(parse_intent("上周那个 fp8 padding 的 PR 讲了啥"), where)
+    assert isinstance(one, PRIntent)
+    assert (one.number, one.question) == (5989, "what")
+    which = await services.core.conversations.resolve(parse_intent("帮我看看那个 fully async 的 PR"), where)
+    assert isinstance(which, ClarifyIntent)
+    assert which.problem == "which_pr"
+    many = await services.core.conversations.resolve(parse_intent("那个 fully async 的 PR 都有哪些"), where)
+    assert not isinstance(many, PRIntent | ClarifyIntent)  # several asked for: the search
 
 
 async def test_a_near_miss_of_a_login_and_of_a_label_held(services: Services) -> None:

@@ -135,6 +135,24 @@ async def test_unsubscribe_an_equal_filter_or_everything(verl_settings: Settings
     assert nothing.change == "nothing_to_unsubscribe"
 
 
+async def test_unsubscribing_reads_the_words_as_said_and_a_swapped_pair_of_letters(services: Services) -> None:
+    who = CHANNEL.subscriber
+    await services.subscriptions.add(who, REPO, parse_filter("label:ci"))
+    await services.subscriptions.add(who, REPO, parse_filter("path:docs/**"))
+    await services.subscriptions.add(who, REPO, parse_filter("megatron fsdp vllm"))
+    gone = await _say(services, "退订 docs 那个")  # docs is an alias of the label doc, and the folder held
+    assert gone.change == "unsubscribed"
+    edited = await _say(services, "drop fdsp from my alerts")  # fdsp: fsdp with two letters swapped
+    assert edited.change == "unsubscribed"
+    assert sorted(s.filter.text() for s in await services.subscriptions.of(who)) == [
+        "label:ci", "label:megatron label:vllm"]
+    assert (await _say(services, "退订 dcoker")).change == "not_subscribed"  # no docker held: nothing taken
+    await services.subscriptions.add(who, REPO, parse_filter("doc docker"))
+    said = await _say(services, "文档那个不用推了")  # 文档: the label doc held, in the glossary's words
+    assert said.change == "unsubscribed"
+    assert "label:docker" in [s.filter.text() for s in await services.subscriptions.of(who)]
+
+
 async def test_every_change_is_in_the_log(services: Services) -> None:
     await _say(services, "订阅 npu")
     await _say(services, "退订 npu", Conversation("slack", "C1", "U2"))

@@ -116,6 +116,18 @@ def test_a_request_in_a_thread_takes_what_it_leaves_unsaid() -> None:
     assert inherit(DigestIntent(), None) == DigestIntent()
 
 
+@pytest.mark.parametrize("text", ["这个标签也帮我订上", "subscribe me to that label", "把它订阅一下", "退订这个标签"])
+def test_a_subscription_pointing_at_the_thread_s_label_takes_it(text: str) -> None:
+    asked = understand(text)
+    assert isinstance(asked, SubscribeIntent | UnsubscribeIntent), asked
+    made = inherit(asked, Remembered("label", window="recent", label="fully_async"))
+    assert type(made) is type(asked)
+    assert (made.label, made.text) == ("fully_async", "")
+    assert inherit(asked, Remembered("digest", window="last")) == asked  # no label in the thread: as said
+    named = understand("这个也订上：npu")
+    assert inherit(named, Remembered("label", label="fully_async")) == named  # a value of its own wins
+
+
 @pytest.mark.parametrize(("text", "kind"), [
     ("把这周几个 sglang 的 PR 比一比", ClarifyIntent),  # PRs named only by topic
     ("上次 oncall 轮换那周的周报", ClarifyIntent),  # a time known only outside the chat

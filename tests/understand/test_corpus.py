@@ -10,9 +10,10 @@ held-out sets' misses by class and tuned on them); ``tuning3.toml``: 110 phrasin
 written before the third round and scored once before it; ``tuning4.toml``: 85 more, written mid-round as a
 check of what the round generalises to; ``tuning5.toml`` (80), ``tuning6.toml`` (67) and ``tuning7.toml`` (60):
 a second, third and fourth such check; ``tuning8.toml`` (40): written after every other change of the round;
-``held_out3.toml``: 100 phrasings (66 Chinese) written for the end of the third round by a helper who read only
-FORMAT.md and vocab.txt, scored once on the merged main (79 by the second round's rules, 85 by the third's:
-zh 55/66, en 30/34) and not read since.
+``tuning9.toml``: 100 phrasings (66 Chinese) written for the end of the third round by a helper who read only
+FORMAT.md and vocab.txt, held out once as ``held_out3.toml`` (79 by the second round's rules, 85 by the third's:
+zh 55/66, en 30/34), then read by class and tuned on in the fourth round. The next held-out set
+(``held_out4.toml``) is written by someone else and scored here once it lands; its texts are never shown.
 Each floor may only rise: a change that reads fewer cases right fails here, naming them (never a held-out set's
 texts).
 """
@@ -32,18 +33,18 @@ from .corpus_check import TODAY, Outcome, Reader, load, score
 
 DATA = ROOT / "tests" / "data" / "verl-prs-with-patches.jsonl.gz"
 FLOORS = {
-    "tuning": {"zh": 89, "en": 59, "all": 148},
-    "tuning2": {"zh": 111, "en": 45, "all": 156},
+    "tuning": {"zh": 90, "en": 59, "all": 149},
+    "tuning2": {"zh": 112, "en": 45, "all": 157},
     "audit": {"zh": 21, "en": 17, "all": 38},
     "held_out": {"zh": 54, "en": 25, "all": 79},
-    "held_out2": {"zh": 63, "en": 25, "all": 88},
+    "held_out2": {"zh": 65, "en": 25, "all": 90},
     "tuning3": {"zh": 70, "en": 40, "all": 110},
     "tuning4": {"zh": 56, "en": 29, "all": 85},
-    "tuning5": {"zh": 51, "en": 27, "all": 78},
+    "tuning5": {"zh": 53, "en": 27, "all": 80},
     "tuning6": {"zh": 49, "en": 18, "all": 67},
     "tuning7": {"zh": 39, "en": 18, "all": 57},
-    "tuning8": {"zh": 29, "en": 10, "all": 39},
-    "held_out3": {"zh": 55, "en": 30, "all": 85},
+    "tuning8": {"zh": 29, "en": 11, "all": 40},
+    "tuning9": {"zh": 65, "en": 34, "all": 99},
 }
 """Cases read right, at least. Tuning: 68 of 150 before issue 26, 144 after its first round, 147 after the second.
 Tuning2: 79 of 160 by the first round's rules (83 with the harness comparing what the person sees), 154 after the
@@ -55,7 +56,9 @@ fresh phrasings written before the third round): 77 of 110 before it, 110 after.
 mid-round as a check): 64 of 85 when written, 85 after. Tuning5 (80 more, a second check): 51 of 80 when
 written, 78 after. Tuning6 (67 more, a third check): 52 of 67 when written, 67 after. Tuning7 (60 more, a fourth check):
 49 of 60 when written, 57 after. Tuning8 (40, written last): 33 of 40 on the round's rules when written — and 33
-on the second round's rules too — 39 after. Raise a floor as the reading improves, never lower it."""
+on the second round's rules too — 39 after. Fourth round (held_out3 read by class and renamed tuning9): tuning9
+85 -> 99 of 100, tuning 148 -> 149, tuning2 156 -> 157, tuning5 78 -> 80, tuning8 39 -> 40, held_out2 88 -> 90, no
+set lower. Raise a floor as the reading improves, never lower it."""
 
 
 @pytest.fixture

@@ -93,6 +93,16 @@ READ: list[tuple[str, str]] = [
     ("apr 13", "2026-04-13..2026-04-13"),
     ("since apr 13", "2026-04-13..2026-04-22"),
     ("4/13-4/19", "2026-04-13..2026-04-19"),
+    # the K-th week of a month: the first is the ISO week that holds the month's first day
+    ("4月第二周的周报", "2026-W15"),
+    ("4月的第1周", "2026-W14"),
+    ("2025年3月第三个星期", "2025-W11"),
+    ("digest for the second week of april", "2026-W15"),
+    ("3rd week of march", "2026-W11"),  # March 1 is a Sunday: its week (W09) is the first
+    ("5月第一周", "2025-W18"),  # May 2026 has not begun: the latest May
+    # a window named, then pointed back at: one window
+    ("3.16-3.22 这段时间的周报", "2026-03-16..2026-03-22"),
+    ("这段时间的周报", "2026-03-30..2026-04-26"),
 ]
 
 
@@ -133,6 +143,26 @@ def test_a_quarter_is_asked_about_not_dropped(text: str) -> None:
 def test_words_that_are_no_window_stay_so(text: str) -> None:
     intent = understand(text)
     assert isinstance(intent, HelpIntent), f"{text!r} -> {intent}"
+
+
+@pytest.mark.parametrize(("spec", "window"), [
+    ("week@*-04-08", "2026-W15"), ("week@*-04-22", "2026-W17"), ("week@2024-02-29", "2024-W09"),
+    ("week@*-05-01", "2025-W18"),
+])
+def test_the_week_holding_a_day(spec: str, window: str) -> None:
+    assert _name(spec) == window
+
+
+@pytest.mark.parametrize("spec", ["week@*-02-30", "week@2025-02-29", "week@*-13-01", "week@04-08"])
+def test_the_week_holding_no_day_is_refused(spec: str) -> None:
+    with pytest.raises(WindowError):
+        _name(spec)
+
+
+@pytest.mark.parametrize("text", ["4月第6周", "4月第0周"])
+def test_a_week_of_a_month_that_does_not_exist_is_asked(text: str) -> None:
+    intent = understand(text)
+    assert isinstance(intent, ClarifyIntent), f"{text!r} -> {intent}"
 
 
 def test_from_two_months_asks_rather_than_reading_one() -> None:
