@@ -103,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--corpus", default="tuning",
-                        help="corpus file to score (tuning | tuning2 … tuning9 | audit | held_out | held_out2 | none); "
+                        help="corpus file to score (tuning | tuning2 … tuning9 | audit | held_out … held_out4 | none); "
                              "a held-out set's cases are never printed")
     parser.add_argument("--quiet", action="store_true", help="print the scores only, not the cases read wrong")
     args = parser.parse_args()

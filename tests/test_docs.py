@@ -46,7 +46,7 @@ ELSEWHERE = {
     "docker compose run --rm bot config check": DOCKER + "; its prhub config check runs here on the shipped file",
     ".venv/bin/python bench/bench_understand.py": "test_the_understanding_bench_runs below",
     ".venv/bin/python bench/bench_understand.py --corpus tuning2": "test_the_understanding_bench_runs below",
-    ".venv/bin/python bench/bench_understand.py --corpus held_out2": "test_the_understanding_bench_runs below",
+    ".venv/bin/python bench/bench_understand.py --corpus held_out4": "test_the_understanding_bench_runs below",
 }
 """Documented commands this module does not run, and who does."""
 
@@ -320,7 +320,7 @@ def test_every_documented_command_runs(deployment: Deployment) -> None:
     assert deployment.feishu.webhook_posts  # prhub push --channel feishu-webhook:team
 
 
-@pytest.mark.parametrize("corpus", ["tuning", "tuning2", "held_out2"])
+@pytest.mark.parametrize("corpus", ["tuning", "tuning2", "held_out4"])
 def test_the_understanding_bench_runs(corpus: str) -> None:
     """docs/understanding.md's three bench commands (one round each) score a corpus and exit 0; a held-out set's
     texts are never printed."""
@@ -332,4 +332,4 @@ def test_the_understanding_bench_runs(corpus: str) -> None:
                           env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "hostile" in done.stdout
-    assert corpus != "held_out2" or "✗" not in done.stdout
+    assert corpus != "held_out4" or "✗" not in done.stdout
