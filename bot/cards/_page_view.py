@@ -237,7 +237,7 @@ def _weekly_view(digest: Digest, page: PageWords) -> dict[str, Any] | None:
     unit = (("周" if week else "期") if digest.language == "zh" else ("week" if week else "period"))
     labels = [{"name": c.name, "count": c.count, "last": "-" if c.last is None else c.last,
                "average": "-" if c.average is None else _weekly.number(c.average),
-               "delta": "" if c.delta is None else _weekly.signed(c.delta),
+               "delta": "" if c.delta is None else _weekly.shown_delta(c),
                "direction": "up" if (c.delta or 0) > 0 else "down" if (c.delta or 0) < 0 else "same"}
               for c in wow.labels if c.count or (c.average or 0) >= 1] if "labels" not in wow.unavailable else []
     return {"title": _weekly.title(digest),

@@ -167,6 +167,14 @@ def signed(value: float) -> str:
     return ("+" if value > 0 else "-") + text
 
 
+def shown_delta(change: CountChange) -> str:
+    """``change``'s count less its average as the average is shown (:func:`number`), signed: ``4`` against an
+    average of ``1.25`` shown as ``1.3`` is ``+2.7``, never ``+2.8`` beside it."""
+    if change.average is None:
+        return signed(change.delta or 0)
+    return signed(float(Decimal(change.count) - Decimal(number(change.average))))
+
+
 def title(digest: Digest) -> str:
     """``周环比`` for an ISO week, else the period wording."""
     words = weekly_phrases(digest.language)
@@ -189,7 +197,7 @@ def pr_line(digest: Digest, wow: WeekOverWeek) -> str:
         parts.append(pattern.format(last=change.last, delta=signed(change.count - change.last)))
     if change.average is not None and change.delta is not None:
         parts.append(words.vs_average.format(n=_n(wow, digest), average=number(change.average),
-                                             delta=signed(change.delta)))
+                                             delta=shown_delta(change)))
     head = (words.prs if is_week(digest.window) else words.prs_range).format(count=change.count)
     if not parts:
         return head
@@ -216,7 +224,7 @@ def weekly_lines(digest: Digest, m: Markup, *, labels: int = CARD_LABELS, hot_fi
         moved = moved_labels(wow, labels)
         if moved:
             items = words.list_sep.join(
-                words.label_item.format(label=m.bold(m.text(c.name)), count=c.count, delta=signed(c.delta or 0))
+                words.label_item.format(label=m.bold(m.text(c.name)), count=c.count, delta=shown_delta(c))
                 for c in moved
             )
             lines.append(words.labels.format(n=_n(wow, digest), items=items))
@@ -235,7 +243,7 @@ def weekly_lines(digest: Digest, m: Markup, *, labels: int = CARD_LABELS, hot_fi
     if wow.risks_grew:
         items = words.list_sep.join(
             words.risk_item.format(title=m.text(c.title), count=c.count, average=number(c.average or 0),
-                                   delta=signed(c.delta or 0))
+                                   delta=shown_delta(c))
             for c in wow.risks_grew
         )
         lines.append(words.risks.format(items=items))
@@ -280,5 +288,5 @@ def label_change(digest: Digest, label: str) -> str:
     for change in wow.labels:
         if change.name == label and change.average is not None:
             return weekly_phrases(digest.language).label_note.format(
-                n=_n(wow, digest), average=number(change.average), delta=signed(change.delta or 0))
+                n=_n(wow, digest), average=number(change.average), delta=shown_delta(change))
     return ""

@@ -92,7 +92,7 @@ TEXTS: dict[Language, ComposeTexts] = {
             "removed_file": "删除源码文件 {names}",
             "required": "给 {names} 加了必填参数",
             "default": "改了 {names} 的默认值",
-            "raises": "原来回退的路径改为抛出 {names}",
+            "raises": "原来兜底处理的地方改为抛出 {names}",
             "deprecated": "弃用 {names}",
             "numerics": "改动了 {names} 的计算",
             "cache": "新增以对象为键的缓存 {names}",
@@ -114,10 +114,11 @@ TEXTS: dict[Language, ComposeTexts] = {
         why_facts={
             "deprecated_removal": "仍在使用它的调用方会失效",
             "removed": "仍在使用这些名称的调用方和配置会失效",
+            "removed_one": "仍在使用它的调用方和配置会失效",
             "removed_file": "从这些文件导入的代码会失效",
             "required": "所有调用方都需要传这个参数",
             "default": "沿用默认值的配置行为会变",
-            "raises": "依赖原回退行为的用户需要处理这个异常",
+            "raises": "依赖原兜底行为的用户需要处理这个异常",
             "deprecated": "使用方需要迁移，之后的版本会删除它",
             "numerics": "训练或计算结果可能与之前不同",
             "cache": "可能泄漏内存或命中过期结果",
@@ -152,7 +153,7 @@ TEXTS: dict[Language, ComposeTexts] = {
             "removed_file": "#{number} 删除了 {fact}：检查从它导入的代码。",
             "required": "#{number} 给 {fact} 加了必填参数：更新所有调用方。",
             "default": "#{number} 改了 {fact} 的默认值：在发布说明里告知使用者。",
-            "raises": "#{number} 原来回退的路径改为抛出 {fact}：告知依赖旧行为的用户。",
+            "raises": "#{number} 原来兜底处理的地方改为抛出 {fact}：告知依赖旧行为的用户。",
             "deprecated": "#{number} 弃用了 {fact}：在发布说明里写明替代方式和删除版本。",
             "numerics": "#{number} 改动了 {fact} 的计算：用固定随机种子对比改动前后的 loss 或指标。",
             "cache": "#{number} 新增以对象为键的缓存 {fact}：确认缓存何时清理。",
@@ -184,6 +185,7 @@ TEXTS: dict[Language, ComposeTexts] = {
             "raises": "raises {names} where it used to fall back",
             "deprecated": "deprecates {names}",
             "numerics": "changes how {names} is computed",
+            "numerics_many": "changes how {names} are computed",
             "cache": "adds a cache keyed on live objects, {names}",
             "added": "adds {names}",
             "renamed": "moves {names}",
@@ -203,6 +205,7 @@ TEXTS: dict[Language, ComposeTexts] = {
         why_facts={
             "deprecated_removal": "callers still using it break",
             "removed": "callers and configs still using these names break",
+            "removed_one": "callers and configs still using it break",
             "removed_file": "code importing these files breaks",
             "required": "every caller must now pass the parameter",
             "default": "configs relying on the old default behave differently",
@@ -368,12 +371,16 @@ def compose(title: str, analysis: Analysis, language: Language, *, labels: Seque
     present: list[str] = []
     if analysis.reverts is not None:
         clauses.append(t.reverts.format(number=analysis.reverts))
+    single: set[str] = set()  # kinds with one name: "it", "is", not "these names", "are"
     for kind in FACT_ORDER:
         names = _fact_names(facts, kind)
         if names:
             present.append(kind)
+            if len(set(names)) == 1:
+                single.add(kind)
             if len(clauses) < MAX_DETAILS:
-                clauses.append(t.facts[kind].format(names=_names(names, t), n=len(names)))
+                said = t.facts.get(f"{kind}_many", t.facts[kind]) if len(set(names)) > 1 else t.facts[kind]
+                clauses.append(said.format(names=_names(names, t), n=len(names)))
     for kind in _DEPENDENCY_KINDS:
         risk = risks.get(kind)
         shown = [_evidence_tail(e) for e in risk.evidence if e != title and _DIGIT.search(e)] if risk else []
@@ -390,7 +397,8 @@ def compose(title: str, analysis: Analysis, language: Language, *, labels: Seque
     why, why_kind = "", ""
     for kind in WHY_ORDER:
         if kind in present and kind in t.why_facts:
-            why, why_kind = t.why_facts[kind], kind
+            one = t.why_facts.get(f"{kind}_one") if kind in single else None
+            why, why_kind = one or t.why_facts[kind], kind
             break
         if kind in risks and kind in t.why_risks and not (kind == "missing_tests" and "core_path_change" not in risks):
             why, why_kind = t.why_risks[kind], kind

@@ -232,6 +232,9 @@ class _Occurrences:
 _WORD = re.compile(r"[\w-]+")
 _SIGNATURE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\((.*)\)\s*(?:->\s*[^:]+)?:\s*$")
 _PLAIN_PARAMS = frozenset({"self", "cls"})
+_EMPTY_MUTABLE = frozenset({"{}", "[]", "dict()", "list()", "set()"})
+"""Defaults whose change to ``None`` (then ``x = x or {}`` in the body) is the mutable-default idiom: what takes
+effect is the same, so it is no changed default."""
 
 
 def _split_top(text: str) -> list[str]:
@@ -357,7 +360,8 @@ def read_diff(pr: PullRequest, kinds: dict[str, FileKind]) -> DiffFacts:
             for param, default in old_params.items():
                 if param not in new_params:
                     removed_names[(path, f"{function}({param})")] = None
-                elif default is not None and new_params[param] is not None and new_params[param] != default:
+                elif (default is not None and new_params[param] is not None and new_params[param] != default
+                      and {default, new_params[param]} - _EMPTY_MUTABLE != {"None"}):
                     changed[(path, f"{function}({param})")] = None
             for param, default in new_params.items():
                 if param not in old_params and default is None:

@@ -665,15 +665,19 @@ def change_facts(facts: _Facts) -> tuple[ChangeFact, ...]:
 
 def _key_points(facts: _Facts, t: texts.AnalysisTexts) -> tuple[str, ...]:
     pr = facts.pr
-    where = _main_dir(list(pr.files))
+    # where the change sits: among the files that are not tests, when there are any (a fix with a large
+    # regression test is not "in tests/")
+    where = _main_dir([f for f in pr.files if facts.kinds[f.path] is not FileKind.TEST] or list(pr.files))
     points = [t.point_scope.format(files=len(pr.files), additions=pr.additions, deletions=pr.deletions,
                                    where=t.root_dir if where == "/" else where or "-")]
     added = _top([f for f in facts.files(FileKind.SOURCE) if f.status == "added"], len(pr.files))
     removed = [f.path for f in facts.pr.files if f.status == "removed"]
     if added:
-        points.append(t.point_added.format(first=PurePosixPath(added[0]).name, n=len(added)))
+        said = t.point_added_one if len(added) == 1 else t.point_added
+        points.append(said.format(first=PurePosixPath(added[0]).name, n=len(added)))
     if removed:
-        points.append(t.point_removed.format(first=PurePosixPath(removed[0]).name, n=len(removed)))
+        said = t.point_removed_one if len(removed) == 1 else t.point_removed
+        points.append(said.format(first=PurePosixPath(removed[0]).name, n=len(removed)))
     design = [p for p in facts.description.design_points if not p.endswith((":", "："))]
     if design:
         points.append(shorten(design[0], 140))

@@ -100,7 +100,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("dev_version_bump", "开发版本号变化", "a development version bump"),
     Feature("deprecation", "弃用了名字", "deprecates a name"),
     Feature("deprecated_removal", "移除已弃用的代码", "removes deprecated code"),
-    Feature("behavior_change", "原先回退之处改为报错", "raises where it used to fall back"),
+    Feature("behavior_change", "原先兜底之处改为报错", "raises where it used to fall back"),
     Feature("numerics_change", "改动计算数值（缩放、归一化、dtype、随机种子…）",
             "changes numerics (scaling, normalisation, dtype, seeds…)"),
     Feature("object_cache", "以活对象为键的缓存", "a cache keyed on live objects"),

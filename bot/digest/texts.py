@@ -40,6 +40,8 @@ class AnalysisTexts:
     point_scope: str
     point_added: str
     point_removed: str
+    point_added_one: str
+    point_removed_one: str
     point_tests: str
     point_no_tests: str
     root_dir: str = ""
@@ -73,7 +75,7 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         meaning_kinds={
             "deprecation": ("新增弃用", "弃用了 {evidence}：使用方需要迁移，之后的版本会删除它。"),
             "deprecated_removal": ("删除已弃用的内容", "删除了此前已弃用的 {evidence}：还在使用它的调用方会失效。"),
-            "behavior_change": ("回退路径改为报错", "原来告警、返回或退出的路径现在抛出异常：{evidence}。"),
+            "behavior_change": ("兜底处理改为报错", "原来告警、返回或退出的路径现在抛出异常：{evidence}。"),
             "numerics_change": ("计算结果可能变化",
                                 "改动的代码行涉及数值计算（loss、缩放、归一化、dtype、随机种子、学习率等）："
                                 "{evidence}；结果可能与之前不同。"),
@@ -88,6 +90,8 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         point_scope="改动 {files} 个文件（+{additions}/-{deletions}），集中在 {where}",
         point_added="新增 {first} 等 {n} 个源码文件",
         point_removed="删除 {first} 等 {n} 个文件",
+        point_added_one="新增源码文件 {first}",
+        point_removed_one="删除文件 {first}",
         point_tests="附带 {n} 个测试文件改动",
         point_no_tests="未改动测试",
         root_dir="仓库根目录",
@@ -143,6 +147,8 @@ ANALYSIS: dict[Language, AnalysisTexts] = {
         point_scope="changed files: {files} (+{additions}/-{deletions}), mostly in {where}",
         point_added="new source files: {n}, largest {first}",
         point_removed="removed files: {n}, e.g. {first}",
+        point_added_one="new source file {first}",
+        point_removed_one="removed file {first}",
         point_tests="test files changed: {n}",
         point_no_tests="no test changes",
         root_dir="the repository root",
@@ -286,7 +292,7 @@ DIGEST: dict[Language, DigestTexts] = {
             "breaking_change": "{prs} 含破坏性变更，发布说明中需写明迁移方式。",
             "deprecation": "{prs} 弃用了接口或参数：在发布说明中写明替代方式和删除版本。",
             "deprecated_removal": "{prs} 删除了已弃用的内容：确认弃用期已过，并在发布说明中列出。",
-            "behavior_change": "{prs} 把原来的回退改成了报错：确认依赖旧行为的调用方已知晓。",
+            "behavior_change": "{prs} 把原来的兜底处理改成了报错：确认依赖旧行为的调用方已知晓。",
             "numerics_change": "{prs} 改动了数值计算：用固定随机种子对比改动前后的 loss 或指标。",
             "object_cache": "{prs} 新增了以对象为键的缓存：检查缓存何时清理，避免内存泄漏或命中过期结果。",
         },

@@ -131,7 +131,7 @@ def test_numbers_match_the_markdown_report(w16: Digest, w16_html: str) -> None:
     # Week over week: the same lines, word for word.
     md_weekly = [_plain(line[2:]) for line in section["周环比"].splitlines() if line.startswith("- ")]
     assert page.items["week-over-week"] == md_weekly
-    assert "本周 39 个 PR：上周 27 个（+12），前 4 周平均 31.3 个（+7.8）" in page.items["week-over-week"]
+    assert "本周 39 个 PR：上周 27 个（+12），前 4 周平均 31.3 个（+7.7）" in page.items["week-over-week"]
     # The key-PR table: every key PR, in the report's order.
     table = re.findall(r"^\| \[#(\d+)\]", markdown, re.M)
     rows = [row for row in page.rows if row.startswith("#")]

@@ -280,3 +280,13 @@ def test_dropping_a_python_version_names_it() -> None:
     (change,) = read_dependencies(pr, _kinds(pr))
     assert (change.name, change.before, change.after) == ("python", ">=3.10", ">=3.11")
     assert change.evidence == "pyproject.toml: python >=3.10 -> >=3.11"
+
+
+def test_a_mutable_default_made_none_is_no_changed_default() -> None:
+    """``convert_dict={}`` → ``convert_dict=None`` then ``or {}`` in the body (the mutable-default idiom): what
+    takes effect is the same, so the digest says no "changed the default"; a real change still counts."""
+    patch = ("@@ -1,4 +1,5 @@\n-def find_match(doc, convert_dict={}, limit=5):\n"
+             "+def find_match(doc, convert_dict=None, limit=10):\n+    convert_dict = convert_dict or {}\n"
+             "     return doc\n")
+    pr = _pr(1, "fix: no shared mutable default", ("widget/match.py", patch))
+    assert read_diff(pr, _kinds(pr)).changed_defaults == (("widget/match.py", "find_match(limit)"),)

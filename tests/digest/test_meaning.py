@@ -180,7 +180,7 @@ def test_caches_over_live_objects() -> None:
 @pytest.mark.parametrize(("language", "titles"), [
     ("en", {"deprecation": "Deprecation", "behavior_change": "Raises where it fell back",
             "numerics_change": "Numerics change"}),
-    ("zh", {"deprecation": "新增弃用", "behavior_change": "回退路径改为报错", "numerics_change": "计算结果可能变化"}),
+    ("zh", {"deprecation": "新增弃用", "behavior_change": "兜底处理改为报错", "numerics_change": "计算结果可能变化"}),
 ])
 def test_meaning_becomes_risks_with_evidence(default_settings: Settings, language: Language,
                                              titles: dict[str, str]) -> None:
