@@ -290,3 +290,18 @@ def test_a_mutable_default_made_none_is_no_changed_default() -> None:
              "     return doc\n")
     pr = _pr(1, "fix: no shared mutable default", ("widget/match.py", patch))
     assert read_diff(pr, _kinds(pr)).changed_defaults == (("widget/match.py", "find_match(limit)"),)
+
+
+def test_a_fix_with_a_large_regression_test_sits_in_its_source_and_names_its_one_new_file(
+        default_settings: Settings) -> None:
+    """Where the change sits is read among the files that are not tests; one added file is named, not "1 files"."""
+    source = "@@ -1,2 +1,3 @@\n def run(x):\n-    return x\n+    return x + 1\n"
+    added = "@@ -0,0 +1,2 @@\n+def helper(y):\n+    return y\n"
+    test = "@@ -0,0 +1,40 @@\n" + "".join(f"+def test_{i}():\n+    assert run({i}) == {i + 1}\n" for i in range(20))
+    pr = _pr(1, "fix: off by one in run", ("widget/core/run.py", source), ("tests/unit/test_run.py", test))
+    pr = pr.model_copy(update={"files": (*pr.files, FileChange(path="widget/core/helper.py", status="added",
+                                                               additions=2, deletions=0, patch=added))})
+    points = _analyze(pr, default_settings).key_points
+    assert "widget/core" in points[0]
+    assert "tests/unit" not in points[0]
+    assert "new source file helper.py" in points
