@@ -551,6 +551,33 @@ def _read(text: str, aliases: Mapping[str, str]) -> _Reader:
     return reader
 
 
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def join_split_labels(text: str, known_labels: Collection[str]) -> str:
+    """``text`` with two neighbouring plain words joined into the label they spell apart (``fully async`` →
+    ``fully_async``, ``one step off`` → ``one_step_off``), where the joined form is a known label and none of the
+    words is a label of its own; anything else is left as written."""
+    known = {label.strip().lower() for label in known_labels}
+    words = text.split(" ")
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for width in (3, 2):
+            part = words[i:i + width]
+            if len(part) == width and all(_PLAIN.fullmatch(w) for w in part) \
+                    and not any(w.lower() in known for w in part):
+                joined = next((j for sep in ("_", "-") if (j := sep.join(w.lower() for w in part)) in known), None)
+                if joined is not None:
+                    out.append(joined)
+                    i += width
+                    break
+        else:
+            out.append(words[i])
+            i += 1
+    return " ".join(out)
+
+
 def parse_filter(text: str, *, aliases: Mapping[str, str] | None = None,
                  known_labels: Collection[str] | None = None) -> Filter:
     """Read a filter (the text after ``订阅`` / ``subscribe``, or a config file's ``filter``).
@@ -571,6 +598,8 @@ def parse_filter(text: str, *, aliases: Mapping[str, str] | None = None,
             exclusion of a comparison, a key without its value, an unknown label, a ``repo:``
             (the repository is not part of a filter: use :func:`parse_subscription`).
     """
+    if known_labels is not None:
+        text = join_split_labels(text, known_labels)
     reader = _read(text, aliases or {})
     if reader.repo is not None:
         raise FilterError(f"repo:{reader.repo} is not a filter term here; give the repository separately",

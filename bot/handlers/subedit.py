@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -75,7 +76,18 @@ def fit_labels(flt: Filter, known: Collection[str], vocab: Vocabulary | None, la
     dropped: list[str] = []
     words = _NOTES[language]
     near_vocab = Vocabulary(labels=set(labels))
+    unknown = {t.value for t in flt.include if t.key == "label" and t.value not in labels}
+    spelled_apart: dict[str, str] = {}  # "fully" and "async" said apart: the label fully_async
+    for label in sorted(labels):
+        parts = [p for p in re.split(r"[_-]", label) if p]
+        if len(parts) >= 2 and set(parts) <= unknown and not set(parts) & set(spelled_apart):
+            spelled_apart.update(dict.fromkeys(parts, label))
     for term in flt.include:
+        if term.key == "label" and term.value in spelled_apart:
+            joined = Term(key="label", value=spelled_apart[term.value])
+            if joined not in include:
+                include.append(joined)
+            continue
         if term.key != "label" or term.value in labels:
             include.append(term)
             continue

@@ -564,3 +564,28 @@ def test_unsubscribing_and_the_verb_at_the_end(typed: str, action: str, canonica
 ])
 def test_questions_and_reminders_are_no_subscription_change(typed: str) -> None:
     assert subscription_action(typed) is None
+
+
+def test_a_label_written_apart_is_joined_only_when_it_is_one_label() -> None:
+    """"fully async" is the label fully_async (said with a space in chat); "npu rollout" stays two labels; a word
+    that is a label of its own is never swallowed."""
+    from bot.filters.grammar import join_split_labels
+
+    assert join_split_labels("fully async", ["fully_async", "async"]) == "fully async"  # async is a label
+    known = ["fully_async", "npu", "rollout", "one_step_off"]
+    assert parse_filter("fully async", known_labels=known).labels == ("fully_async",)
+    assert parse_filter("one step off", known_labels=known).labels == ("one_step_off",)
+    assert set(parse_filter("npu rollout", known_labels=known).labels) == {"npu", "rollout"}
+
+
+def test_a_chat_subscription_to_a_label_said_apart_keeps_that_label() -> None:
+    """In chat the filter's words arrive as label terms ("fully", "async"): the words of one label said apart are
+    that label, and nothing is dropped; words that spell no label are still dropped and named."""
+    from bot.handlers.subedit import fit_labels
+
+    known = ["fully_async", "npu", "one_step_off"]
+    fitted = fit_labels(parse_filter("fully async npu"), known, None, "zh")
+    assert fitted.filter.labels == ("fully_async", "npu")
+    assert fitted.dropped == ()
+    fitted = fit_labels(parse_filter("async zebra"), known, None, "en")
+    assert fitted.dropped == ("async", "zebra")

@@ -14,8 +14,9 @@ a second, third and fourth such check; ``tuning8.toml`` (40): written after ever
 FORMAT.md and vocab.txt, held out once as ``held_out3.toml`` (79 by the second round's rules, 85 by the third's:
 zh 55/66, en 30/34), then read by class and tuned on in the fourth round; ``held_out4.toml``: 100 more (66
 Chinese) written the same way during the fourth round, scored once after it (97: zh 63/66, en 34/34 — and 97 on
-the third round's rules too: it is an easier set than held_out3, not a measure of the fourth round's gain); its
-texts are never shown.
+the third round's rules too: it is an easier set than held_out3, not a measure of the fourth round's gain). Its
+misses were then read once through the doors, and one class fixed (a label's words said apart): 98, no longer a
+held-out figure; its texts are never shown.
 Each floor may only rise: a change that reads fewer cases right fails here, naming them (never a held-out set's
 texts).
 """
@@ -47,7 +48,7 @@ FLOORS = {
     "tuning7": {"zh": 39, "en": 18, "all": 57},
     "tuning8": {"zh": 29, "en": 11, "all": 40},
     "tuning9": {"zh": 65, "en": 34, "all": 99},
-    "held_out4": {"zh": 63, "en": 34, "all": 97},
+    "held_out4": {"zh": 64, "en": 34, "all": 98},
 }
 """Cases read right, at least. Tuning: 68 of 150 before issue 26, 144 after its first round, 147 after the second.
 Tuning2: 79 of 160 by the first round's rules (83 with the harness comparing what the person sees), 154 after the
