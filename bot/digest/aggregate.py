@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from bot.digest import compose, texts
 from bot.digest.dependencies import follows_release, is_dev_version
 from bot.digest.description import repeats_title, shorten
+from bot.digest.files import FileKind, classify
 from bot.digest.labels import OTHER, subject, title_key
 from bot.models import DigestPR, DigestStats, HotFile, LabelGroup, LabelTrend, RiskRollup
 
@@ -512,12 +513,11 @@ def _is_source(path: str) -> bool:
     return path.endswith(_SOURCE_SUFFIXES)
 
 
-_REGISTRY_FILE = re.compile(r"^(?:__init__\.py|test_.*|dummy_.*objects\.py|.*_pb2(?:_grpc)?\.py|.*generated.*)$")
-"""Files unrelated PRs all touch — a package's exports, tests, objects generated from the code (``make
+_REGISTRY_FILE = re.compile(r"^(?:__init__\.py|dummy_.*objects\.py|.*_pb2(?:_grpc)?\.py|.*generated.*)$")
+"""Files unrelated PRs all touch — a package's exports, objects generated from the code (``make
 fix-copies``'s dummies, protobuf stubs): two PRs sharing one say nothing about each other."""
 
 
-_TEST_DIRS = frozenset({"test", "tests", "testing"})
 SWEEP_LINES_PER_FILE = 4
 
 
@@ -528,15 +528,15 @@ def _sweep(pr: DigestPR) -> bool:
 
 
 def _related(prs: Sequence[DigestPR], files: dict[int, tuple[str, ...]]) -> list[tuple[str, list[DigestPR]]]:
-    """Product source files (not :data:`_REGISTRY_FILE`, not under a test folder) changed by several analysed
-    key-ish PRs, most PRs first; a sweep (:func:`_sweep`: a licence header, a rename) shares files with
-    everything and is no one's pair."""
+    """Product source files (not :data:`_REGISTRY_FILE`, not tests by :func:`~bot.digest.files.classify`) changed
+    by several analysed key-ish PRs, most PRs first; a sweep (:func:`_sweep`: a licence header, a rename) shares
+    files with everything and is no one's pair."""
     touching: dict[str, list[DigestPR]] = defaultdict(list)
     for pr in by_importance([p for p in prs if p.analysis is not None and p.analysis.importance >= 5
                              and not _sweep(p)]):
         for path in files.get(pr.number, ()):
-            where = PurePosixPath(path)
-            if _is_source(path) and not _REGISTRY_FILE.match(where.name) and not _TEST_DIRS & set(where.parts):
+            if _is_source(path) and not _REGISTRY_FILE.match(PurePosixPath(path).name) \
+                    and classify(path) is not FileKind.TEST:
                 touching[path].append(pr)
     pairs = [(path, group) for path, group in touching.items() if len(group) >= MIN_RELATED_PRS]
     return sorted(pairs, key=lambda kv: (-len(kv[1]), -sum(_importance(p) for p in kv[1]), kv[0]))

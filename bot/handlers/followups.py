@@ -17,7 +17,6 @@ language chosen for the person, small talk answered.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -27,7 +26,7 @@ from bot.errors import PrhubError
 from bot.handlers.threads import ThreadMemory
 from bot.models import Language
 from bot.understand import ClarifyIntent, FollowUpIntent, Intent, PRIntent, QuestionIntent, SmallTalkIntent
-from bot.understand.followup import question_of, remembered
+from bot.understand.followup import names_one_pr, question_of, remembered
 from bot.understand.followup import resolve as resolve_follow_up
 from bot.understand.inherit import inherit
 from bot.understand.intents import SmallTalkKind
@@ -69,13 +68,6 @@ class Core(Protocol):
 
 
 __all__ = ["Conversations", "small_talk_text"]
-
-_ONE_PR = re.compile(r"(?:那个|那個|这个|這個)(?!\s?(?:啥|什么|什麼))[^,，。?？!！]{1,40}?的\s?pr(?![A-Za-z])",
-                     re.IGNORECASE)
-"""One PR named by what it is about (``看下那个fully async的PR``): which one the words pick."""
-_MANY = re.compile(r"哪些|哪几|几个|那些|这些|所有|全部|都|有没有|列表|搜|有关的|相关的|(?<![A-Za-z])prs(?![A-Za-z])",
-                   re.IGNORECASE)
-"""Words that ask for several PRs or a search (``那个 npu 的 PR 都有哪些``, ``搜下跟 X 有关的 PR``): not one PR."""
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +128,7 @@ class Conversations:
             resolved = inherit(intent, await self.memory.recall_thread(c.platform, c.channel, c.thread))
         if isinstance(resolved, QuestionIntent):  # "fully async": the data's fully_async
             resolved = await self.core.answers.fitted(resolved, conversation)
-            if _ONE_PR.search(resolved.text) and not _MANY.search(resolved.text):
+            if names_one_pr(resolved.text):
                 resolved = await self._one(resolved, conversation)
         record = remembered(resolved)
         if record is not None:

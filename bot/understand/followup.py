@@ -38,7 +38,7 @@ from bot.understand.intents import (
     QuestionIntent,
 )
 
-__all__ = ["MAX_FOLLOW_UP", "Remembered", "follow_up_words", "remembered", "resolve"]
+__all__ = ["MAX_FOLLOW_UP", "Remembered", "follow_up_words", "names_one_pr", "remembered", "resolve"]
 
 _WEEK_NAME = re.compile(r"[0-9]{4}-W[0-9]{2}")
 MAX_FOLLOW_UP = 80
@@ -109,6 +109,19 @@ def nth_of(text: str) -> int | None:
     if m["late"] or m["early"]:
         return -1 if m["late"] else 1
     return _NTH.get((m["zh"] or m["en"] or "").lower())
+
+
+_ONE_PR = re.compile(r"(?:那个|那個|这个|這個)(?!\s?(?:啥|什么|什麼))[^,，。?？!！]{1,40}?的\s?pr(?![A-Za-z])",
+                     re.IGNORECASE)
+"""One PR named by what it is about (``看下那个fully async的PR``): which one the words pick."""
+_MANY = re.compile(r"哪些|哪几|几个|那些|这些|所有|全部|都|有没有|列表|搜|有关的|相关的|(?<![A-Za-z])prs(?![A-Za-z])",
+                   re.IGNORECASE)
+"""Words that ask for several PRs or a search (``那个 npu 的 PR 都有哪些``, ``搜下跟 X 有关的 PR``): not one PR."""
+
+
+def names_one_pr(text: str) -> bool:
+    """Whether ``text`` names one PR by what it is about (``看下那个fully async的PR``), not several or a search."""
+    return bool(_ONE_PR.search(text)) and not _MANY.search(text)
 
 
 def question_of(text: str) -> PRQuestion | None:
